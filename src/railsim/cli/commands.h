@@ -1,0 +1,32 @@
+// The command table: every subcommand is one row (name, one-line help, setup),
+// as in ninja's tool table. setup() declares the command's flags on its CLI11
+// subcommand and returns the action to run after a successful parse.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace railsim::cli {
+
+/// Runs the parsed command; returns the exit status. Throws Error on bad input.
+using Action = std::function<int()>;
+
+struct Command {
+  const char* name;
+  const char* help;
+  std::function<Action(CLI::App* sub)> setup;
+};
+
+std::vector<Command> NetworkCommands();  ///< compare, network, cost
+std::vector<Command> PresetCommands();   ///< presets
+std::vector<Command> PerfCommands();     ///< estimate, search
+
+/// Parses argv and runs the chosen command. Throws Error on bad input.
+int Run(int argc, char** argv);
+
+}  // namespace railsim::cli

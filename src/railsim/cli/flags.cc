@@ -1,0 +1,84 @@
+#include "railsim/cli/flags.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/core/spellcheck.h"
+#include "railsim/core/units.h"
+
+namespace railsim::cli {
+namespace {
+
+std::string Quoted(const std::string& text) {
+  std::string shown = text.size() > 40 ? text.substr(0, 37) + "..." : text;
+  for (char& c : shown) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return "'" + shown + "'";
+}
+
+}  // namespace
+
+int64_t ParseIntFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
+  std::string expected = max == INT64_MAX ? fmt::format("an integer >= {}", min)
+                                          : fmt::format("an integer in [{}, {}]", min, max);
+  int64_t value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec == std::errc::result_out_of_range) {
+    throw Error(flag, fmt::format("expected {}, got {} (out of range)", expected, Quoted(text)));
+  }
+  if (ec != std::errc() || ptr != end || text.empty()) {
+    throw Error(flag, fmt::format("expected {}, got {}", expected, Quoted(text)));
+  }
+  if (value < min || value > max) throw Error(flag, fmt::format("expected {}, got {}", expected, value));
+  return value;
+}
+
+double ParseNumberFlag(const std::string& flag, const std::string& text, double min, double max) {
+  double value = units::ParseNumber(text, flag);
+  if (!(value >= min && value <= max)) {
+    throw Error(flag, fmt::format("expected a number in [{}, {}], got {}", min, max, Quoted(text)));
+  }
+  return value;
+}
+
+double ParseBandwidthFlag(const std::string& flag, const std::string& text) {
+  double value = units::ParseBandwidth(text, flag);
+  if (!(value > 0)) {
+    throw Error(flag, fmt::format("expected a positive bandwidth such as 400Gbps, got {}", Quoted(text)));
+  }
+  return value;
+}
+
+std::string ParseChoiceFlag(const std::string& flag, const std::string& text,
+                            const std::vector<std::string>& allowed) {
+  for (const std::string& a : allowed) {
+    if (text == a) return text;
+  }
+  throw Error(flag, fmt::format("expected one of {}, got {}{}", fmt::join(allowed, ", "), Quoted(text),
+                                DidYouMean(text, allowed)));
+}
+
+Format ParseFormatFlag(const std::string& text, bool csv_allowed) {
+  std::vector<std::string> allowed = {"table", "json"};
+  if (csv_allowed) allowed.push_back("csv");
+  std::string choice = ParseChoiceFlag("--format", text, allowed);
+  if (choice == "json") return Format::kJson;
+  if (choice == "csv") return Format::kCsv;
+  return Format::kTable;
+}
+
+void PrintStdout(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    throw Error("stdout", "write failed");
+  }
+}
+
+}  // namespace railsim::cli

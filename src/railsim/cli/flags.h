@@ -1,0 +1,33 @@
+// Parsing of flag values at the command-line edge. Every parser throws
+// Error whose `where` is the flag ("--gpus") and whose message says what was
+// expected and what was given.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace railsim::cli {
+
+/// A decimal integer in [min, max] ("32768"; no sign games, no suffixes).
+int64_t ParseIntFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max);
+
+/// A finite number in [min, max].
+double ParseNumberFlag(const std::string& flag, const std::string& text, double min, double max);
+
+/// A positive bandwidth such as "400Gbps" or "50GB/s".
+double ParseBandwidthFlag(const std::string& flag, const std::string& text);
+
+/// One of `allowed` (with "did you mean").
+std::string ParseChoiceFlag(const std::string& flag, const std::string& text,
+                            const std::vector<std::string>& allowed);
+
+/// Output formats a command can print.
+enum class Format { kTable, kJson, kCsv };
+/// Parses --format against the formats the command offers.
+Format ParseFormatFlag(const std::string& text, bool csv_allowed);
+
+/// Writes `text` to stdout; throws Error if the write fails (a closed pipe).
+void PrintStdout(const std::string& text);
+
+}  // namespace railsim::cli

@@ -1,0 +1,168 @@
+// `railsim compare`, `railsim network` and `railsim cost`: build the designs,
+// count and price them, print or export.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "railsim/cli/commands.h"
+#include "railsim/cli/flags.h"
+#include "railsim/core/error.h"
+#include "railsim/core/file.h"
+#include "railsim/core/spellcheck.h"
+#include "railsim/core/units.h"
+#include "railsim/net/builder.h"
+#include "railsim/report/compare_report.h"
+#include "railsim/report/network_report.h"
+#include "railsim/report/table.h"
+#include "railsim/spec/presets.h"
+#include "railsim/study/compare.h"
+#include "railsim/study/network_study.h"
+
+namespace railsim::cli {
+namespace {
+
+struct NetworkFlags {
+  std::string gpus, hb_size, radix;
+  std::string port_speed = "400Gbps";
+  std::string oversubscription = "1";
+  std::string catalog = "default";
+  std::string export_path;
+  std::string format = "table";
+};
+
+void AddNetworkFlags(CLI::App* sub, NetworkFlags* f) {
+  sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
+  sub->add_option("--hb-size", f->hb_size, "GPUs per HB (NVLink) domain K; divides N")->required();
+  sub->add_option("--radix", f->radix, "switch radix k (ports per switch, even)")->required();
+  sub->add_option("--port-speed", f->port_speed, "network link rate")->capture_default_str();
+  sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio R >= 1")
+      ->capture_default_str();
+  sub->add_option("--catalog", f->catalog, "cost/power catalog: preset name or JSON file")
+      ->capture_default_str();
+  sub->add_option("--export", f->export_path,
+                  "write the cabling plan (FILE.csv) or the whole graph (FILE.json)");
+  sub->add_option("--format", f->format, "table or json")->capture_default_str();
+}
+
+net::TopologyParams ParseTopology(const NetworkFlags& f, net::Design design) {
+  net::TopologyParams p;
+  p.design = design;
+  p.gpus = ParseIntFlag("--gpus", f.gpus, 1, net::kMaxBuildGpus);
+  p.hb_domain_size = static_cast<int>(ParseIntFlag("--hb-size", f.hb_size, 1, net::kMaxBuildGpus));
+  p.radix = static_cast<int>(ParseIntFlag("--radix", f.radix, 2, 65536));
+  p.port_speed_Bps = ParseBandwidthFlag("--port-speed", f.port_speed);
+  p.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  net::ValidateTopologyParams(p);
+  return p;
+}
+
+spec::PortClass ResolvePortClass(const std::string& catalog_name, double port_speed_Bps) {
+  spec::Catalog catalog = spec::LoadCatalog(catalog_name, "--catalog");
+  std::optional<spec::PortClass> c = catalog.Find(port_speed_Bps);
+  if (!c) {
+    std::vector<std::string> speeds;
+    for (const spec::PortClass& pc : catalog.port_classes) speeds.push_back(units::FormatBitRate(pc.port_speed_Bps));
+    throw Error("--port-speed", fmt::format("catalog '{}' has no prices for {} (it has {}); pass "
+                                            "--catalog FILE with a port class for this speed",
+                                            catalog.name, units::FormatBitRate(port_speed_Bps),
+                                            fmt::join(speeds, ", ")));
+  }
+  return *c;
+}
+
+// The export format follows the file name: .csv is the cabling plan, .json
+// the whole graph.
+void CheckExportPath(const std::string& path) {
+  if (path.empty()) return;
+  if (!path.ends_with(".csv") && !path.ends_with(".json")) {
+    throw Error("--export", fmt::format("expected a file name ending in .csv (cabling plan) or "
+                                        ".json (graph), got '{}'", path));
+  }
+}
+
+void Export(const net::Topology& topology, const std::string& path) {
+  std::string text = path.ends_with(".csv") ? report::CablingCsv(topology) : report::GraphJson(topology);
+  WriteTextFile(path, text, "--export");
+}
+
+// "cabling.csv" -> "cabling.rail-only.csv": one export per design for `cost`.
+std::string PerDesignPath(const std::string& path, net::Design design) {
+  size_t dot = path.rfind('.');
+  return path.substr(0, dot) + "." + net::DesignName(design) + path.substr(dot);
+}
+
+Action SetupNetwork(CLI::App* sub) {
+  auto flags = std::make_shared<NetworkFlags>();
+  auto design = std::make_shared<std::string>();
+  sub->add_option("--design", *design, "rail-only, rail-optimized or fat-tree")->required();
+  AddNetworkFlags(sub, flags.get());
+  return [flags, design]() {
+    std::string name = ParseChoiceFlag("--design", *design, net::DesignNames());
+    Format format = ParseFormatFlag(flags->format, false);
+    CheckExportPath(flags->export_path);
+    net::TopologyParams params = ParseTopology(*flags, *net::ParseDesign(name));
+    spec::PortClass port_class = ResolvePortClass(flags->catalog, params.port_speed_Bps);
+    net::Topology topology = net::BuildTopology(params);
+    study::DesignResult result{params, net::CountBill(topology, port_class), 0, 0};
+    if (!flags->export_path.empty()) Export(topology, flags->export_path);
+    PrintStdout(format == Format::kJson ? report::NetworkJson(result) : report::NetworkTable(result));
+    return 0;
+  };
+}
+
+Action SetupCost(CLI::App* sub) {
+  auto flags = std::make_shared<NetworkFlags>();
+  AddNetworkFlags(sub, flags.get());
+  return [flags]() {
+    Format format = ParseFormatFlag(flags->format, false);
+    CheckExportPath(flags->export_path);
+    net::TopologyParams params = ParseTopology(*flags, net::Design::kRailOptimized);
+    spec::PortClass port_class = ResolvePortClass(flags->catalog, params.port_speed_Bps);
+    std::vector<study::DesignResult> results = study::CompareDesigns(params, port_class);
+    if (!flags->export_path.empty()) {
+      for (const study::DesignResult& r : results) {
+        Export(net::BuildTopology(r.params), PerDesignPath(flags->export_path, r.params.design));
+      }
+    }
+    if (format == Format::kJson) {
+      PrintStdout(report::CostJson(results));
+    } else {
+      PrintStdout(fmt::format("{} GPUs, HB domain {}, radix {} x {}\n\n", report::Grouped(params.gpus),
+                              params.hb_domain_size, params.radix,
+                              units::FormatBitRate(params.port_speed_Bps)) +
+                  report::CostTable(results));
+    }
+    return 0;
+  };
+}
+
+Action SetupCompare(CLI::App* sub) {
+  auto scenario_name = std::make_shared<std::string>("default");
+  auto catalog = std::make_shared<std::string>("default");
+  auto format = std::make_shared<std::string>("table");
+  sub->add_option("--scenario", *scenario_name, "scenario preset or JSON file")->capture_default_str();
+  sub->add_option("--catalog", *catalog, "cost/power catalog: preset name or JSON file")
+      ->capture_default_str();
+  sub->add_option("--format", *format, "table or json")->capture_default_str();
+  return [scenario_name, catalog, format]() {
+    Format output = ParseFormatFlag(*format, false);
+    spec::Scenario scenario = spec::LoadScenario(*scenario_name, "--scenario");
+    study::ValidateScenarioNetworks(scenario);
+    spec::PortClass port_class = ResolvePortClass(*catalog, scenario.port_speed_Bps);
+    study::CompareResult result = study::RunCompare(scenario, port_class);
+    PrintStdout(output == Format::kJson ? report::CompareJson(result) : report::CompareTable(result));
+    return 0;
+  };
+}
+
+}  // namespace
+
+std::vector<Command> NetworkCommands() {
+  return {
+      {"compare", "the paper's headline on an embedded default scenario (no arguments needed)",
+       SetupCompare},
+      {"network", "build one design and print its bill of materials, cost and power", SetupNetwork},
+      {"cost", "all designs side by side with Rail-only's savings", SetupCost},
+  };
+}
+
+}  // namespace railsim::cli

@@ -1,0 +1,39 @@
+// `railsim presets` (list) and `railsim presets show NAME` (print the JSON to
+// copy and edit).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "railsim/cli/commands.h"
+#include "railsim/cli/flags.h"
+#include "railsim/report/preset_report.h"
+#include "railsim/spec/presets.h"
+
+namespace railsim::cli {
+namespace {
+
+Action SetupPresets(CLI::App* sub) {
+  auto format = std::make_shared<std::string>("table");
+  auto name = std::make_shared<std::string>();
+  sub->add_option("--format", *format, "table or json")->capture_default_str();
+  CLI::App* show = sub->add_subcommand("show", "print a preset's JSON (a template for your own file)");
+  show->add_option("name", *name, "preset name")->required();
+  return [sub, show, format, name]() {
+    if (show->parsed()) {
+      PrintStdout(std::string(spec::PresetText(*name, "presets show")));
+      return 0;
+    }
+    Format output = ParseFormatFlag(*format, false);
+    std::vector<spec::PresetInfo> presets = spec::ListPresets();
+    PrintStdout(output == Format::kJson ? report::PresetsJson(presets) : report::PresetsTable(presets));
+    (void)sub;
+    return 0;
+  };
+}
+
+}  // namespace
+
+std::vector<Command> PresetCommands() {
+  return {{"presets", "list the embedded systems, models, catalogs and scenarios", SetupPresets}};
+}
+
+}  // namespace railsim::cli

@@ -1,0 +1,21 @@
+// JSON building blocks shared by report/ formatters. Internal to report/:
+// nlohmann::json must not leak into other layers, so only report/*.cc include this.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "railsim/study/network_study.h"
+
+namespace railsim::report {
+
+/// Insertion-ordered, so documents print in a fixed, readable key order.
+using Json = nlohmann::ordered_json;
+
+/// One design's parameters and bill of materials.
+Json DesignObject(const study::DesignResult& result);
+/// DesignObject of each, plus cost_saving and power_saving.
+Json DesignsArray(const std::vector<study::DesignResult>& results);
+
+}  // namespace railsim::report

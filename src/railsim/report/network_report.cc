@@ -1,0 +1,166 @@
+#include "railsim/report/network_report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "railsim/core/units.h"
+#include "railsim/report/json_objects.h"
+#include "railsim/report/table.h"
+
+namespace railsim::report {
+
+Json DesignObject(const study::DesignResult& r) {
+  const net::TopologyParams& p = r.params;
+  const net::BillOfMaterials& b = r.bom;
+  Json j;
+  j["design"] = net::DesignName(p.design);
+  j["gpus"] = p.gpus;
+  j["hb_domain_size"] = p.hb_domain_size;
+  j["rails"] = p.hb_domain_size;
+  j["gpus_per_rail"] = p.gpus / p.hb_domain_size;
+  j["radix"] = p.radix;
+  j["port_speed"] = units::FormatBitRate(p.port_speed_Bps);
+  j["oversubscription"] = p.oversubscription;
+  j["tiers"] = b.tiers;
+  j["switches"] = b.switches;
+  j["switches_by_tier"] = b.switches_by_tier;
+  j["switch_ports"] = b.switch_ports;
+  j["switch_ports_used"] = b.switch_ports_used;
+  j["links"] = b.links;
+  j["transceivers"] = b.transceivers;
+  j["cables"] = b.cables;
+  j["switch_cost_usd"] = b.switch_cost_usd;
+  j["transceiver_cost_usd"] = b.transceiver_cost_usd;
+  j["cost_usd"] = b.cost_usd;
+  j["switch_power_w"] = b.switch_power_w;
+  j["transceiver_power_w"] = b.transceiver_power_w;
+  j["power_w"] = b.power_w;
+  return j;
+}
+
+Json DesignsArray(const std::vector<study::DesignResult>& results) {
+  Json designs = Json::array();
+  for (const study::DesignResult& r : results) {
+    Json j = DesignObject(r);
+    j["cost_saving"] = r.cost_saving;
+    j["power_saving"] = r.power_saving;
+    designs.push_back(j);
+  }
+  return designs;
+}
+
+namespace {
+
+std::string TierList(const std::vector<int64_t>& by_tier) {
+  static const char* kNames[] = {"leaf", "spine", "core"};
+  std::string out;
+  for (size_t i = 0; i < by_tier.size(); ++i) {
+    if (i > 0) out += " + ";
+    out += Grouped(by_tier[i]) + " " + kNames[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string NetworkTable(const study::DesignResult& r) {
+  const net::TopologyParams& p = r.params;
+  const net::BillOfMaterials& b = r.bom;
+  TextTable t;
+  t.AddColumn("quantity", TextTable::Align::kLeft);
+  t.AddColumn("value", TextTable::Align::kLeft);
+  t.AddRow({"design", net::DesignName(p.design)});
+  t.AddRow({"GPUs", fmt::format("{} ({} rails x {} GPUs; HB domain {})", Grouped(p.gpus),
+                                p.hb_domain_size, Grouped(p.gpus / p.hb_domain_size),
+                                p.hb_domain_size)});
+  t.AddRow({"switch radix", fmt::format("{} x {}", p.radix, units::FormatBitRate(p.port_speed_Bps))});
+  if (p.oversubscription != 1) t.AddRow({"leaf oversubscription", fmt::format("{}:1", p.oversubscription)});
+  t.AddRow({"tiers", std::to_string(b.tiers)});
+  t.AddRow({"switches", fmt::format("{} ({})", Grouped(b.switches), TierList(b.switches_by_tier))});
+  t.AddRow({"switch ports", fmt::format("{} ({} used)", Grouped(b.switch_ports), Grouped(b.switch_ports_used))});
+  t.AddRow({"links (cables)", Grouped(b.links)});
+  t.AddRow({"transceivers", Grouped(b.transceivers)});
+  t.AddRow({"cost", fmt::format("{} (switches {}, transceivers {})", Dollars(b.cost_usd),
+                                Dollars(b.switch_cost_usd), Dollars(b.transceiver_cost_usd))});
+  t.AddRow({"power", fmt::format("{} (switches {}, transceivers {})", Watts(b.power_w),
+                                 Watts(b.switch_power_w), Watts(b.transceiver_power_w))});
+  return t.Render();
+}
+
+std::string NetworkJson(const study::DesignResult& r) { return DesignObject(r).dump(2) + "\n"; }
+
+std::string CostTable(const std::vector<study::DesignResult>& results) {
+  TextTable t;
+  t.AddColumn("design", TextTable::Align::kLeft);
+  for (const char* h : {"tiers", "switches", "ports", "links", "transceivers", "cost", "power",
+                        "cost saving", "power saving"}) {
+    t.AddColumn(h);
+  }
+  for (const study::DesignResult& r : results) {
+    const net::BillOfMaterials& b = r.bom;
+    t.AddRow({net::DesignName(r.params.design), std::to_string(b.tiers), Grouped(b.switches),
+              Grouped(b.switch_ports), Grouped(b.links), Grouped(b.transceivers), Dollars(b.cost_usd),
+              Watts(b.power_w), Percent(r.cost_saving), Percent(r.power_saving)});
+  }
+  return t.Render();
+}
+
+std::string CostJson(const std::vector<study::DesignResult>& results) {
+  Json doc;
+  doc["designs"] = DesignsArray(results);
+  return doc.dump(2) + "\n";
+}
+
+std::string CablingCsv(const net::Topology& topology) {
+  fmt::memory_buffer out;
+  fmt::format_to(std::back_inserter(out), "link,a_device,a_port,b_device,b_port,tier,rail,capacity_gbps\n");
+  int64_t row = 0;
+  for (const net::Link& l : topology.links()) {
+    if (!net::IsNetworkLink(l.kind)) continue;
+    fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{:g}\n", row++,
+                   topology.NodeName(l.a), l.port_a, topology.NodeName(l.b), l.port_b,
+                   net::LinkKindName(l.kind), l.rail, l.capacity_Bps * 8 / 1e9);
+  }
+  return fmt::to_string(out);
+}
+
+std::string GraphJson(const net::Topology& topology) {
+  // Written by hand rather than through a JSON DOM: a 65,536-GPU graph has
+  // about 300k links and the DOM would cost seconds and hundreds of MB.
+  const net::TopologyParams& p = topology.params();
+  fmt::memory_buffer out;
+  auto put = std::back_inserter(out);
+  fmt::format_to(put,
+                 "{{\n  \"params\": {{\"design\": \"{}\", \"gpus\": {}, \"hb_domain_size\": {}, "
+                 "\"radix\": {}, \"port_speed\": \"{}\", \"oversubscription\": {}, \"tiers\": {}}},\n"
+                 "  \"nodes\": [\n",
+                 net::DesignName(p.design), p.gpus, p.hb_domain_size, p.radix,
+                 units::FormatBitRate(p.port_speed_Bps), p.oversubscription, topology.tiers());
+  const auto& nodes = topology.nodes();
+  static const char* kKinds[] = {"gpu", "nic", "hb", "switch"};
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const net::Node& n = nodes[i];
+    fmt::format_to(put, "    {{\"id\": {}, \"name\": \"{}\", \"kind\": \"{}\"", i,
+                   topology.NodeName(static_cast<net::NodeId>(i)), kKinds[static_cast<int>(n.kind)]);
+    if (n.kind == net::NodeKind::kSwitch) {
+      fmt::format_to(put, ", \"tier\": \"{}\", \"chassis\": {}, \"ports_used\": {}",
+                     net::TierName(n.tier), n.chassis, n.ports_used);
+    }
+    if (n.rail >= 0) fmt::format_to(put, ", \"rail\": {}", n.rail);
+    fmt::format_to(put, "}}{}\n", i + 1 < nodes.size() ? "," : "");
+  }
+  fmt::format_to(put, "  ],\n  \"links\": [\n");
+  const auto& links = topology.links();
+  for (size_t i = 0; i < links.size(); ++i) {
+    const net::Link& l = links[i];
+    fmt::format_to(put,
+                   "    {{\"id\": {}, \"a\": {}, \"a_port\": {}, \"b\": {}, \"b_port\": {}, "
+                   "\"kind\": \"{}\", \"rail\": {}, \"capacity_gbps\": {:g}}}{}\n",
+                   i, l.a, l.port_a, l.b, l.port_b, net::LinkKindName(l.kind), l.rail,
+                   l.capacity_Bps * 8 / 1e9, i + 1 < links.size() ? "," : "");
+  }
+  fmt::format_to(put, "  ]\n}}\n");
+  return fmt::to_string(out);
+}
+
+}  // namespace railsim::report

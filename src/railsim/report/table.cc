@@ -1,0 +1,98 @@
+#include "railsim/report/table.h"
+
+#include <cassert>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace railsim::report {
+namespace {
+
+// Display width in terminal columns: counts UTF-8 lead bytes only.
+size_t Width(const std::string& s) {
+  size_t w = 0;
+  for (unsigned char c : s) w += (c & 0xC0) != 0x80 ? 1 : 0;
+  return w;
+}
+
+}  // namespace
+
+void TextTable::AddColumn(std::string header, Align align) {
+  headers_.push_back(std::move(header));
+  aligns_.push_back(align);
+}
+
+void TextTable::AddRow(std::vector<std::string> cells) {
+  assert(cells.size() == headers_.size());
+  rows_.push_back(std::move(cells));
+}
+
+std::string TextTable::Render() const {
+  std::vector<size_t> widths(headers_.size());
+  for (size_t c = 0; c < headers_.size(); ++c) widths[c] = Width(headers_[c]);
+  for (const auto& row : rows_) {
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], Width(row[c]));
+  }
+  auto render_row = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      std::string pad(widths[c] - Width(cells[c]), ' ');
+      if (c > 0) line += "  ";
+      line += aligns_[c] == Align::kRight ? pad + cells[c] : cells[c] + pad;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line + "\n";
+  };
+  std::string out = render_row(headers_);
+  size_t total = 0;
+  for (size_t w : widths) total += w;
+  total += headers_.empty() ? 0 : 2 * (headers_.size() - 1);
+  out += std::string(total, '-') + "\n";
+  for (const auto& row : rows_) out += render_row(row);
+  return out;
+}
+
+std::string Grouped(int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  if (value < 0) out.insert(out.begin(), '-');
+  return out;
+}
+
+std::string Dollars(double usd) {
+  std::string out = Grouped(static_cast<int64_t>(std::llround(usd)));
+  out.insert(out.begin(), '$');
+  return out;
+}
+
+std::string Watts(double w) {
+  if (std::fabs(w) >= 1e6) return fmt::format("{:.2f} MW", w / 1e6);
+  if (std::fabs(w) >= 1e3) return fmt::format("{:.1f} kW", w / 1e3);
+  return fmt::format("{:.0f} W", w);
+}
+
+std::string Percent(double fraction, int decimals) {
+  return fmt::format("{:.{}f}%", fraction * 100, decimals);
+}
+
+std::string Seconds(double s) {
+  if (s >= 1 || s == 0) return fmt::format("{:.3f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.2f} us", s * 1e6);
+}
+
+std::string BinaryBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int i = 0;
+  while (std::fabs(bytes) >= 1024 && i < 5) {
+    bytes /= 1024;
+    ++i;
+  }
+  return i == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[i]);
+}
+
+}  // namespace railsim::report

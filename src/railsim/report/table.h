@@ -1,0 +1,41 @@
+// TextTable: the aligned plain-text tables railsim prints by default, and the
+// number formats they use ("32,768", "$152,829,952", "4.55 MW", "37.4%").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace railsim::report {
+
+class TextTable {
+ public:
+  enum class Align { kLeft, kRight };
+
+  /// Adds a column; numbers are usually right-aligned.
+  void AddColumn(std::string header, Align align = Align::kRight);
+  /// Adds a row; requires one cell per column.
+  void AddRow(std::vector<std::string> cells);
+  /// Renders with two spaces between columns and a rule under the header.
+  std::string Render() const;
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<Align> aligns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+/// 32768 -> "32,768".
+std::string Grouped(int64_t value);
+/// 152829952.0 -> "$152,829,952" (rounded to the dollar).
+std::string Dollars(double usd);
+/// Watts with a prefix: 4548608 -> "4.55 MW", 950 -> "950 W".
+std::string Watts(double w);
+/// 0.3829 -> "38.3%".
+std::string Percent(double fraction, int decimals = 1);
+/// Seconds with a fitting unit: "1.23 s", "45.6 ms", "7.8 us".
+std::string Seconds(double s);
+/// Bytes with a binary prefix: "61.2 GiB".
+std::string BinaryBytes(double bytes);
+
+}  // namespace railsim::report

@@ -1,0 +1,73 @@
+#include "railsim/spec/catalog.h"
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/core/units.h"
+#include "railsim/spec/json_reader.h"
+
+namespace railsim::spec {
+namespace {
+
+// Prices and watts beyond these are typing errors, not hardware.
+constexpr double kMaxUsd = 1e9;
+constexpr double kMaxWatts = 1e6;
+
+}  // namespace
+
+std::optional<PortClass> Catalog::Find(double port_speed_Bps) const {
+  for (const PortClass& c : port_classes) {
+    if (c.port_speed_Bps == port_speed_Bps) return c;
+  }
+  return std::nullopt;
+}
+
+Catalog ParseCatalogJson(std::string_view text) {
+  nlohmann::json doc = ParseJsonText(text);
+  JsonReader r(doc, "");
+  Catalog catalog;
+  catalog.name = r.String("name");
+  catalog.description = r.StringOr("description", "");
+  const nlohmann::json& classes = r.Array("port_classes");
+  if (classes.empty()) throw Error("/port_classes", "expected at least one port class");
+  for (size_t i = 0; i < classes.size(); ++i) {
+    JsonReader c(classes[i], fmt::format("/port_classes/{}", i));
+    PortClass p;
+    p.port_speed_Bps = c.Bandwidth("port_speed");
+    p.switch_port_cost_usd = c.Number("switch_port_cost_usd", 0, kMaxUsd);
+    p.transceiver_cost_usd = c.Number("transceiver_cost_usd", 0, kMaxUsd);
+    p.switch_port_power_w = c.Number("switch_port_power_w", 0, kMaxWatts);
+    p.transceiver_power_w = c.Number("transceiver_power_w", 0, kMaxWatts);
+    p.sources = c.StringMapOr("sources");
+    c.Finish();
+    if (catalog.Find(p.port_speed_Bps)) {
+      throw Error(c.PointerTo("port_speed"),
+                  fmt::format("duplicate port speed {}", units::FormatBitRate(p.port_speed_Bps)));
+    }
+    catalog.port_classes.push_back(p);
+  }
+  r.Finish();
+  return catalog;
+}
+
+std::string CatalogToJson(const Catalog& catalog) {
+  nlohmann::ordered_json j;
+  j["name"] = catalog.name;
+  j["description"] = catalog.description;
+  j["port_classes"] = nlohmann::ordered_json::array();
+  for (const PortClass& p : catalog.port_classes) {
+    nlohmann::ordered_json c;
+    c["port_speed"] = units::FormatBitRate(p.port_speed_Bps);
+    c["switch_port_cost_usd"] = p.switch_port_cost_usd;
+    c["transceiver_cost_usd"] = p.transceiver_cost_usd;
+    c["switch_port_power_w"] = p.switch_port_power_w;
+    c["transceiver_power_w"] = p.transceiver_power_w;
+    nlohmann::ordered_json sources = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : p.sources) sources[key] = value;
+    c["sources"] = sources;
+    j["port_classes"].push_back(c);
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace railsim::spec

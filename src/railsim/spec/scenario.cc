@@ -1,0 +1,73 @@
+#include "railsim/spec/scenario.h"
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/spec/json_reader.h"
+
+namespace railsim::spec {
+namespace {
+
+// Bounds that keep a compare run to seconds: each entry builds a graph.
+constexpr int64_t kMaxScenarioGpus = int64_t{1} << 20;
+constexpr size_t kMaxListEntries = 16;
+
+std::vector<int64_t> IntList(JsonReader& r, const std::string& key, int64_t min, int64_t max,
+                             bool required) {
+  std::vector<int64_t> out;
+  if (!required && !r.Has(key)) {
+    r.Skip(key);
+    return out;
+  }
+  const nlohmann::json& array = r.Array(key);
+  if (array.empty() || array.size() > kMaxListEntries) {
+    throw Error(r.PointerTo(key), fmt::format("expected 1 to {} entries, got {}", kMaxListEntries,
+                                              array.size()));
+  }
+  for (size_t i = 0; i < array.size(); ++i) {
+    const nlohmann::json& v = array[i];
+    std::string where = fmt::format("{}/{}", r.PointerTo(key), i);
+    bool integer = v.is_number_integer() || v.is_number_unsigned();
+    if (!integer || (v.is_number_integer() && v.get<int64_t>() < min) ||
+        (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(max)) ||
+        (v.is_number_integer() && v.get<int64_t>() > max)) {
+      throw Error(where, fmt::format("expected an integer in [{}, {}], got {}", min, max, Describe(v)));
+    }
+    out.push_back(v.get<int64_t>());
+  }
+  return out;
+}
+
+}  // namespace
+
+Scenario ParseScenarioJson(std::string_view text) {
+  nlohmann::json doc = ParseJsonText(text);
+  JsonReader r(doc, "");
+  Scenario s;
+  s.name = r.String("name");
+  s.description = r.StringOr("description", "");
+  s.gpus = r.Int("gpus", 1, kMaxScenarioGpus);
+  for (int64_t k : IntList(r, "hb_domain_sizes", 1, s.gpus, true)) {
+    if (s.gpus % k != 0) {
+      throw Error("/hb_domain_sizes", fmt::format("expected divisors of gpus {}, got {}", s.gpus, k));
+    }
+    s.hb_domain_sizes.push_back(static_cast<int>(k));
+  }
+  for (int64_t k : IntList(r, "radixes", 2, 65536, true)) {
+    if (k % 2 != 0) throw Error("/radixes", fmt::format("expected even radixes, got {}", k));
+    s.radixes.push_back(static_cast<int>(k));
+  }
+  s.port_speed_Bps = r.Bandwidth("port_speed");
+  s.oversubscription = r.NumberOr("oversubscription", 1, 1, 65535);
+  s.model = r.StringOr("model", "");
+  s.system = r.StringOr("system", "");
+  s.global_batch_sizes = IntList(r, "global_batch_sizes", 1, int64_t{1} << 30, false);
+  if (!s.model.empty() && (s.system.empty() || s.global_batch_sizes.empty())) {
+    throw Error(s.system.empty() ? "/system" : "/global_batch_sizes",
+                "required when a model is given");
+  }
+  r.Finish();
+  return s;
+}
+
+}  // namespace railsim::spec

@@ -1,0 +1,31 @@
+// Scenario: what `railsim compare` evaluates, the paper's headline by default
+// (presets/scenarios/default.json): a cluster size, the HB domain sizes and
+// switch radixes to cross, the link speed, and the training job to time on
+// each design.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railsim::spec {
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  int64_t gpus = 0;
+  std::vector<int> hb_domain_sizes;  ///< each divides gpus
+  std::vector<int> radixes;          ///< each even, >= 2
+  double port_speed_Bps = 0;
+  double oversubscription = 1;
+  // Training side: a model and a system preset (or file) and the global
+  // batch sizes to search at. Empty model means network side only.
+  std::string model;
+  std::string system;
+  std::vector<int64_t> global_batch_sizes;
+};
+
+/// Parses and validates a scenario JSON document. Throws Error naming the field.
+Scenario ParseScenarioJson(std::string_view text);
+
+}  // namespace railsim::spec

@@ -1,0 +1,93 @@
+#include "railsim/spec/system.h"
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/core/units.h"
+#include "railsim/spec/json_reader.h"
+
+namespace railsim::spec {
+namespace {
+
+// No product has an HB domain this large; the check keeps arithmetic on K far
+// from overflow. (The ideal network of perf/ sets K = N itself.)
+constexpr int64_t kMaxHbDomainSize = 1 << 20;
+
+GpuSpec ReadGpu(JsonReader r) {
+  GpuSpec g;
+  g.name = r.String("name");
+  g.peak_flops = r.FlopRate("peak_flops");
+  g.hbm_bytes = r.Bytes("hbm_capacity");
+  g.hbm_bw_Bps = r.Bandwidth("hbm_bandwidth");
+  g.num_sms = static_cast<int>(r.Int("num_sms", 1, 100000));
+  g.gemm_efficiency = r.Number("gemm_efficiency", 0.01, 1.0);
+  g.memory_efficiency = r.Number("memory_efficiency", 0.01, 1.0);
+  g.flash_attention_efficiency = r.Number("flash_attention_efficiency", 0.01, 1.0);
+  g.kernel_overhead_s = r.Duration("kernel_overhead");
+  g.memory_reserved_bytes = r.BytesOr("memory_reserved", 0);
+  g.sources = r.StringMapOr("sources");
+  r.Finish();
+  if (g.memory_reserved_bytes >= g.hbm_bytes) {
+    throw Error(r.PointerTo("memory_reserved"), "expected less than hbm_capacity");
+  }
+  return g;
+}
+
+nlohmann::ordered_json SourcesJson(const std::map<std::string, std::string>& sources) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : sources) j[key] = value;
+  return j;
+}
+
+}  // namespace
+
+SystemSpec ParseSystemJson(std::string_view text) {
+  nlohmann::json doc = ParseJsonText(text);
+  JsonReader r(doc, "");
+  SystemSpec s;
+  s.name = r.String("name");
+  s.description = r.StringOr("description", "");
+  s.gpu = ReadGpu(r.Object("gpu"));
+  s.hb_domain_size = static_cast<int>(r.Int("hb_domain_size", 1, kMaxHbDomainSize));
+  s.hb_bw_Bps = r.Bandwidth("hb_bandwidth");
+  s.hb_efficiency = r.Number("hb_efficiency", 0.01, 1.0);
+  s.hb_latency_s = r.Duration("hb_latency");
+  s.hb_in_network_allreduce_efficiency = r.NumberOr("hb_in_network_allreduce_efficiency", 0, 0, 2.0);
+  s.nic_bw_Bps = r.Bandwidth("nic_bandwidth");
+  s.nic_efficiency = r.Number("nic_efficiency", 0.01, 1.0);
+  s.nic_latency_s = r.Duration("nic_latency");
+  s.sources = r.StringMapOr("sources");
+  r.Finish();
+  return s;
+}
+
+std::string SystemToJson(const SystemSpec& s) {
+  nlohmann::ordered_json gpu;
+  gpu["name"] = s.gpu.name;
+  gpu["peak_flops"] = units::FormatFlopRate(s.gpu.peak_flops);
+  gpu["hbm_capacity"] = units::FormatBytes(s.gpu.hbm_bytes);
+  gpu["hbm_bandwidth"] = units::FormatByteRate(s.gpu.hbm_bw_Bps);
+  gpu["num_sms"] = s.gpu.num_sms;
+  gpu["gemm_efficiency"] = s.gpu.gemm_efficiency;
+  gpu["memory_efficiency"] = s.gpu.memory_efficiency;
+  gpu["flash_attention_efficiency"] = s.gpu.flash_attention_efficiency;
+  gpu["kernel_overhead"] = units::FormatDuration(s.gpu.kernel_overhead_s);
+  gpu["memory_reserved"] = units::FormatBytes(s.gpu.memory_reserved_bytes);
+  gpu["sources"] = SourcesJson(s.gpu.sources);
+  nlohmann::ordered_json j;
+  j["name"] = s.name;
+  j["description"] = s.description;
+  j["gpu"] = gpu;
+  j["hb_domain_size"] = s.hb_domain_size;
+  j["hb_bandwidth"] = units::FormatByteRate(s.hb_bw_Bps);
+  j["hb_efficiency"] = s.hb_efficiency;
+  j["hb_latency"] = units::FormatDuration(s.hb_latency_s);
+  j["hb_in_network_allreduce_efficiency"] = s.hb_in_network_allreduce_efficiency;
+  j["nic_bandwidth"] = units::FormatBitRate(s.nic_bw_Bps);
+  j["nic_efficiency"] = s.nic_efficiency;
+  j["nic_latency"] = units::FormatDuration(s.nic_latency_s);
+  j["sources"] = SourcesJson(s.sources);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace railsim::spec

@@ -1,0 +1,55 @@
+// GPU and system descriptions: what one accelerator can do, and how K of them
+// are joined into a high-bandwidth (HB) domain with one NIC per GPU.
+//
+// Plain values. A SystemSpec that came out of ParseSystemJson() is valid:
+// every rate is positive and finite, every efficiency in (0, 1].
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace railsim::spec {
+
+/// One accelerator, and the few numbers of its achieved-efficiency model
+/// (see perf/compute.h for how they are used and docs/MODEL.md for sources).
+struct GpuSpec {
+  std::string name;
+  double peak_flops = 0;        ///< dense 16-bit tensor-core FLOP/s
+  double hbm_bytes = 0;         ///< HBM capacity
+  double hbm_bw_Bps = 0;        ///< HBM bandwidth
+  int num_sms = 0;              ///< streaming multiprocessors (GEMM wave quantisation)
+  double gemm_efficiency = 0;   ///< achieved fraction of peak on large, well-shaped GEMMs
+  double memory_efficiency = 0; ///< achieved fraction of HBM bandwidth on streaming kernels
+  double flash_attention_efficiency = 0;  ///< fused attention, fraction of peak
+  double kernel_overhead_s = 0; ///< fixed cost per kernel (launch, ramp, tail)
+  double memory_reserved_bytes = 0;  ///< CUDA context, NCCL and allocator slack
+  std::map<std::string, std::string> sources;  ///< field -> where its number comes from
+};
+
+/// A node type: GPU, HB domain (NVLink) and NIC.
+struct SystemSpec {
+  std::string name;
+  std::string description;
+  GpuSpec gpu;
+  int hb_domain_size = 0;     ///< K, GPUs per HB domain
+  double hb_bw_Bps = 0;       ///< HB bandwidth per GPU per direction
+  double hb_efficiency = 0;   ///< achieved fraction on ring collectives (NCCL busbw / line rate)
+  double hb_latency_s = 0;    ///< per-step latency of an HB collective
+  /// In-switch all-reduce (NVLink SHARP): achieved busbw as a fraction of
+  /// hb_bw_Bps; 0 when the HB fabric cannot reduce.
+  double hb_in_network_allreduce_efficiency = 0;
+  double nic_bw_Bps = 0;      ///< NIC bandwidth per GPU per direction
+  double nic_efficiency = 0;  ///< achieved fraction of NIC line rate
+  double nic_latency_s = 0;   ///< per-step latency across the NIC network
+  std::map<std::string, std::string> sources;
+};
+
+/// Parses and validates a system JSON document. Throws Error whose `where` is
+/// the JSON pointer of the bad field.
+SystemSpec ParseSystemJson(std::string_view text);
+
+/// The JSON form (human units), which ParseSystemJson reads back unchanged.
+std::string SystemToJson(const SystemSpec& system);
+
+}  // namespace railsim::spec

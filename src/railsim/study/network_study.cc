@@ -1,0 +1,28 @@
+#include "railsim/study/network_study.h"
+
+#include "railsim/net/builder.h"
+
+namespace railsim::study {
+
+DesignResult EvaluateDesign(const net::TopologyParams& params, const spec::PortClass& port_class) {
+  net::Topology topology = net::BuildTopology(params);
+  return {params, net::CountBill(topology, port_class), 0, 0};
+}
+
+std::vector<DesignResult> CompareDesigns(const net::TopologyParams& params,
+                                         const spec::PortClass& port_class) {
+  std::vector<DesignResult> results;
+  for (net::Design d : {net::Design::kRailOptimized, net::Design::kRailOnly, net::Design::kFatTree}) {
+    net::TopologyParams p = params;
+    p.design = d;
+    results.push_back(EvaluateDesign(p, port_class));
+  }
+  const net::BillOfMaterials& base = results[0].bom;
+  for (DesignResult& r : results) {
+    r.cost_saving = base.cost_usd > 0 ? 1 - r.bom.cost_usd / base.cost_usd : 0;
+    r.power_saving = base.power_w > 0 ? 1 - r.bom.power_w / base.power_w : 0;
+  }
+  return results;
+}
+
+}  // namespace railsim::study

@@ -1,0 +1,28 @@
+// Network studies: build a design and count it, or compare all designs on the
+// same cluster with Rail-only's savings relative to rail-optimized.
+#pragma once
+
+#include <vector>
+
+#include "railsim/net/bom.h"
+#include "railsim/net/topology.h"
+#include "railsim/spec/catalog.h"
+
+namespace railsim::study {
+
+struct DesignResult {
+  net::TopologyParams params;
+  net::BillOfMaterials bom;
+  double cost_saving = 0;   ///< 1 - cost / rail-optimized cost; 0 for rail-optimized
+  double power_saving = 0;  ///< likewise for power
+};
+
+/// Builds the design in `params` and counts it. Requires valid params.
+DesignResult EvaluateDesign(const net::TopologyParams& params, const spec::PortClass& port_class);
+
+/// Rail-optimized, Rail-only and fat-tree on the same cluster (params.design is
+/// ignored), in that order, with savings relative to rail-optimized.
+std::vector<DesignResult> CompareDesigns(const net::TopologyParams& params,
+                                         const spec::PortClass& port_class);
+
+}  // namespace railsim::study
