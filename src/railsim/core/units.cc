@@ -100,6 +100,9 @@ double Parse(std::string_view text, const std::vector<Suffix>& suffixes, const s
   if (begin != end && *begin == '+') ++begin;  // from_chars rejects a leading '+'
   double value = 0;
   auto [ptr, ec] = std::from_chars(begin, end, value, std::chars_format::general);
+  if (ec == std::errc::result_out_of_range) {
+    throw Error(where, fmt::format("expected a finite number, got {}", Quote(text)));
+  }
   if (ec != std::errc() || ptr == begin) {
     throw Error(where, fmt::format("expected {}, got {}", expected, Quote(text)));
   }
@@ -163,15 +166,20 @@ std::string FormatByteRate(double bytes_per_s) {
 }
 
 std::string FormatBytes(double bytes) {
-  // Binary prefixes when the value is a whole number of them (80GiB), decimal
-  // otherwise, so that presets written in either style print back unchanged.
-  for (auto it = kBinary.rbegin(); it != kBinary.rend(); ++it) {
-    double scaled = bytes / it->multiplier;
-    if (std::fabs(bytes) >= it->multiplier && scaled == std::floor(scaled)) {
-      return fmt::format("{:.15g}{}B", scaled, it->text);
+  // The largest prefix, binary or decimal, that gives a whole number (80GiB,
+  // 96GB), so that presets written in either style print back unchanged.
+  const Prefix* best = nullptr;
+  auto consider = [&](const Prefix& p) {
+    double scaled = bytes / p.multiplier;
+    if (std::fabs(bytes) >= p.multiplier && scaled == std::floor(scaled) &&
+        (!best || p.multiplier >= best->multiplier)) {
+      best = &p;
     }
-  }
-  return FormatScaled(bytes, kFormatDecimal, "B");
+  };
+  for (const Prefix& p : kFormatDecimal) consider(p);
+  for (const Prefix& p : kBinary) consider(p);
+  if (!best) return FormatScaled(bytes, kFormatDecimal, "B");
+  return fmt::format("{:.15g}{}B", bytes / best->multiplier, best->text);
 }
 
 std::string FormatFlopRate(double flop_per_s) {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs what is missing, then
+#  1. Release build, every test (unit, accuracy, end-to-end on the binary);
+#  2. AddressSanitizer + UndefinedBehaviorSanitizer build, every test again;
+#  3. libFuzzer targets (clang), each for a bounded time from fuzz/corpus.
+# Set RAILSIM_FUZZ_SECONDS to change the per-target fuzzing time (default 30).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh clang libclang-rt-14-dev
+jobs="$(nproc)"
+
+echo "== release build and tests" >&2
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/release -j"$jobs"
+(cd build/release && ctest --output-on-failure -j"$jobs")
+
+echo "== sanitizer build (ASan + UBSan) and tests" >&2
+cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILSIM_SANITIZE=ON \
+      -DRAILSIM_BENCH=OFF >/dev/null
+cmake --build build/asan -j"$jobs"
+(cd build/asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
+
+echo "== fuzzing" >&2
+bash scripts/fuzz.sh "${RAILSIM_FUZZ_SECONDS:-30}"
+echo "railsim: all tests passed" >&2

@@ -1,0 +1,26 @@
+// Test helper: runs the real railsim binary with arguments and captures its
+// exit status, stdout and stderr (end-to-end tests, as ninja's output_test).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace railsim::testing {
+
+struct RunResult {
+  int status = -1;  ///< exit status; 128 + signal if killed; -1 if it could not start
+  std::string out;
+  std::string err;
+};
+
+/// Runs RAILSIM_BINARY with `args` (no shell), killing it after
+/// `timeout_s` seconds (status then 128 + SIGKILL).
+RunResult RunRailsim(const std::vector<std::string>& args, int timeout_s = 120);
+
+/// A fresh empty directory under the test temp dir.
+std::string MakeTempDir();
+
+/// Counts '\n' in `text`.
+int LineCount(const std::string& text);
+
+}  // namespace railsim::testing

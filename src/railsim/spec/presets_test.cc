@@ -1,0 +1,146 @@
+// Presets load and validate; spec loaders reject bad fields by JSON pointer.
+#include "railsim/spec/presets.h"
+
+#include <gtest/gtest.h>
+
+#include "railsim/core/error.h"
+
+namespace railsim::spec {
+namespace {
+
+template <typename F>
+std::string ErrorOf(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
+  int systems = 0, models = 0;
+  for (const PresetInfo& p : ListPresets()) {
+    SCOPED_TRACE(p.name);
+    EXPECT_FALSE(p.description.empty());
+    switch (p.kind) {
+      case PresetKind::kSystem: {
+        SystemSpec s = LoadSystem(p.name, "--system");
+        EXPECT_EQ(SystemToJson(s), SystemToJson(ParseSystemJson(SystemToJson(s))));
+        ++systems;
+        break;
+      }
+      case PresetKind::kModel: {
+        ModelSpec m = LoadModel(p.name, "--model");
+        EXPECT_EQ(ModelToJson(m), ModelToJson(ParseModelJson(ModelToJson(m))));
+        ++models;
+        break;
+      }
+      case PresetKind::kCatalog: LoadCatalog(p.name, "--catalog"); break;
+      case PresetKind::kScenario: LoadScenario(p.name, "--scenario"); break;
+    }
+  }
+  EXPECT_EQ(4, systems);
+  EXPECT_EQ(14, models);
+}
+
+TEST(PresetsTest, SystemNumbersFromPublicSpecs) {
+  // Reference section 6.
+  SystemSpec h100 = LoadSystem("dgx-h100", "--system");
+  EXPECT_DOUBLE_EQ(989e12, h100.gpu.peak_flops);
+  EXPECT_DOUBLE_EQ(450e9, h100.hb_bw_Bps);
+  EXPECT_DOUBLE_EQ(50e9, h100.nic_bw_Bps);
+  EXPECT_EQ(8, h100.hb_domain_size);
+  SystemSpec a100 = LoadSystem("dgx-a100", "--system");
+  EXPECT_DOUBLE_EQ(312e12, a100.gpu.peak_flops);
+  EXPECT_DOUBLE_EQ(300e9, a100.hb_bw_Bps);
+  EXPECT_DOUBLE_EQ(25e9, a100.nic_bw_Bps);
+  EXPECT_EQ(256, LoadSystem("dgx-gh200", "--system").hb_domain_size);
+  EXPECT_EQ(72, LoadSystem("gb200-nvl72", "--system").hb_domain_size);
+}
+
+TEST(PresetsTest, ModelDefaultsFollowMegatron) {
+  ModelSpec gpt = LoadModel("megatron-1t", "--model");
+  EXPECT_EQ(128, gpt.num_layers);
+  EXPECT_EQ(25600, gpt.hidden_size);
+  EXPECT_EQ(160, gpt.num_query_groups);     // default: heads
+  EXPECT_EQ(4 * 25600, gpt.ffn_hidden_size);  // default: 4 x hidden
+  ModelSpec llama = LoadModel("llama3-70b", "--model");
+  EXPECT_EQ(8, llama.num_query_groups);
+  EXPECT_TRUE(llama.swiglu);
+  ModelSpec mixtral = LoadModel("mixtral-8x22b", "--model");
+  EXPECT_EQ(8, mixtral.num_experts);
+  EXPECT_EQ(2, mixtral.moe_router_topk);
+}
+
+TEST(PresetsTest, UnknownPresetSuggests) {
+  EXPECT_EQ(
+      "--system: unknown system preset 'dgx-h10' (did you mean 'dgx-h100'?); expected a preset "
+      "name (dgx-a100, dgx-gh200, dgx-h100, gb200-nvl72) or a JSON file path",
+      ErrorOf([] { LoadSystem("dgx-h10", "--system"); }));
+  EXPECT_EQ("--model: cannot read 'nope/x.json': No such file or directory",
+            ErrorOf([] { LoadModel("nope/x.json", "--model"); }));
+  EXPECT_EQ("--model: expected a file, got directory '/tmp'", ErrorOf([] { LoadModel("/tmp", "--model"); }));
+}
+
+const char* kModel = R"({"name": "m", "num_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
+                         "vocab_size": 100, "seq_length": 32})";
+
+TEST(ModelSpecTest, FieldErrorsArePointers) {
+  EXPECT_NO_THROW(ParseModelJson(kModel));
+  EXPECT_EQ("/hidden_size: expected an integer in [1, 1048576], got -4",
+            ErrorOf([] { ParseModelJson(R"({"name": "m", "num_layers": 2, "hidden_size": -4})"); }));
+  EXPECT_EQ("/num_layers: expected an integer in [1, 100000], got 2.5",
+            ErrorOf([] { ParseModelJson(R"({"name": "m", "num_layers": 2.5})"); }));
+  EXPECT_EQ("/num_layers: expected an integer in [1, 100000], got \"2\"",
+            ErrorOf([] { ParseModelJson(R"({"name": "m", "num_layers": "2"})"); }));
+  EXPECT_EQ("/num_attention_heads: expected a divisor of hidden_size 64, got 5",
+            ErrorOf([] {
+              ParseModelJson(R"({"name": "m", "num_layers": 2, "hidden_size": 64, "num_attention_heads": 5})");
+            }));
+  EXPECT_EQ("/vocab_size: required field is missing", ErrorOf([] {
+              ParseModelJson(R"({"name": "m", "num_layers": 2, "hidden_size": 64, "num_attention_heads": 4})");
+            }));
+  EXPECT_EQ("/: expected a JSON object, got an array", ErrorOf([] { ParseModelJson("[1]"); }));
+  EXPECT_EQ("not valid JSON: parse error at line 1, column 3: syntax error while parsing object key - "
+            "invalid literal; last read: '{na'; expected string literal",
+            ErrorOf([] { ParseModelJson("{name"); }));
+}
+
+TEST(ModelSpecTest, UnknownKeySuggests) {
+  std::string text = std::string(kModel);
+  text.insert(1, "\"hiden_size\": 3, ");
+  std::string message = ErrorOf([&] { ParseModelJson(text); });
+  EXPECT_EQ(0u, message.find("/hiden_size: unknown field (did you mean 'hidden_size'?); expected one of "))
+      << message;
+}
+
+TEST(SystemSpecTest, RejectsZeroBandwidth) {
+  std::string text(PresetText("dgx-h100", ""));
+  size_t at = text.find("\"450GB/s\"");
+  text.replace(at, 9, "\"0GB/s\"");
+  EXPECT_EQ("/hb_bandwidth: expected a positive value, got \"0GB/s\"", ErrorOf([&] { ParseSystemJson(text); }));
+}
+
+TEST(SystemSpecTest, ContextNamesTheFile) {
+  Error e("/hb_domain_size", "expected an integer >= 1, got -4");
+  EXPECT_EQ("--system s.json: /hb_domain_size: expected an integer >= 1, got -4",
+            std::string(e.WithContext("--system s.json").what()));
+}
+
+TEST(CatalogTest, RejectsNegativePrice) {
+  EXPECT_EQ("/port_classes/0/switch_port_cost_usd: expected a number in [0, 1000000000], got -1",
+            ErrorOf([] {
+              ParseCatalogJson(R"({"name": "c", "port_classes": [{"port_speed": "400Gbps",
+                "switch_port_cost_usd": -1, "transceiver_cost_usd": 1, "switch_port_power_w": 1,
+                "transceiver_power_w": 1}]})");
+            }));
+}
+
+TEST(JsonTest, DeepNestingIsRefused) {
+  std::string deep(100000, '[');
+  EXPECT_EQ("not valid here: JSON nested deeper than 64 levels", ErrorOf([&] { ParseModelJson(deep); }));
+}
+
+}  // namespace
+}  // namespace railsim::spec
