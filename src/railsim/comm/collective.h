@@ -1,0 +1,77 @@
+// Analytic time of the collectives LLM training runs, on a cluster of HB
+// domains (NVLink) joined by a NIC network, for any group placement.
+//
+// Cost model (reference section 5): per tier, latency + bytes x factor /
+// (bandwidth x efficiency), with ring factors 2(n-1)/n for all-reduce and
+// (n-1)/n for reduce-scatter and all-gather, and in-switch reduction where the
+// HB fabric has it. Latency terms use the cheaper of a ring (n-1 steps) and a
+// tree (log2 n steps), as NCCL switches algorithm with scale.
+//
+// A group that spans several HB domains with several members in each uses the
+// hierarchical algorithm: reduce-scatter inside the domain, all-reduce across
+// domains on each rail, all-gather inside the domain, phases in sequence. That
+// is the only algorithm a Rail-only network offers; a rail-optimized network
+// may also run a flat ring through every NIC, and gets the faster of the two.
+//
+// All functions are pure, allocation-free and thread-safe.
+#pragma once
+
+#include <cstdint>
+
+namespace railsim::comm {
+
+enum class NetworkKind { kRailOnly, kRailOptimized, kIdeal };
+
+/// One tier's achieved bandwidth and per-step latency.
+struct Fabric {
+  double bw_Bps = 0;      ///< per GPU per direction, line rate
+  double efficiency = 1;  ///< achieved fraction
+  double latency_s = 0;
+  double effective_Bps() const { return bw_Bps * efficiency; }
+};
+
+struct ClusterFabrics {
+  NetworkKind network = NetworkKind::kRailOptimized;
+  int64_t hb_domain_size = 8;  ///< K (== N for the ideal network)
+  Fabric hb;
+  Fabric nic;
+  /// In-switch all-reduce busbw as a fraction of hb.bw_Bps; 0 = none.
+  double hb_in_network_allreduce_efficiency = 0;
+};
+
+/// Where a group's members sit: `size` ranks spaced `stride` apart.
+struct GroupLayout {
+  int64_t size = 1;
+  int64_t local = 1;    ///< members per HB domain
+  int64_t domains = 1;  ///< HB domains spanned
+  /// Members in different domains share a local rank (a rail), so the group
+  /// needs no cross-rail forwarding on Rail-only.
+  bool rail_aligned = true;
+};
+
+/// Layout of the group of `size` ranks starting at rank 0 spaced `stride`
+/// apart, with HB domains of `hb_domain_size` consecutive ranks.
+/// Requires size, stride, hb_domain_size >= 1.
+GroupLayout LayoutOf(int64_t size, int64_t stride, int64_t hb_domain_size);
+
+/// All-reduce of `bytes` (the full buffer on every member).
+double AllReduceTime(double bytes, const GroupLayout& g, const ClusterFabrics& c);
+/// Reduce-scatter of a `bytes` buffer (each member ends with bytes / size).
+double ReduceScatterTime(double bytes, const GroupLayout& g, const ClusterFabrics& c);
+/// All-gather into a `bytes` buffer (each member contributes bytes / size).
+double AllGatherTime(double bytes, const GroupLayout& g, const ClusterFabrics& c);
+
+/// Uniform all-to-all: every member sends `bytes` in total, bytes / size to
+/// each member (itself included). On Rail-only, data for another rail in
+/// another domain is forwarded over NVLink first (reference section 4):
+/// sequential phases when `pipelined` is false, overlapped chunks otherwise.
+double AllToAllTime(double bytes, const GroupLayout& g, const ClusterFabrics& c, bool pipelined);
+
+/// Point-to-point transfer of `bytes` between neighbours `distance` ranks
+/// apart in a chain of `members` ranks (pipeline stages), for the slowest
+/// neighbour pair: NVLink when the whole chain sits in one HB domain, the NIC
+/// network otherwise. Rail-only forwards a cross-rail transfer through the HB
+/// domain in chunks (as NCCL's PXN), costing one more latency.
+double SendRecvTime(double bytes, int64_t distance, int64_t members, const ClusterFabrics& c);
+
+}  // namespace railsim::comm

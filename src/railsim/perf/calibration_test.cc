@@ -1,0 +1,115 @@
+// Accuracy against published measurements: Megatron-LM's weak-scaling runs
+// (Narayanan et al., SC'21, Table 1; tests/data/megatron-sc21-table1.csv) on
+// DGX A100, full recomputation, no sequence parallelism, no distributed
+// optimizer, materialised softmax with dropout (2021 Megatron-LM), data-
+// parallel all-reduce after the backward pass. Prints predicted vs measured.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "railsim/perf/estimate.h"
+#include "railsim/spec/presets.h"
+
+namespace railsim::perf {
+namespace {
+
+struct Row {
+  double params_billion;
+  int heads, hidden, layers, tp, pp, gpus, global_batch, micro_batch, interleave;
+  double tflops, percent_peak;
+};
+
+std::vector<Row> ReadRows() {
+  std::ifstream in(std::string(RAILSIM_SOURCE_DIR) + "/tests/data/megatron-sc21-table1.csv");
+  std::vector<Row> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    if (cells.size() == 11) cells.push_back("");
+    Row r;
+    r.params_billion = std::stod(cells[0]);
+    r.heads = std::stoi(cells[1]);
+    r.hidden = std::stoi(cells[2]);
+    r.layers = std::stoi(cells[3]);
+    r.tp = std::stoi(cells[4]);
+    r.pp = std::stoi(cells[5]);
+    r.gpus = std::stoi(cells[6]);
+    r.global_batch = std::stoi(cells[7]);
+    r.micro_batch = std::stoi(cells[8]);
+    r.interleave = cells[9].empty() ? 0 : std::stoi(cells[9]);
+    r.tflops = std::stod(cells[10]);
+    r.percent_peak = std::stod(cells[11]);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string PresetFor(const Row& r) {
+  if (r.params_billion > 1000) return "megatron-1t";
+  char name[32];
+  std::snprintf(name, sizeof name, "megatron-%.1fb", r.params_billion);
+  return name;
+}
+
+spec::Strategy StrategyFor(const Row& r) {
+  spec::Strategy s;
+  s.tp = r.tp;
+  s.pp = r.pp;
+  s.dp = r.gpus / (r.tp * r.pp);
+  s.micro_batch = r.micro_batch;
+  s.global_batch = r.global_batch;
+  s.vp = r.interleave > 0 ? r.layers / r.pp / r.interleave : 1;
+  s.recompute = spec::Recompute::kFull;
+  s.attention = spec::Attention::kClassic;
+  s.overlap_dp_comm = false;
+  return s;
+}
+
+TEST(CalibrationTest, ParameterCountsMatchTable) {
+  for (const Row& r : ReadRows()) {
+    spec::ModelSpec m = spec::LoadModel(PresetFor(r), "--model");
+    EXPECT_NEAR(r.params_billion, CountParams(m).total / 1e9, 0.051) << PresetFor(r);
+  }
+}
+
+TEST(CalibrationTest, MegatronSc21TableOne) {
+  spec::SystemSpec a100 = spec::LoadSystem("dgx-a100", "--system");
+  std::vector<Row> rows = ReadRows();
+  ASSERT_EQ(10u, rows.size());
+  double sum_abs = 0, worst = 0;
+  std::printf("  %-16s %9s %9s %7s\n", "model", "measured", "predicted", "error");
+  for (const Row& r : rows) {
+    spec::ModelSpec m = spec::LoadModel(PresetFor(r), "--model");
+    spec::Strategy s = StrategyFor(r);
+    spec::ValidateStrategy(m, r.gpus, s);
+    PerfContext c = MakePerfContext(m, a100, r.gpus, comm::NetworkKind::kRailOptimized);
+    Estimate e = EstimateIteration(c, s);
+    double error = e.tflops_per_gpu / r.tflops - 1;
+    sum_abs += std::fabs(error);
+    worst = std::max(worst, std::fabs(error));
+    std::printf("  %-16s %9.1f %9.1f %+6.1f%%   (fits %d, %.1f GiB)\n", PresetFor(r).c_str(), r.tflops,
+                e.tflops_per_gpu, 100 * error, e.memory.fits, e.memory.total_bytes / (1 << 30));
+    EXPECT_TRUE(e.memory.fits) << PresetFor(r);
+  }
+  double mean = sum_abs / rows.size();
+  std::printf("  mean absolute error %.1f%%, worst %.1f%%\n", 100 * mean, 100 * worst);
+  EXPECT_LE(mean, 0.05);
+  EXPECT_LE(worst, 0.10);
+}
+
+}  // namespace
+}  // namespace railsim::perf

@@ -1,0 +1,63 @@
+#include "railsim/perf/compute.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace railsim::perf {
+namespace {
+
+struct TileShape {
+  double m, n;
+  double rate;  ///< per-SM throughput relative to the largest tile
+};
+
+// Smaller tiles reuse each loaded operand less, so they run below the large
+// tile's rate; the relative rates are our assumption (docs/MODEL.md).
+constexpr TileShape kTiles[] = {{256, 128, 1.0}, {128, 128, 0.92}, {128, 64, 0.8}};
+
+// Fraction of scheduled tile work that is useful, for the best tile shape.
+double WaveEfficiency(double sms, double m, double n, double batch) {
+  double best = 0;
+  for (const TileShape& t : kTiles) {
+    double tiles_m = std::ceil(m / t.m);
+    double tiles_n = std::ceil(n / t.n);
+    double tiles = tiles_m * tiles_n * batch;
+    double waves = std::ceil(tiles / sms);
+    double useful = (m * n * batch) / (waves * sms * t.m * t.n);
+    best = std::max(best, useful * t.rate);
+  }
+  return best;
+}
+
+}  // namespace
+
+GpuModel GpuModel::From(const spec::GpuSpec& gpu) {
+  GpuModel g;
+  g.peak_flops = gpu.peak_flops;
+  g.gemm_flops = gpu.peak_flops * gpu.gemm_efficiency;
+  g.flash_flops = gpu.peak_flops * gpu.flash_attention_efficiency;
+  g.hbm_Bps = gpu.hbm_bw_Bps * gpu.memory_efficiency;
+  g.kernel_s = gpu.kernel_overhead_s;
+  g.sms = gpu.num_sms;
+  return g;
+}
+
+double GemmTime(const GpuModel& g, double m, double n, double k, double batch) {
+  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
+  double flops = 2 * m * n * k * batch;
+  double bytes = 2 * (m * k + k * n + m * n) * batch;
+  double compute = flops / (g.gemm_flops * WaveEfficiency(g.sms, m, n, batch));
+  return std::max(compute, bytes / g.hbm_Bps) + g.kernel_s;
+}
+
+double StreamTime(const GpuModel& g, double bytes) {
+  if (bytes <= 0) return 0;
+  return bytes / g.hbm_Bps + g.kernel_s;
+}
+
+double FlashAttentionTime(const GpuModel& g, double flops) {
+  if (flops <= 0) return 0;
+  return flops / g.flash_flops + g.kernel_s;
+}
+
+}  // namespace railsim::perf

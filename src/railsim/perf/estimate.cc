@@ -1,0 +1,158 @@
+#include "railsim/perf/estimate.h"
+
+#include <algorithm>
+
+#include "railsim/perf/model_stats.h"
+
+namespace railsim::perf {
+namespace {
+
+// Adam's HBM traffic per parameter: read fp32 weight, gradient, m and v;
+// write weight, m, v and the 16-bit copy; plus reading the gradient for its
+// norm and zeroing it.
+constexpr double kOptimizerBytesPerParam = 4 * 4 + 3 * 4 + 2 + 4 + 4;
+
+// One micro-batch through one pipeline stage, split as the breakdown is.
+struct StageTime {
+  double compute = 0, recompute = 0, tp = 0, cp = 0, ep = 0;
+  double fwd = 0, bwd = 0;  // compute only, for the overlap windows
+  double total() const { return compute + recompute + tp + cp + ep; }
+};
+
+void AddBlock(StageTime* st, const BlockCost& b, double count, spec::Recompute r) {
+  st->compute += count * (b.fwd + b.bwd);
+  st->fwd += count * b.fwd;
+  st->bwd += count * b.bwd;
+  st->tp += count * (b.tp_fwd + b.tp_bwd);
+  st->cp += count * (b.cp_fwd + b.cp_bwd);
+  if (r == spec::Recompute::kFull) {
+    st->recompute += count * b.fwd;
+    st->tp += count * b.tp_fwd;
+    st->cp += count * b.cp_fwd;
+  } else if (r == spec::Recompute::kSelective) {
+    st->recompute += count * b.recompute_selective;
+  }
+}
+
+StageTime StageFor(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs,
+                   double ep_per_layer, Stage stage) {
+  StageTime st;
+  double layers = double(c.model.num_layers) / s.pp;
+  AddBlock(&st, costs.layer, layers, s.recompute);
+  st.ep += layers * ep_per_layer;
+  if (stage == Stage::kFirst || stage == Stage::kOnly) AddBlock(&st, costs.embedding, 1, spec::Recompute::kNone);
+  if (stage == Stage::kLast || stage == Stage::kOnly) AddBlock(&st, costs.output, 1, spec::Recompute::kNone);
+  return st;
+}
+
+// Exposed data-parallel time: gradient reduction (all-reduce, or
+// reduce-scatter with the distributed optimizer) and the parameter
+// all-gather, each hidden behind one micro-batch's backward or forward when
+// overlap is on; plus the tied-embedding all-reduce between first and last stage.
+double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const StageTime& slowest,
+                        const StageParams& params) {
+  const comm::ClusterFabrics& f = c.fabrics;
+  const int64_t k = f.hb_domain_size;
+  double reduce = 0, gather = 0;
+  const int64_t dense_dp = s.dp * s.cp;
+  if (dense_dp > 1) {
+    comm::GroupLayout group = comm::LayoutOf(dense_dp, s.tp, k);
+    if (s.distributed_optimizer) {
+      reduce += comm::ReduceScatterTime(4 * params.dense, group, f);
+      gather += comm::AllGatherTime(2 * params.dense, group, f);
+    } else {
+      reduce += comm::AllReduceTime(4 * params.dense, group, f);
+    }
+  }
+  const int64_t expert_dp = dense_dp / s.ep;
+  if (params.expert > 0 && expert_dp > 1) {
+    comm::GroupLayout group = comm::LayoutOf(expert_dp, int64_t{s.tp} * s.cp * s.ep, k);
+    if (s.distributed_optimizer) {
+      reduce += comm::ReduceScatterTime(4 * params.expert, group, f);
+      gather += comm::AllGatherTime(2 * params.expert, group, f);
+    } else {
+      reduce += comm::AllReduceTime(4 * params.expert, group, f);
+    }
+  }
+  double exposed = reduce + gather;
+  if (s.overlap_dp_comm) {
+    exposed = std::max(0.0, reduce - slowest.bwd) + std::max(0.0, gather - slowest.fwd);
+  }
+  if (s.pp > 1 && !c.model.untie_embeddings_and_output_weights) {
+    double bytes = 4.0 * double(PaddedVocab(c.model, s.tp)) * c.model.hidden_size / s.tp;
+    int64_t distance = int64_t{s.pp - 1} * s.tp * s.cp * s.dp;
+    exposed += comm::AllReduceTime(bytes, comm::LayoutOf(2, distance, k), f);
+  }
+  return exposed;
+}
+
+}  // namespace
+
+Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs) {
+  const comm::ClusterFabrics& f = c.fabrics;
+  const int64_t k = f.hb_domain_size;
+  const double m = double(s.num_microbatches());
+
+  // Expert parallelism: dispatch and combine all-to-alls, forward and
+  // backward (and again when the forward is recomputed).
+  double ep_per_layer = 0;
+  if (c.model.is_moe() && s.ep > 1) {
+    comm::GroupLayout group = comm::LayoutOf(s.ep, int64_t{s.tp} * s.cp, k);
+    double one = comm::AllToAllTime(costs.a2a_bytes, group, f, false);
+    ep_per_layer = (s.recompute == spec::Recompute::kFull ? 6 : 4) * one;
+  }
+
+  StageTime slowest;
+  double sum_of_stages = 0;
+  StageParams params;
+  if (s.pp == 1) {
+    slowest = StageFor(c, s, costs, ep_per_layer, Stage::kOnly);
+    sum_of_stages = slowest.total();
+    params = ParamsOnGpu(c, s, Stage::kOnly);
+  } else {
+    StageTime first = StageFor(c, s, costs, ep_per_layer, Stage::kFirst);
+    StageTime last = StageFor(c, s, costs, ep_per_layer, Stage::kLast);
+    StageTime middle = StageFor(c, s, costs, ep_per_layer, Stage::kMiddle);
+    slowest = first.total() >= last.total() ? first : last;
+    sum_of_stages = first.total() + last.total() + (s.pp - 2) * middle.total();
+    params = ParamsOnGpu(c, s, first.total() >= last.total() ? Stage::kFirst : Stage::kLast);
+  }
+
+  Estimate e;
+  TimeBreakdown& t = e.breakdown;
+  t.compute_s = m * slowest.compute;
+  t.recompute_s = m * slowest.recompute;
+  t.tp_comm_s = m * slowest.tp;
+  t.cp_comm_s = m * slowest.cp;
+  t.ep_comm_s = m * slowest.ep;
+  t.bubble_s = (sum_of_stages - slowest.total()) / s.vp;
+  if (s.pp > 1) {
+    int64_t distance = int64_t{s.tp} * s.cp * s.dp;
+    double p2p = comm::SendRecvTime(costs.p2p_bytes, distance, s.pp, f);
+    t.pp_comm_s = 2 * (s.vp * m + s.pp - 1) * p2p;
+  }
+  t.dp_comm_s = DataParallelTime(c, s, slowest, params);
+  double optimizer_params = s.distributed_optimizer
+                                ? params.dense / double(s.dp * s.cp) + params.expert * s.ep / double(s.dp * s.cp)
+                                : params.total();
+  t.optimizer_s = kOptimizerBytesPerParam * optimizer_params / c.gpu.hbm_Bps;
+
+  e.iteration_time_s = t.total();
+  e.microbatches = s.num_microbatches();
+  e.model_flops_per_iteration = ModelFlopsPerIteration(c.model, s);
+  e.hardware_flops_per_iteration = HardwareFlopsPerIteration(c.model, s);
+  const double gpu_seconds = e.iteration_time_s * double(c.gpus);
+  e.mfu = e.model_flops_per_iteration / (gpu_seconds * c.gpu.peak_flops);
+  e.hfu = e.hardware_flops_per_iteration / (gpu_seconds * c.gpu.peak_flops);
+  e.tflops_per_gpu = e.hardware_flops_per_iteration / gpu_seconds / 1e12;
+  e.tokens_per_s = double(s.global_batch) * c.model.seq_length / e.iteration_time_s;
+  return e;
+}
+
+Estimate EstimateIteration(const PerfContext& c, const spec::Strategy& s) {
+  Estimate e = ComposeIteration(c, s, ComputeLayerCosts(c, s));
+  e.memory = EstimateMemory(c, s);
+  return e;
+}
+
+}  // namespace railsim::perf

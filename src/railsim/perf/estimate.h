@@ -1,0 +1,59 @@
+// The iteration-time model: one training iteration of a strategy on a
+// cluster, composed from per-layer costs (perf/layer_cost.h), the pipeline
+// schedule, data-parallel gradient reduction and the optimizer step, with the
+// memory check (perf/memory.h).
+//
+// Iteration time = m x (per-micro-batch time of the slowest stage)
+//   + pipeline bubble ((sum of stage times - slowest) / vp, 1F1B or
+//     interleaved) + exposed point-to-point + exposed data-parallel
+//     communication + optimizer step,
+// where the per-micro-batch time is forward, backward, recomputation and the
+// tensor-, context- and expert-parallel communication that is not overlapped.
+// The breakdown's exposed times add up to the iteration time.
+#pragma once
+
+#include "railsim/perf/context.h"
+#include "railsim/perf/layer_cost.h"
+#include "railsim/perf/memory.h"
+#include "railsim/spec/strategy.h"
+
+namespace railsim::perf {
+
+struct TimeBreakdown {
+  double compute_s = 0;
+  double recompute_s = 0;
+  double tp_comm_s = 0;
+  double cp_comm_s = 0;
+  double ep_comm_s = 0;
+  double pp_comm_s = 0;
+  double dp_comm_s = 0;
+  double bubble_s = 0;
+  double optimizer_s = 0;
+  double total() const {
+    return compute_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s + pp_comm_s + dp_comm_s +
+           bubble_s + optimizer_s;
+  }
+};
+
+struct Estimate {
+  double iteration_time_s = 0;
+  double model_flops_per_iteration = 0;
+  double hardware_flops_per_iteration = 0;
+  double mfu = 0;             ///< model FLOPs / (time x GPUs x peak)
+  double hfu = 0;             ///< hardware FLOPs (with recomputation) / (time x GPUs x peak)
+  double tflops_per_gpu = 0;  ///< hardware TFLOP/s per GPU, as Megatron-LM reports
+  double tokens_per_s = 0;
+  int64_t microbatches = 0;
+  TimeBreakdown breakdown;
+  MemoryBreakdown memory;
+};
+
+/// Estimates one iteration. Requires spec::ValidateStrategy(c.model, c.gpus, s).
+Estimate EstimateIteration(const PerfContext& c, const spec::Strategy& s);
+
+/// The same from precomputed layer costs (the search's fast path); `costs`
+/// must come from ComputeLayerCosts with the same tp, cp, micro-batch,
+/// sequence parallelism, attention and ep. Does not fill `memory`.
+Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs);
+
+}  // namespace railsim::perf

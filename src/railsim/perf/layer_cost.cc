@@ -1,0 +1,154 @@
+#include "railsim/perf/layer_cost.h"
+
+#include <algorithm>
+
+#include "railsim/perf/compute.h"
+
+namespace railsim::perf {
+namespace {
+
+// Forward and backward time of a linear layer y[T x n] = x[T x k] W[k x n]
+// applied `count` times: forward GEMM, then data- and weight-gradient GEMMs.
+struct Pass {
+  double fwd = 0, bwd = 0;
+};
+
+Pass Linear(const GpuModel& g, double tokens, double n, double k, double count = 1) {
+  Pass p;
+  p.fwd = count * GemmTime(g, tokens, n, k);
+  p.bwd = count * (GemmTime(g, tokens, k, n) + GemmTime(g, k, n, tokens));
+  return p;
+}
+
+// Elementwise work as a number of HBM-streaming kernels and their bytes; the
+// backward of each reads the incoming gradient and the saved input and writes
+// a gradient, about twice the forward traffic.
+struct Stream {
+  double kernels = 0, bytes = 0;
+  void Add(double b, double n = 1) {
+    bytes += b;
+    kernels += n;
+  }
+  double Fwd(const GpuModel& g) const { return bytes / g.hbm_Bps + kernels * g.kernel_s; }
+  double Bwd(const GpuModel& g) const { return 2 * bytes / g.hbm_Bps + kernels * g.kernel_s; }
+};
+
+}  // namespace
+
+LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
+  const spec::ModelSpec& m = c.model;
+  const GpuModel& g = c.gpu;
+  const double t = s.tp;
+  const double seq = m.seq_length;
+  const double sl = seq / s.cp;
+  const double b = double(s.micro_batch);
+  const double tokens = b * sl;
+  const double h = m.hidden_size;
+  const double dh = m.kv_channels();
+  const double kv = double(m.num_query_groups) * dh;
+  const double f = m.ffn_hidden_size;
+  const double heads = double(m.num_attention_heads) / t;
+  const double hs = s.sequence_parallel ? h / t : h;  // width of replicated elementwise work
+  const double mask = m.hidden_dropout > 0 ? 1 : 0;
+  const double vocab = double(PaddedVocab(m, s.tp));
+  LayerCosts out;
+
+  // --- Transformer layer: GEMMs.
+  Pass qkv = Linear(g, tokens, (h + 2 * kv) / t, h);
+  Pass proj = Linear(g, tokens, h, h / t);
+  Pass fc1, fc2, router;
+  Stream ew;
+  if (m.is_moe()) {
+    double local_experts = double(m.num_experts) / s.ep;
+    double tokens_per_expert = tokens * m.moe_router_topk * s.ep / m.num_experts;
+    fc1 = Linear(g, tokens_per_expert, f * (m.swiglu ? 2 : 1) / t, h, local_experts);
+    fc2 = Linear(g, tokens_per_expert, h, f / t, local_experts);
+    router = Linear(g, tokens, m.num_experts, h);
+    // Permute before and unpermute after the experts: read and write each
+    // token's top-k copies.
+    ew.Add(2 * 4 * tokens * m.moe_router_topk * hs, 2);
+  } else {
+    fc1 = Linear(g, tokens, f * (m.swiglu ? 2 : 1) / t, h);
+    fc2 = Linear(g, tokens, h, f / t);
+  }
+  const double mlp_tokens = tokens * (m.is_moe() ? m.moe_router_topk : 1);
+
+  // --- Elementwise: two norms, two bias-dropout-adds, the MLP activation,
+  // rotary embedding of q and k.
+  ew.Add(2 * 4 * tokens * hs, 2);
+  ew.Add(2 * (6 + mask) * tokens * hs, 2);
+  ew.Add((m.swiglu ? 6 : 4) * mlp_tokens * f / t);
+  if (m.position_embedding_type == spec::PositionEmbedding::kRope) ew.Add(4 * tokens * (h + kv) / t);
+
+  // --- Attention core.
+  double core_fwd = 0, core_bwd = 0;
+  if (s.attention == spec::Attention::kClassic) {
+    double batch = b * heads;
+    double scores = GemmTime(g, sl, seq, dh, batch) + GemmTime(g, sl, dh, seq, batch);
+    Stream softmax;
+    double elements = batch * sl * seq;
+    softmax.Add(4 * elements);  // scale, mask, softmax: read and write 16-bit
+    if (m.attention_dropout > 0) softmax.Add(5 * elements);
+    core_fwd = scores + softmax.Fwd(g);
+    core_bwd = 2 * scores + softmax.Bwd(g);
+  } else {
+    // Causal FlashAttention skips the masked half; backward does 2.5x the
+    // forward FLOPs (it recomputes the scores).
+    double flops = 0.5 * 4 * b * heads * sl * seq * dh;
+    core_fwd = FlashAttentionTime(g, flops);
+    core_bwd = FlashAttentionTime(g, 2.5 * flops);
+  }
+
+  BlockCost& layer = out.layer;
+  layer.fwd = qkv.fwd + proj.fwd + fc1.fwd + fc2.fwd + router.fwd + ew.Fwd(g) + core_fwd;
+  layer.bwd = qkv.bwd + proj.bwd + fc1.bwd + fc2.bwd + router.bwd + ew.Bwd(g) + core_bwd;
+  layer.recompute_selective = core_fwd;
+
+  // --- Tensor parallelism: two all-reduces per pass, or with sequence
+  // parallelism an all-gather and a reduce-scatter in their place.
+  const int64_t k = c.fabrics.hb_domain_size;
+  const double act_bytes = 2 * tokens * h;
+  double tp_collective = 0;
+  if (s.tp > 1) {
+    comm::GroupLayout tp_group = comm::LayoutOf(s.tp, 1, k);
+    tp_collective = s.sequence_parallel ? comm::AllGatherTime(act_bytes, tp_group, c.fabrics) +
+                                              comm::ReduceScatterTime(act_bytes, tp_group, c.fabrics)
+                                        : comm::AllReduceTime(act_bytes, tp_group, c.fabrics);
+  }
+  layer.tp_fwd = 2 * tp_collective;
+  layer.tp_bwd = 2 * tp_collective;
+
+  // --- Context parallelism: ring exchange of K and V chunks (and their
+  // gradients backward), overlapped with the attention core.
+  if (s.cp > 1) {
+    double kv_chunk = 2 * 2 * b * sl * kv / t;
+    double step = comm::SendRecvTime(kv_chunk, s.tp, s.cp, c.fabrics);
+    double exchange = (s.cp - 1) * step;
+    layer.cp_fwd = std::max(0.0, exchange - core_fwd);
+    layer.cp_bwd = std::max(0.0, 2 * exchange - core_bwd);
+  }
+
+  // --- Embedding: gather rows, add positions, dropout; a vocab-parallel
+  // all-reduce (reduce-scatter with sequence parallelism).
+  Stream emb;
+  emb.Add((4 + mask) * tokens * hs, 2);
+  out.embedding.fwd = emb.Fwd(g);
+  out.embedding.bwd = emb.Bwd(g);
+  out.embedding.tp_fwd = tp_collective / (s.sequence_parallel ? 2 : 1);
+
+  // --- Output: final norm, logits GEMM, fp32 vocab-parallel cross entropy.
+  Pass logits = Linear(g, tokens, vocab / t, h);
+  Stream loss;
+  loss.Add(4 * tokens * hs);
+  loss.Add(3 * 4 * tokens * vocab / t + 2 * tokens * vocab / t, 3);
+  out.output.fwd = logits.fwd + loss.Fwd(g);
+  out.output.bwd = logits.bwd + loss.Bwd(g);
+  out.output.tp_fwd = s.sequence_parallel ? tp_collective / 2 : 0;
+  out.output.tp_bwd = s.sequence_parallel ? tp_collective / 2 : tp_collective;
+
+  out.p2p_bytes = act_bytes / t;  // scatter-gather (or sequence-parallel) sends 1/tp
+  out.a2a_bytes = m.is_moe() ? 2 * tokens * m.moe_router_topk * h / (s.sequence_parallel ? t : 1) : 0;
+  return out;
+}
+
+}  // namespace railsim::perf

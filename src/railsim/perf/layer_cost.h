@@ -1,0 +1,36 @@
+// Time of one micro-batch through one transformer layer (and through the
+// embedding and output layers) on one GPU: compute, the tensor- and
+// context-parallel communication it waits for, and what recomputation would
+// redo. These depend only on (tp, cp, micro-batch, sequence parallelism,
+// attention kernel, ep), so the search computes them once per such tuple and
+// reuses them across pipeline, data-parallel and optimizer choices.
+#pragma once
+
+#include "railsim/perf/context.h"
+#include "railsim/spec/strategy.h"
+
+namespace railsim::perf {
+
+/// Seconds for one micro-batch through one block (layer, embedding or output).
+struct BlockCost {
+  double fwd = 0;                  ///< forward compute (GEMMs, attention, elementwise)
+  double bwd = 0;                  ///< backward compute
+  double recompute_selective = 0;  ///< the attention core's forward, redone
+  double tp_fwd = 0;               ///< tensor-parallel collectives in forward
+  double tp_bwd = 0;               ///< ... in backward
+  double cp_fwd = 0;               ///< context-parallel exchange not hidden by attention
+  double cp_bwd = 0;
+};
+
+struct LayerCosts {
+  BlockCost layer;
+  BlockCost embedding;  ///< first stage only
+  BlockCost output;     ///< last stage: final norm, logits, cross entropy
+  double p2p_bytes = 0;       ///< activation sent between pipeline stages, per GPU
+  double a2a_bytes = 0;       ///< per GPU per MoE all-to-all (dispatch or combine)
+};
+
+/// Requires a strategy that passed spec::ValidateStrategy for c.model.
+LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s);
+
+}  // namespace railsim::perf

@@ -1,0 +1,111 @@
+#include "railsim/spec/strategy.h"
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+
+namespace railsim::spec {
+namespace {
+
+// Returns "" when valid, else "flag\tmessage". One implementation serves the
+// throwing validator (edge) and the search's silent filter.
+std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
+  auto fail = [](const char* flag, std::string message) { return std::string(flag) + "\t" + message; };
+  if (gpus < 1 || gpus > kMaxModelGpus) {
+    return fail("--gpus", fmt::format("expected an integer in [1, {}], got {}", kMaxModelGpus, gpus));
+  }
+  if (s.tp < 1) return fail("--tp", fmt::format("expected a positive integer, got {}", s.tp));
+  if (s.pp < 1) return fail("--pp", fmt::format("expected a positive integer, got {}", s.pp));
+  if (s.cp < 1) return fail("--cp", fmt::format("expected a positive integer, got {}", s.cp));
+  if (s.ep < 1) return fail("--ep", fmt::format("expected a positive integer, got {}", s.ep));
+  if (s.vp < 1) return fail("--vp", fmt::format("expected a positive integer, got {}", s.vp));
+  if (s.dp < 1) return fail("--dp", fmt::format("expected a positive integer, got {}", s.dp));
+  if (s.micro_batch < 1) {
+    return fail("--micro-batch-size", fmt::format("expected a positive integer, got {}", s.micro_batch));
+  }
+  if (s.global_batch < 1 || s.global_batch > kMaxGlobalBatch) {
+    return fail("--global-batch-size",
+                fmt::format("expected an integer in [1, {}], got {}", kMaxGlobalBatch, s.global_batch));
+  }
+  if (m.num_attention_heads % s.tp != 0) {
+    return fail("--tp", fmt::format("expected a divisor of num_attention_heads {}, got {}",
+                                    m.num_attention_heads, s.tp));
+  }
+  if (m.num_query_groups % s.tp != 0) {
+    return fail("--tp", fmt::format("expected a divisor of num_query_groups {}, got {}",
+                                    m.num_query_groups, s.tp));
+  }
+  if (m.ffn_hidden_size % s.tp != 0) {
+    return fail("--tp", fmt::format("expected a divisor of ffn_hidden_size {}, got {}",
+                                    m.ffn_hidden_size, s.tp));
+  }
+  if (m.num_layers % s.pp != 0) {
+    return fail("--pp", fmt::format("expected a divisor of num_layers {}, got {}", m.num_layers, s.pp));
+  }
+  if (s.vp > 1) {
+    if (s.pp < 2) return fail("--vp", "expected 1 unless --pp is at least 2 (interleaving needs stages)");
+    if ((m.num_layers / s.pp) % s.vp != 0) {
+      return fail("--vp", fmt::format("expected a divisor of layers per stage {}, got {}",
+                                      m.num_layers / s.pp, s.vp));
+    }
+  }
+  // Products can overflow int64 only for absurd inputs; compare in doubles first.
+  double product = double(s.tp) * double(s.pp) * double(s.dp) * double(s.cp);
+  if (product != double(gpus) || s.gpus() != gpus) {
+    return fail("--dp", fmt::format("expected tp x pp x dp x cp = --gpus {}, got {} x {} x {} x {} = {:.0f}",
+                                    gpus, s.tp, s.pp, s.dp, s.cp, product));
+  }
+  if (s.cp > 1 && m.seq_length % (2 * s.cp) != 0) {
+    return fail("--cp", fmt::format("expected 2 x cp to divide seq_length {}, got cp {}", m.seq_length, s.cp));
+  }
+  if (double(s.dp) * double(s.micro_batch) > double(s.global_batch) ||
+      s.global_batch % (s.dp * s.micro_batch) != 0) {
+    return fail("--global-batch-size",
+                fmt::format("expected a multiple of dp x micro-batch = {} x {}, got {}", s.dp,
+                            s.micro_batch, s.global_batch));
+  }
+  if (s.vp > 1 && s.num_microbatches() % s.pp != 0) {
+    return fail("--vp", fmt::format("interleaving needs the microbatches ({}) to be a multiple of pp {}",
+                                    s.num_microbatches(), s.pp));
+  }
+  if (!m.is_moe() && s.ep != 1) return fail("--ep", "expected 1 for a dense model (num_experts is 0)");
+  if (m.is_moe()) {
+    if (m.num_experts % s.ep != 0) {
+      return fail("--ep", fmt::format("expected a divisor of num_experts {}, got {}", m.num_experts, s.ep));
+    }
+    if (s.dp % s.ep != 0) {
+      return fail("--ep", fmt::format("expected a divisor of dp {} (experts are split across "
+                                      "data-parallel ranks), got {}", s.dp, s.ep));
+    }
+    if (s.tp > 1 && !s.sequence_parallel) {
+      return fail("--sequence-parallel", "required for MoE models with --tp > 1 (as in Megatron-Core)");
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+const char* RecomputeName(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
+}
+
+const char* AttentionName(Attention a) { return a == Attention::kFlash ? "flash" : "classic"; }
+
+void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s) {
+  std::string problem = Check(model, gpus, s);
+  if (problem.empty()) return;
+  size_t tab = problem.find('\t');
+  throw Error(problem.substr(0, tab), problem.substr(tab + 1));
+}
+
+bool IsValidStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s) {
+  return Check(model, gpus, s).empty();
+}
+
+}  // namespace railsim::spec

@@ -1,0 +1,65 @@
+// Strategy: how one training job is parallelised and run, in Megatron-LM's
+// terms: tensor (tp), pipeline (pp, with vp virtual stages per rank), data
+// (dp), context (cp) and expert (ep) parallelism, micro- and global batch,
+// activation recomputation, sequence parallelism, the distributed optimizer.
+//
+// Ranks are laid out in Megatron's default order, tp fastest, then cp, then dp
+// (expert-parallel groups are runs of consecutive dp ranks), then pp; GPU id =
+// rank, HB domain = id / K. So a TP group of size <= K sits inside one HB domain
+// and pipeline neighbours share a local rank (a rail) when K divides tp*cp*dp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "railsim/spec/model.h"
+
+namespace railsim::spec {
+
+enum class Recompute { kNone, kSelective, kFull };
+enum class Attention { kFlash, kClassic };
+
+const char* RecomputeName(Recompute r);
+const char* AttentionName(Attention a);
+
+/// Plain value; copyable on purpose (the search makes millions).
+struct Strategy {
+  int tp = 1;
+  int pp = 1;
+  int64_t dp = 1;
+  int cp = 1;
+  int ep = 1;
+  int vp = 1;                   ///< virtual pipeline stages per rank (1 = no interleaving)
+  int64_t micro_batch = 1;
+  int64_t global_batch = 1;
+  Recompute recompute = Recompute::kNone;
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;
+  /// Gradient reduce-scatter/all-reduce overlaps the last backward pass and
+  /// the parameter all-gather the first forward (Megatron-Core's
+  /// --overlap-grad-reduce / --overlap-param-gather).
+  bool overlap_dp_comm = true;
+  Attention attention = Attention::kFlash;
+
+  int64_t gpus() const { return int64_t{tp} * pp * dp * cp; }
+  int64_t num_microbatches() const { return global_batch / (dp * micro_batch); }
+};
+
+/// Largest cluster the analytic model accepts: far beyond any built machine,
+/// small enough that every product in the model stays exact in doubles.
+constexpr int64_t kMaxModelGpus = int64_t{1} << 24;
+constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
+
+/// Throws Error naming the flag (--tp, --pp, --dp, --cp, --ep, --vp,
+/// --micro-batch-size, --global-batch-size, --sequence-parallel, --gpus)
+/// unless `s` is a valid strategy for `model` on `gpus` GPUs: every degree
+/// positive, tp dividing heads, query groups and ffn size, pp*vp dividing the
+/// layers, tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
+/// cp dividing the sequence into 2*cp chunks, ep dividing experts and dp,
+/// interleaving only with pp >= 2 and microbatches divisible by pp.
+void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
+
+/// The same checks without throwing: true when valid. For the search.
+bool IsValidStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
+
+}  // namespace railsim::spec
