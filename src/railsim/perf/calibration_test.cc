@@ -5,6 +5,7 @@
 // parallel all-reduce after the backward pass. Prints predicted vs measured.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -76,6 +77,7 @@ spec::Strategy StrategyFor(const Row& r) {
   s.recompute = spec::Recompute::kFull;
   s.attention = spec::Attention::kClassic;
   s.overlap_dp_comm = false;
+  s.grad_reduce_16bit = true;
   return s;
 }
 
@@ -104,6 +106,12 @@ TEST(CalibrationTest, MegatronSc21TableOne) {
     std::printf("  %-16s %9.1f %9.1f %+6.1f%%   (fits %d, %.1f GiB)\n", PresetFor(r).c_str(), r.tflops,
                 e.tflops_per_gpu, 100 * error, e.memory.fits, e.memory.total_bytes / (1 << 30));
     EXPECT_TRUE(e.memory.fits) << PresetFor(r);
+    if (std::getenv("RAILSIM_DEBUG")) {
+      const TimeBreakdown& t = e.breakdown;
+      std::printf("     T=%.2f compute %.2f recomp %.2f tp %.2f pp %.2f dp %.2f bubble %.2f opt %.3f m=%lld\n",
+                  e.iteration_time_s, t.compute_s, t.recompute_s, t.tp_comm_s, t.pp_comm_s, t.dp_comm_s,
+                  t.bubble_s, t.optimizer_s, (long long)e.microbatches);
+    }
   }
   double mean = sum_abs / rows.size();
   std::printf("  mean absolute error %.1f%%, worst %.1f%%\n", 100 * mean, 100 * worst);

@@ -15,16 +15,20 @@ struct TileShape {
 // tile's rate; the relative rates are our assumption (docs/MODEL.md).
 constexpr TileShape kTiles[] = {{256, 128, 1.0}, {128, 128, 0.92}, {128, 64, 0.8}};
 
-// Fraction of scheduled tile work that is useful, for the best tile shape.
+// Fraction of the GPU's tile throughput a GEMM gets, for the best tile shape:
+// padding of partial tiles, an under-filled single wave, and on average a
+// fraction kTailWaves of a wave lost at the tail of multi-wave GEMMs (the
+// library's choice among tile shapes and split-k smooths the exact
+// ceil(tiles / SMs) staircase, so we use its mean).
+constexpr double kTailWaves = 0.3;
+
 double WaveEfficiency(double sms, double m, double n, double batch) {
   double best = 0;
   for (const TileShape& t : kTiles) {
-    double tiles_m = std::ceil(m / t.m);
-    double tiles_n = std::ceil(n / t.n);
-    double tiles = tiles_m * tiles_n * batch;
-    double waves = std::ceil(tiles / sms);
-    double useful = (m * n * batch) / (waves * sms * t.m * t.n);
-    best = std::max(best, useful * t.rate);
+    double tiles = std::ceil(m / t.m) * std::ceil(n / t.n) * batch;
+    double padding = (m * n * batch) / (tiles * t.m * t.n);
+    double occupancy = tiles <= sms ? tiles / sms : tiles / (tiles + kTailWaves * sms);
+    best = std::max(best, padding * occupancy * t.rate);
   }
   return best;
 }

@@ -54,24 +54,25 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Sta
   const comm::ClusterFabrics& f = c.fabrics;
   const int64_t k = f.hb_domain_size;
   double reduce = 0, gather = 0;
+  const double grad_bytes = s.grad_reduce_16bit ? 2 : 4;
   const int64_t dense_dp = s.dp * s.cp;
   if (dense_dp > 1) {
     comm::GroupLayout group = comm::LayoutOf(dense_dp, s.tp, k);
     if (s.distributed_optimizer) {
-      reduce += comm::ReduceScatterTime(4 * params.dense, group, f);
+      reduce += comm::ReduceScatterTime(grad_bytes * params.dense, group, f);
       gather += comm::AllGatherTime(2 * params.dense, group, f);
     } else {
-      reduce += comm::AllReduceTime(4 * params.dense, group, f);
+      reduce += comm::AllReduceTime(grad_bytes * params.dense, group, f);
     }
   }
   const int64_t expert_dp = dense_dp / s.ep;
   if (params.expert > 0 && expert_dp > 1) {
     comm::GroupLayout group = comm::LayoutOf(expert_dp, int64_t{s.tp} * s.cp * s.ep, k);
     if (s.distributed_optimizer) {
-      reduce += comm::ReduceScatterTime(4 * params.expert, group, f);
+      reduce += comm::ReduceScatterTime(grad_bytes * params.expert, group, f);
       gather += comm::AllGatherTime(2 * params.expert, group, f);
     } else {
-      reduce += comm::AllReduceTime(4 * params.expert, group, f);
+      reduce += comm::AllReduceTime(grad_bytes * params.expert, group, f);
     }
   }
   double exposed = reduce + gather;
@@ -79,7 +80,7 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Sta
     exposed = std::max(0.0, reduce - slowest.bwd) + std::max(0.0, gather - slowest.fwd);
   }
   if (s.pp > 1 && !c.model.untie_embeddings_and_output_weights) {
-    double bytes = 4.0 * double(PaddedVocab(c.model, s.tp)) * c.model.hidden_size / s.tp;
+    double bytes = grad_bytes * double(PaddedVocab(c.model, s.tp)) * c.model.hidden_size / s.tp;
     int64_t distance = int64_t{s.pp - 1} * s.tp * s.cp * s.dp;
     exposed += comm::AllReduceTime(bytes, comm::LayoutOf(2, distance, k), f);
   }

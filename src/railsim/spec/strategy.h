@@ -39,6 +39,9 @@ struct Strategy {
   /// the parameter all-gather the first forward (Megatron-Core's
   /// --overlap-grad-reduce / --overlap-param-gather).
   bool overlap_dp_comm = true;
+  /// Gradients are reduced in 16-bit (Megatron-Core's --grad-reduce-in-bf16;
+  /// also what 2021 Megatron-LM did in fp16 runs) instead of fp32.
+  bool grad_reduce_16bit = false;
   Attention attention = Attention::kFlash;
 
   int64_t gpus() const { return int64_t{tp} * pp * dp * cp; }
