@@ -1,9 +1,194 @@
-// `railsim estimate` and `railsim search` (iteration time, memory, best
-// parallelisation).
+// `railsim estimate` (one strategy: iteration time, MFU, memory) and
+// `railsim search` (every valid strategy, ranked).
+#include <unistd.h>
+
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include "railsim/cli/commands.h"
+#include "railsim/cli/flags.h"
+#include "railsim/core/error.h"
+#include "railsim/perf/context.h"
+#include "railsim/perf/estimate.h"
+#include "railsim/report/perf_report.h"
+#include "railsim/search/search.h"
+#include "railsim/spec/presets.h"
 
 namespace railsim::cli {
+namespace {
 
-std::vector<Command> PerfCommands() { return {}; }
+// Flags shared by estimate and search: the job and the cluster.
+struct JobFlags {
+  std::string model, system, gpus, global_batch;
+  std::string network = "rail-optimized";
+  std::string hb_size;
+  std::string attention = "flash";
+  std::string format = "table";
+};
+
+void AddJobFlags(CLI::App* sub, JobFlags* f) {
+  sub->add_option("--model", f->model, "model preset or JSON file")->required();
+  sub->add_option("--system", f->system, "system preset or JSON file")->required();
+  sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
+  sub->add_option("--global-batch-size", f->global_batch, "sequences per iteration")->required();
+  sub->add_option("--network", f->network, "rail-only, rail-optimized or ideal (one HB domain, K = N)")
+      ->capture_default_str();
+  sub->add_option("--hb-size", f->hb_size, "override the system's HB domain size K (what-if)");
+  sub->add_option("--attention", f->attention, "flash or classic (materialised softmax)")
+      ->capture_default_str();
+  sub->add_option("--format", f->format, "table or json")->capture_default_str();
+}
+
+comm::NetworkKind ParseNetwork(const std::string& text) {
+  std::string n = ParseChoiceFlag("--network", text, {"rail-only", "rail-optimized", "ideal"});
+  if (n == "rail-only") return comm::NetworkKind::kRailOnly;
+  if (n == "ideal") return comm::NetworkKind::kIdeal;
+  return comm::NetworkKind::kRailOptimized;
+}
+
+struct Job {
+  perf::PerfContext context;
+  int64_t global_batch;
+  spec::Attention attention;
+  Format format;
+};
+
+Job ParseJob(const JobFlags& f) {
+  Format format = ParseFormatFlag(f.format, false);
+  int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
+  int64_t batch = ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
+  comm::NetworkKind network = ParseNetwork(f.network);
+  int64_t hb = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
+  spec::Attention attention =
+      ParseChoiceFlag("--attention", f.attention, {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
+                                                                                     : spec::Attention::kFlash;
+  spec::ModelSpec model = spec::LoadModel(f.model, "--model");
+  spec::SystemSpec system = spec::LoadSystem(f.system, "--system");
+  return {perf::MakePerfContext(model, system, gpus, network, hb), batch, attention, format};
+}
+
+Action SetupEstimate(CLI::App* sub) {
+  struct Flags {
+    JobFlags job;
+    std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
+    std::string recompute = "none";
+    bool sequence_parallel = false, distributed_optimizer = false, no_dp_overlap = false;
+    bool grad_reduce_in_bf16 = false;
+  };
+  auto f = std::make_shared<Flags>();
+  AddJobFlags(sub, &f->job);
+  sub->add_option("--tp", f->tp, "tensor-parallel degree")->required();
+  sub->add_option("--pp", f->pp, "pipeline-parallel degree")->required();
+  sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
+  sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
+  sub->add_option("--ep", f->ep, "expert-parallel degree (MoE)")->capture_default_str();
+  sub->add_option("--vp", f->vp, "virtual pipeline stages per rank (1 = no interleaving)")->capture_default_str();
+  sub->add_option("--micro-batch-size", f->micro_batch, "sequences per micro-batch")->required();
+  sub->add_option("--recompute", f->recompute, "none, selective or full")->capture_default_str();
+  sub->add_flag("--sequence-parallel", f->sequence_parallel, "sequence parallelism (with tp > 1)");
+  sub->add_flag("--distributed-optimizer", f->distributed_optimizer, "shard optimizer states (ZeRO-1)");
+  sub->add_flag("--no-dp-overlap", f->no_dp_overlap,
+                "do not overlap data-parallel communication with compute");
+  sub->add_flag("--grad-reduce-in-bf16", f->grad_reduce_in_bf16, "reduce gradients in 16-bit, not fp32");
+  return [f]() {
+    Job job = ParseJob(f->job);
+    const int64_t n = job.context.gpus;
+    spec::Strategy s;
+    s.tp = int(ParseIntFlag("--tp", f->tp, 1, 1 << 20));
+    s.pp = int(ParseIntFlag("--pp", f->pp, 1, 1 << 20));
+    s.cp = int(ParseIntFlag("--cp", f->cp, 1, 1 << 20));
+    s.ep = int(ParseIntFlag("--ep", f->ep, 1, 1 << 20));
+    s.vp = int(ParseIntFlag("--vp", f->vp, 1, 1 << 20));
+    s.micro_batch = ParseIntFlag("--micro-batch-size", f->micro_batch, 1, spec::kMaxGlobalBatch);
+    s.global_batch = job.global_batch;
+    if (f->dp.empty()) {
+      int64_t others = int64_t{s.tp} * s.pp * s.cp;
+      if (others > n || n % others != 0) {
+        throw Error("--dp", fmt::format("tp x pp x cp = {} x {} x {} = {} does not divide --gpus {}", s.tp,
+                                        s.pp, s.cp, others, n));
+      }
+      s.dp = n / others;
+    } else {
+      s.dp = ParseIntFlag("--dp", f->dp, 1, spec::kMaxModelGpus);
+    }
+    std::string r = ParseChoiceFlag("--recompute", f->recompute, {"none", "selective", "full"});
+    s.recompute = r == "full" ? spec::Recompute::kFull
+                              : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
+    s.sequence_parallel = f->sequence_parallel;
+    s.distributed_optimizer = f->distributed_optimizer;
+    s.overlap_dp_comm = !f->no_dp_overlap;
+    s.grad_reduce_16bit = f->grad_reduce_in_bf16;
+    s.attention = job.attention;
+    spec::ValidateStrategy(job.context.model, n, s);
+    perf::Estimate e = perf::EstimateIteration(job.context, s);
+    PrintStdout(job.format == Format::kJson ? report::EstimateJson(job.context, s, e)
+                                            : report::EstimateTable(job.context, s, e));
+    return 0;
+  };
+}
+
+// A search larger than this would run for many minutes; refuse it up front.
+constexpr int64_t kDefaultMaxStrategies = 200'000'000;
+
+Action SetupSearch(CLI::App* sub) {
+  struct Flags {
+    JobFlags job;
+    std::string top = "10";
+    std::string threads;
+    std::string max_strategies = std::to_string(kDefaultMaxStrategies);
+  };
+  auto f = std::make_shared<Flags>();
+  AddJobFlags(sub, &f->job);
+  sub->add_option("--top", f->top, "how many of the best strategies to print")->capture_default_str();
+  sub->add_option("--threads", f->threads, "worker threads (default: all cores)");
+  sub->add_option("--max-strategies", f->max_strategies, "refuse searches larger than this")
+      ->capture_default_str();
+  return [f]() {
+    Job job = ParseJob(f->job);
+    search::SearchOptions o;
+    o.global_batch = job.global_batch;
+    o.attention = job.attention;
+    o.top_k = int(ParseIntFlag("--top", f->top, 1, 100000));
+    int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+    o.threads = f->threads.empty() ? hardware : int(ParseIntFlag("--threads", f->threads, 1, 1024));
+    int64_t limit = ParseIntFlag("--max-strategies", f->max_strategies, 1, INT64_MAX);
+    int64_t count = search::CountStrategies(job.context, o);
+    if (count > limit) {
+      throw Error("--max-strategies", fmt::format("the search would enumerate {} strategies, more than the "
+                                                  "limit {}; raise --max-strategies to run it anyway",
+                                                  count, limit));
+    }
+    bool tty = isatty(STDERR_FILENO) != 0;
+    auto start = std::chrono::steady_clock::now();
+    bool shown = false;
+    if (tty) {
+      o.progress = [&](int64_t done, int64_t total) {
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (elapsed < 1.0) return;
+        shown = true;
+        fmt::print(stderr, "\rsearch: {}/{} parallel layouts ({:.0f}%), {:.1f} s", done, total,
+                   total ? 100.0 * done / total : 100.0, elapsed);
+        std::fflush(stderr);
+      };
+    }
+    search::SearchResult r = search::Search(job.context, o);
+    if (shown) fmt::print(stderr, "\n");
+    PrintStdout(job.format == Format::kJson ? report::SearchJson(job.context, r)
+                                            : report::SearchTable(job.context, r));
+    return 0;
+  };
+}
+
+}  // namespace
+
+std::vector<Command> PerfCommands() {
+  return {
+      {"estimate", "iteration time, MFU and memory of one parallelisation strategy", SetupEstimate},
+      {"search", "every valid strategy, memory-infeasible ones dropped, ranked by iteration time",
+       SetupSearch},
+  };
+}
 
 }  // namespace railsim::cli

@@ -47,8 +47,19 @@ StageTime StageFor(const PerfContext& c, const spec::Strategy& s, const LayerCos
 
 // Exposed data-parallel time: gradient reduction (all-reduce, or
 // reduce-scatter with the distributed optimizer) and the parameter
-// all-gather, each hidden behind one micro-batch's backward or forward when
-// overlap is on; plus the tied-embedding all-reduce between first and last stage.
+// all-gather, plus the tied-embedding all-reduce between first and last stage.
+// With overlap on (Megatron-Core), a stage's reduction runs behind its last
+// micro-batch's backward, and with vp interleaved chunks each chunk's share
+// starts as soon as that chunk's last backward ends: the cool-down then offers
+// about (1 + (vp - 1) pp) chunk-backwards of cover, and only the last chunk's
+// share beyond its own backward is always exposed. The parameter all-gather
+// mirrors this against the forward passes of the warm-up.
+double Exposed(double comm, double pass, const spec::Strategy& s) {
+  const double v = s.vp;
+  double window = pass / v * (1 + (v - 1) * s.pp);
+  return std::max({0.0, comm / v - pass / v, comm - window});
+}
+
 double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const StageTime& slowest,
                         const StageParams& params) {
   const comm::ClusterFabrics& f = c.fabrics;
@@ -76,9 +87,7 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Sta
     }
   }
   double exposed = reduce + gather;
-  if (s.overlap_dp_comm) {
-    exposed = std::max(0.0, reduce - slowest.bwd) + std::max(0.0, gather - slowest.fwd);
-  }
+  if (s.overlap_dp_comm) exposed = Exposed(reduce, slowest.bwd, s) + Exposed(gather, slowest.fwd, s);
   if (s.pp > 1 && !c.model.untie_embeddings_and_output_weights) {
     double bytes = grad_bytes * double(PaddedVocab(c.model, s.tp)) * c.model.hidden_size / s.tp;
     int64_t distance = int64_t{s.pp - 1} * s.tp * s.cp * s.dp;

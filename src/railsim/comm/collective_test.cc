@@ -1,0 +1,98 @@
+// Collective times against hand calculations and the Rail-only paper's
+// all-to-all forwarding overheads (Wang et al., arXiv 2307.12169: 8.2%-11.2%,
+// 4.1%-5.6% in an earlier version; the (K, M) cases are our fit, see
+// tests/data/README.md).
+#include "railsim/comm/collective.h"
+
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+namespace railsim::comm {
+namespace {
+
+// Ideal fabrics (efficiency 1, no latency) so that results are the formulas.
+ClusterFabrics Fabrics(NetworkKind kind, int64_t k, double hb_Bps, double nic_Bps) {
+  ClusterFabrics c;
+  c.network = kind;
+  c.hb_domain_size = k;
+  c.hb = {hb_Bps, 1, 0};
+  c.nic = {nic_Bps, 1, 0};
+  return c;
+}
+
+TEST(CollectiveTest, LayoutOfMegatronGroups) {
+  // TP of 8 in K = 8: one domain.
+  GroupLayout tp = LayoutOf(8, 1, 8);
+  EXPECT_EQ(8, tp.local);
+  EXPECT_EQ(1, tp.domains);
+  // DP of 32 with stride 8 (tp = 8): one member per domain, all on one rail.
+  GroupLayout dp = LayoutOf(32, 8, 8);
+  EXPECT_EQ(1, dp.local);
+  EXPECT_EQ(32, dp.domains);
+  EXPECT_TRUE(dp.rail_aligned);
+  // DP of 32 with stride 2 (tp = 2): 4 per domain over 8 domains.
+  GroupLayout mixed = LayoutOf(32, 2, 8);
+  EXPECT_EQ(4, mixed.local);
+  EXPECT_EQ(8, mixed.domains);
+  EXPECT_TRUE(mixed.rail_aligned);
+}
+
+TEST(CollectiveTest, RingAllReduceByHand) {
+  // 8 GPUs on NVLink at 300 GB/s, 1 GB: 2 x 7/8 x 1e9 / 300e9 = 5.833 ms.
+  ClusterFabrics c = Fabrics(NetworkKind::kRailOptimized, 8, 300e9, 25e9);
+  EXPECT_NEAR(2.0 * 7 / 8 * 1e9 / 300e9, AllReduceTime(1e9, LayoutOf(8, 1, 8), c), 1e-12);
+  // 4 GPUs on one rail at 25 GB/s: 2 x 3/4 x 1e9 / 25e9 = 60 ms.
+  EXPECT_NEAR(2.0 * 3 / 4 * 1e9 / 25e9, AllReduceTime(1e9, LayoutOf(4, 8, 8), c), 1e-12);
+  // Reduce-scatter is half an all-reduce.
+  EXPECT_NEAR(3.0 / 4 * 1e9 / 25e9, ReduceScatterTime(1e9, LayoutOf(4, 8, 8), c), 1e-12);
+}
+
+TEST(CollectiveTest, HierarchicalAllReduceOnRailOnly) {
+  // 16 GPUs = 2 domains x 8: RS in domain (7/8 S / hb), AR of S/8 on each rail
+  // (2 x 1/2 x S/8 / nic), AG in domain (7/8 S / hb).
+  ClusterFabrics c = Fabrics(NetworkKind::kRailOnly, 8, 300e9, 25e9);
+  double s = 8e9;
+  double expected = 7.0 / 8 * s / 300e9 + 2 * 0.5 * (s / 8) / 25e9 + 7.0 / 8 * s / 300e9;
+  EXPECT_NEAR(expected, AllReduceTime(s, LayoutOf(16, 1, 8), c), 1e-12);
+  // Rail-optimized may run a flat ring instead: 2 x 15/16 x S / (8 x 25 GB/s), faster here.
+  ClusterFabrics opt = Fabrics(NetworkKind::kRailOptimized, 8, 300e9, 25e9);
+  EXPECT_NEAR(2.0 * 15 / 16 * s / (8 * 25e9), AllReduceTime(s, LayoutOf(16, 1, 8), opt), 1e-12);
+}
+
+// Reference section 4: overhead of forwarded all-to-all = (K-1) M / (K (M-1)) x C_S / C_F.
+TEST(CollectiveTest, ForwardedAllToAllOverheadMatchesPaper) {
+  struct Case {
+    const char* name;
+    int64_t k, m;
+    double nic, hb, paper_percent;
+  } cases[] = {{"A100, K 8, M 9", 8, 9, 25e9, 300e9, 8.2},
+               {"H100, K 256, M 128", 256, 128, 50e9, 450e9, 11.2},
+               {"A100 bidirectional NVLink", 8, 9, 25e9, 600e9, 4.1},
+               {"H100 bidirectional NVLink", 256, 128, 50e9, 900e9, 5.6}};
+  for (const Case& x : cases) {
+    ClusterFabrics only = Fabrics(NetworkKind::kRailOnly, x.k, x.hb, x.nic);
+    ClusterFabrics opt = Fabrics(NetworkKind::kRailOptimized, x.k, x.hb, x.nic);
+    GroupLayout all = LayoutOf(x.k * x.m, 1, x.k);
+    double bytes = 1e6 * double(x.k * x.m);  // 1 MB to every peer
+    double overhead = AllToAllTime(bytes, all, only, false) / AllToAllTime(bytes, all, opt, false) - 1;
+    std::printf("  %-28s forwarding overhead %.2f%% (paper %.1f%%)\n", x.name, 100 * overhead, x.paper_percent);
+    EXPECT_NEAR(x.paper_percent, 100 * overhead, 0.05) << x.name;
+    // Pipelined forwarding hides the NVLink phase entirely here.
+    EXPECT_NEAR(0, AllToAllTime(bytes, all, only, true) / AllToAllTime(bytes, all, opt, true) - 1, 1e-12);
+  }
+}
+
+TEST(CollectiveTest, PipelineNeighbours) {
+  ClusterFabrics only = Fabrics(NetworkKind::kRailOnly, 8, 300e9, 25e9);
+  // Stages 8 ranks apart: same rail, NIC time.
+  EXPECT_NEAR(1e9 / 25e9, SendRecvTime(1e9, 8, 4, only), 1e-12);
+  // Two stages 4 ranks apart fit in one domain: NVLink.
+  EXPECT_NEAR(1e9 / 300e9, SendRecvTime(1e9, 4, 2, only), 1e-12);
+  // Four stages 4 ranks apart cross domains on different rails: forwarded,
+  // pipelined, so the NIC still bounds it.
+  EXPECT_NEAR(1e9 / 25e9, SendRecvTime(1e9, 4, 4, only), 1e-12);
+}
+
+}  // namespace
+}  // namespace railsim::comm

@@ -1,0 +1,127 @@
+// The iteration-time and memory model against hand calculations: Megatron's
+// FLOP formulas, Korthikanti et al.'s activation formulas, 18 bytes per
+// parameter, and internal consistency of the breakdown.
+#include "railsim/perf/estimate.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "railsim/spec/presets.h"
+
+namespace railsim::perf {
+namespace {
+
+spec::Strategy Make(int tp, int pp, int64_t dp, int64_t b, int64_t batch) {
+  spec::Strategy s;
+  s.tp = tp;
+  s.pp = pp;
+  s.dp = dp;
+  s.micro_batch = b;
+  s.global_batch = batch;
+  return s;
+}
+
+TEST(ModelStatsTest, MegatronFlopFormulas) {
+  // Narayanan et al. (SC'21): with full recomputation
+  // F = 96 B s l h^2 (1 + s / 6h + V / 16lh); without, 72 B s l h^2 (1 + s / 6h) + 6 B s h V.
+  spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
+  spec::Strategy s = Make(8, 64, 6, 1, 3072);
+  double B = 3072, sq = 2048, l = 128, h = 25600, V = 51200;
+  double with = 96 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (16 * l * h));
+  double without = 72 * B * sq * l * h * h * (1 + sq / (6 * h)) + 6 * B * sq * h * V;
+  s.recompute = spec::Recompute::kFull;
+  EXPECT_NEAR(1, HardwareFlopsPerIteration(m, s) / with, 1e-12);
+  EXPECT_NEAR(1, ModelFlopsPerIteration(m, s) / without, 1e-12);
+}
+
+TEST(ModelStatsTest, GqaAndSwigluParameters) {
+  // Llama 3 70B by hand: attention h(h + 2kv) + h^2 with kv = 8 x 128;
+  // SwiGLU 3 h f; two RMSNorms h each; untied embeddings V h twice; no biases.
+  spec::ModelSpec m = spec::LoadModel("llama3-70b", "--model");
+  double h = 8192, kv = 1024, f = 28672, V = 128256, l = 80;
+  double expected = l * (h * (h + 2 * kv) + h * h + 3 * h * f + 2 * h) + 2 * V * h + h;
+  EXPECT_NEAR(expected, CountParams(m).total, 1);
+  EXPECT_NEAR(70.6e9, CountParams(m).total, 0.1e9);
+}
+
+TEST(MemoryTest, EighteenBytesPerParameter) {
+  spec::ModelSpec m = spec::LoadModel("gpt3-175b", "--model");
+  PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 1024,
+                                  comm::NetworkKind::kRailOptimized);
+  spec::Strategy s = Make(8, 8, 16, 1, 512);
+  MemoryBreakdown plain = EstimateMemory(c, s);
+  double params = plain.weights_bytes / 2;
+  EXPECT_NEAR(4 * params, plain.gradients_bytes, 1);
+  EXPECT_NEAR(12 * params, plain.optimizer_bytes, 1);
+  s.distributed_optimizer = true;
+  EXPECT_NEAR(12 * params / 16, EstimateMemory(c, s).optimizer_bytes, 1);
+}
+
+TEST(MemoryTest, KorthikantiActivationsWithoutRecomputation) {
+  // One stage, one micro-batch, TP t without SP: per layer
+  // s b h (10 + 24/t + 5 a s / (h t)) bytes (Korthikanti et al. 2022, eq. 2),
+  // plus the embedding output and its dropout mask (3 s b h) and the logits
+  // (6 s b V / t: 16-bit and fp32).
+  spec::ModelSpec m = spec::LoadModel("megatron-18.4b", "--model");
+  PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 8,
+                                  comm::NetworkKind::kRailOptimized);
+  spec::Strategy s = Make(8, 1, 1, 2, 2);
+  s.attention = spec::Attention::kClassic;
+  double sq = 2048, b = 2, h = 6144, a = 48, t = 8, l = 40, V = 51200;
+  double per_layer = sq * b * h * (10 + 24 / t + 5 * a * sq / (h * t));
+  double expected = l * per_layer + 3 * sq * b * h + 6 * sq * b * V / t;
+  EXPECT_NEAR(1, EstimateMemory(c, s).activations_bytes / expected, 1e-9);
+  // Sequence parallelism with selective recomputation: 34 s b h / t per layer.
+  s.sequence_parallel = true;
+  s.recompute = spec::Recompute::kSelective;
+  double selective = l * 34 * sq * b * h / t + 3 * sq * b * h / t + 6 * sq * b * V / t;
+  EXPECT_NEAR(1, EstimateMemory(c, s).activations_bytes / selective, 1e-9);
+}
+
+TEST(EstimateTest, BreakdownAddsUpAndMetricsAgree) {
+  spec::ModelSpec m = spec::LoadModel("llama3-70b", "--model");
+  PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-h100", "--system"), 1024,
+                                  comm::NetworkKind::kRailOnly);
+  spec::Strategy s = Make(8, 4, 32, 1, 512);
+  s.vp = 5;
+  s.sequence_parallel = true;
+  s.distributed_optimizer = true;
+  s.recompute = spec::Recompute::kSelective;
+  spec::ValidateStrategy(m, 1024, s);
+  Estimate e = EstimateIteration(c, s);
+  EXPECT_NEAR(e.iteration_time_s, e.breakdown.total(), 1e-12);
+  EXPECT_GT(e.breakdown.bubble_s, 0);
+  EXPECT_GT(e.breakdown.tp_comm_s, 0);
+  EXPECT_NEAR(e.mfu, e.model_flops_per_iteration / (e.iteration_time_s * 1024 * 989e12), 1e-12);
+  EXPECT_GE(e.hfu, e.mfu);
+  EXPECT_GT(e.mfu, 0.2);
+  EXPECT_LT(e.mfu, 0.7);
+}
+
+TEST(EstimateTest, MoreMicrobatchesShrinkTheBubbleShare) {
+  spec::ModelSpec m = spec::LoadModel("gpt3-175b", "--model");
+  PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 512,
+                                  comm::NetworkKind::kRailOptimized);
+  Estimate small = EstimateIteration(c, Make(8, 8, 8, 1, 64));
+  Estimate large = EstimateIteration(c, Make(8, 8, 8, 1, 1024));
+  EXPECT_GT(small.breakdown.bubble_s / small.iteration_time_s, large.breakdown.bubble_s / large.iteration_time_s);
+  // 1F1B bubble: (p - 1) micro-batch times; with 8 micro-batches and 8
+  // stages the bubble is 7/8 of the steady-state time, up to stage imbalance.
+  double steady = small.iteration_time_s - small.breakdown.bubble_s - small.breakdown.pp_comm_s -
+                  small.breakdown.dp_comm_s - small.breakdown.optimizer_s;
+  EXPECT_NEAR(7.0 / 8, small.breakdown.bubble_s / steady, 0.05);
+}
+
+TEST(EstimateTest, MemoryThatDoesNotFitIsReportedNotRejected) {
+  spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
+  PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-h100", "--system"), 64,
+                                  comm::NetworkKind::kRailOptimized);
+  Estimate e = EstimateIteration(c, Make(8, 8, 1, 1, 8));
+  EXPECT_FALSE(e.memory.fits);
+  EXPECT_GT(e.memory.total_bytes, e.memory.capacity_bytes);
+  EXPECT_GT(e.iteration_time_s, 0);
+}
+
+}  // namespace
+}  // namespace railsim::perf

@@ -1,0 +1,177 @@
+#include "railsim/report/perf_report.h"
+
+#include <fmt/format.h>
+
+#include "railsim/core/units.h"
+#include "railsim/perf/model_stats.h"
+#include "railsim/report/json_objects.h"
+#include "railsim/report/table.h"
+
+namespace railsim::report {
+namespace {
+
+Json StrategyObject(const spec::Strategy& s) {
+  Json j;
+  j["tp"] = s.tp;
+  j["pp"] = s.pp;
+  j["dp"] = s.dp;
+  j["cp"] = s.cp;
+  j["ep"] = s.ep;
+  j["vp"] = s.vp;
+  j["micro_batch_size"] = s.micro_batch;
+  j["global_batch_size"] = s.global_batch;
+  j["microbatches"] = s.num_microbatches();
+  j["recompute"] = spec::RecomputeName(s.recompute);
+  j["sequence_parallel"] = s.sequence_parallel;
+  j["distributed_optimizer"] = s.distributed_optimizer;
+  j["attention"] = spec::AttentionName(s.attention);
+  j["overlap_dp_comm"] = s.overlap_dp_comm;
+  j["grad_reduce_in_bf16"] = s.grad_reduce_16bit;
+  return j;
+}
+
+// Adds the estimate's fields to `j` (an estimate document or object).
+void AddEstimateFields(const perf::Estimate& e, Json* out) {
+  Json& j = *out;
+  j["iteration_time_s"] = e.iteration_time_s;
+  j["model_flops_per_iteration"] = e.model_flops_per_iteration;
+  j["hardware_flops_per_iteration"] = e.hardware_flops_per_iteration;
+  j["mfu"] = e.mfu;
+  j["hfu"] = e.hfu;
+  j["tflops_per_gpu"] = e.tflops_per_gpu;
+  j["tokens_per_s"] = e.tokens_per_s;
+  j["memory_per_gpu_bytes"] = e.memory.total_bytes;
+  j["memory_capacity_bytes"] = e.memory.capacity_bytes;
+  j["memory_fits"] = e.memory.fits;
+  const perf::TimeBreakdown& t = e.breakdown;
+  Json b;
+  b["compute_s"] = t.compute_s;
+  b["recompute_s"] = t.recompute_s;
+  b["tp_comm_s"] = t.tp_comm_s;
+  b["cp_comm_s"] = t.cp_comm_s;
+  b["ep_comm_s"] = t.ep_comm_s;
+  b["pp_comm_s"] = t.pp_comm_s;
+  b["dp_comm_s"] = t.dp_comm_s;
+  b["bubble_s"] = t.bubble_s;
+  b["optimizer_s"] = t.optimizer_s;
+  j["breakdown"] = b;
+  const perf::MemoryBreakdown& m = e.memory;
+  Json mem;
+  mem["weights_bytes"] = m.weights_bytes;
+  mem["gradients_bytes"] = m.gradients_bytes;
+  mem["optimizer_bytes"] = m.optimizer_bytes;
+  mem["activations_bytes"] = m.activations_bytes;
+  mem["reserved_bytes"] = m.reserved_bytes;
+  mem["total_bytes"] = m.total_bytes;
+  mem["capacity_bytes"] = m.capacity_bytes;
+  j["memory"] = mem;
+}
+
+Json ContextObject(const perf::PerfContext& c) {
+  Json j;
+  j["model"] = c.model.name;
+  j["system"] = c.system.name;
+  j["network"] = perf::NetworkName(c.fabrics.network);
+  j["gpus"] = c.gpus;
+  j["hb_domain_size"] = c.fabrics.hb_domain_size;
+  j["model_params"] = perf::CountParams(c.model).total;
+  return j;
+}
+
+std::string StrategyLine(const spec::Strategy& s) {
+  std::string line = fmt::format("tp {} pp {} dp {} cp {}", s.tp, s.pp, s.dp, s.cp);
+  if (s.ep > 1) line += fmt::format(" ep {}", s.ep);
+  if (s.vp > 1) line += fmt::format(" vp {}", s.vp);
+  line += fmt::format(", micro-batch {} x {}, recompute {}", s.micro_batch, s.num_microbatches(),
+                      spec::RecomputeName(s.recompute));
+  if (s.sequence_parallel) line += ", sp";
+  if (s.distributed_optimizer) line += ", dist-opt";
+  return line;
+}
+
+}  // namespace
+
+std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
+  std::string out = fmt::format(
+      "{} on {} x {} ({} network, HB domain {})\nstrategy: {}\n\n", c.model.name, Grouped(c.gpus),
+      c.system.name, perf::NetworkName(c.fabrics.network), c.fabrics.hb_domain_size, StrategyLine(s));
+  TextTable t;
+  t.AddColumn("time", TextTable::Align::kLeft);
+  t.AddColumn("seconds");
+  t.AddColumn("share");
+  const perf::TimeBreakdown& b = e.breakdown;
+  std::pair<const char*, double> rows[] = {
+      {"compute", b.compute_s},       {"recompute", b.recompute_s}, {"tensor-parallel comm", b.tp_comm_s},
+      {"context-parallel comm", b.cp_comm_s}, {"expert-parallel comm", b.ep_comm_s},
+      {"pipeline comm", b.pp_comm_s}, {"pipeline bubble", b.bubble_s}, {"data-parallel comm", b.dp_comm_s},
+      {"optimizer", b.optimizer_s}};
+  for (const auto& [name, seconds] : rows) {
+    t.AddRow({name, fmt::format("{:.4f}", seconds), Percent(seconds / e.iteration_time_s)});
+  }
+  t.AddRow({"iteration", fmt::format("{:.4f}", e.iteration_time_s), "100.0%"});
+  out += t.Render();
+  out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {}, HFU {}, {:.0f} tokens/s\n",
+                     e.tflops_per_gpu, Percent(e.mfu), Percent(e.hfu), e.tokens_per_s);
+  const perf::MemoryBreakdown& m = e.memory;
+  out += fmt::format(
+      "memory per GPU: {} of {} ({}): weights {}, gradients {}, optimizer {}, activations {}, reserved {}\n",
+      BinaryBytes(m.total_bytes), BinaryBytes(m.capacity_bytes), m.fits ? "fits" : "DOES NOT FIT",
+      BinaryBytes(m.weights_bytes), BinaryBytes(m.gradients_bytes), BinaryBytes(m.optimizer_bytes),
+      BinaryBytes(m.activations_bytes), BinaryBytes(m.reserved_bytes));
+  return out;
+}
+
+std::string EstimateJson(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
+  Json j = ContextObject(c);
+  j["strategy"] = StrategyObject(s);
+  AddEstimateFields(e, &j);
+  return j.dump(2) + "\n";
+}
+
+std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& r) {
+  std::string out = fmt::format(
+      "{} on {} x {} ({} network, HB domain {}), global batch {}\n"
+      "{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n\n",
+      c.model.name, Grouped(c.gpus), c.system.name, perf::NetworkName(c.fabrics.network),
+      c.fabrics.hb_domain_size, r.results.empty() ? 0 : r.results[0].strategy.global_batch,
+      Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads);
+  if (r.results.empty()) return out + "no strategy fits in memory\n";
+  TextTable t;
+  for (const char* h : {"#", "tp", "pp", "dp", "cp", "ep", "vp", "mb", "recompute", "sp", "dist-opt"}) {
+    t.AddColumn(h, std::string(h) == "recompute" ? TextTable::Align::kLeft : TextTable::Align::kRight);
+  }
+  for (const char* h : {"iteration", "MFU", "TFLOP/s", "memory"}) t.AddColumn(h);
+  int rank = 1;
+  for (const search::RankedStrategy& rs : r.results) {
+    const spec::Strategy& s = rs.strategy;
+    const perf::Estimate& e = rs.estimate;
+    t.AddRow({std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
+              std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
+              spec::RecomputeName(s.recompute), s.sequence_parallel ? "yes" : "no",
+              s.distributed_optimizer ? "yes" : "no", fmt::format("{:.3f} s", e.iteration_time_s),
+              Percent(e.mfu), fmt::format("{:.1f}", e.tflops_per_gpu), BinaryBytes(e.memory.total_bytes)});
+  }
+  return out + t.Render();
+}
+
+std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r) {
+  Json j = ContextObject(c);
+  j["evaluated"] = r.evaluated;
+  j["pruned"] = r.pruned;
+  j["candidates"] = r.candidates;
+  j["elapsed_s"] = r.elapsed_s;
+  j["threads"] = r.threads;
+  Json results = Json::array();
+  for (const search::RankedStrategy& rs : r.results) {
+    Json entry;
+    entry["strategy"] = StrategyObject(rs.strategy);
+    Json estimate;
+    AddEstimateFields(rs.estimate, &estimate);
+    entry["estimate"] = estimate;
+    results.push_back(entry);
+  }
+  j["results"] = results;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace railsim::report

@@ -1,0 +1,30 @@
+// Formatting iteration-time estimates and search results (`railsim estimate`,
+// `railsim search`): tables for people, one JSON document for scripts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "railsim/perf/context.h"
+#include "railsim/perf/estimate.h"
+#include "railsim/search/search.h"
+#include "railsim/spec/strategy.h"
+
+namespace railsim::report {
+
+/// Strategy, time breakdown, throughput and memory as a readable report.
+std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e);
+
+/// One JSON document with at least: iteration_time_s,
+/// model_flops_per_iteration, mfu, hfu, tflops_per_gpu, memory_per_gpu_bytes,
+/// memory_fits, breakdown{compute_s, recompute_s, tp_comm_s, pp_comm_s,
+/// dp_comm_s, bubble_s, optimizer_s, ...}, memory{...}, strategy{...}.
+std::string EstimateJson(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e);
+
+/// The top strategies, one row each.
+std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& r);
+/// {"evaluated", "pruned", "elapsed_s", "threads", "results": [{"strategy",
+/// "estimate"}, ...]} plus the model, system and network searched.
+std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r);
+
+}  // namespace railsim::report

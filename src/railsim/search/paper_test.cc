@@ -1,0 +1,63 @@
+// The Rail-only paper's training-side claims, reproduced with the search and
+// printed (Wang et al., arXiv 2307.12169): GPT-1T on 32,768 H100 GPUs.
+#include <cmath>
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "railsim/search/search.h"
+#include "railsim/spec/presets.h"
+
+namespace railsim::search {
+namespace {
+
+double BestTime(comm::NetworkKind net, int64_t batch, int64_t hb = 0) {
+  perf::PerfContext c = perf::MakePerfContext(spec::LoadModel("megatron-1t", "--model"),
+                                              spec::LoadSystem("dgx-h100", "--system"), 32768, net, hb);
+  SearchOptions o;
+  o.global_batch = batch;
+  o.top_k = 1;
+  o.threads = 2;
+  SearchResult r = Search(c, o);
+  EXPECT_EQ(1u, r.results.size());
+  return r.results.empty() ? 0 : r.results[0].estimate.iteration_time_s;
+}
+
+TEST(PaperTest, RailOnlyMatchesRailOptimizedForDenseGpt1T) {
+  double only = BestTime(comm::NetworkKind::kRailOnly, 4096);
+  double optimized = BestTime(comm::NetworkKind::kRailOptimized, 4096);
+  std::printf("  GPT-1T, 32,768 H100, batch 4096: rail-only %.3f s, rail-optimized %.3f s (%+.2f%%)\n", only,
+              optimized, 100 * (only / optimized - 1));
+  EXPECT_NEAR(1, only / optimized, 0.005);
+}
+
+TEST(PaperTest, IterationTimeFallsSteeplyWithHbDomainThenFlattens) {
+  std::vector<double> times;
+  for (int k = 1; k <= 256; k *= 2) {
+    times.push_back(BestTime(comm::NetworkKind::kRailOnly, 4096, k));
+    std::printf("  HB domain %3d: best iteration %.3f s\n", k, times.back());
+  }
+  for (size_t i = 1; i < times.size(); ++i) EXPECT_LE(times[i], times[i - 1] * 1.0001);
+  // Steep: K = 1 is more than twice as slow as K = 32. Flat: beyond 32 the
+  // last three doublings gain under 2%.
+  EXPECT_GT(times[0], 2 * times[5]);
+  EXPECT_LT(times[5] / times[8], 1.02);
+}
+
+TEST(PaperTest, RailOnlyRelativeToIdealNetwork) {
+  // The paper reports about 95% of the ideal (K = N) at batch 256 and 99% at
+  // 4096. Our model agrees at 4096 to within a few percent; at 256 the job is
+  // strong-scaling-bound and the ideal fabric's NVLink-speed TP/CP across
+  // dozens of GPUs wins much more (see the issue notes).
+  double r256 = BestTime(comm::NetworkKind::kIdeal, 256) / BestTime(comm::NetworkKind::kRailOnly, 256);
+  double r4096 = BestTime(comm::NetworkKind::kIdeal, 4096) / BestTime(comm::NetworkKind::kRailOnly, 4096);
+  std::printf("  rail-only vs ideal: batch 256 %.1f%% (paper ~95%%), batch 4096 %.1f%% (paper ~99%%)\n",
+              100 * r256, 100 * r4096);
+  EXPECT_LE(r256, 1.0);
+  EXPECT_LE(r4096, 1.0);
+  EXPECT_GT(r4096, 0.90);
+  EXPECT_GT(r4096, r256);
+}
+
+}  // namespace
+}  // namespace railsim::search

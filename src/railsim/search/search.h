@@ -1,0 +1,62 @@
+// The parallelisation search: every valid strategy (tp, pp, dp, cp, ep,
+// micro-batch, virtual stages, recomputation, sequence parallelism,
+// distributed optimizer) for a model on a cluster, memory-infeasible ones
+// discarded before timing, the rest timed and ranked by iteration time.
+//
+// Enumeration builds only valid strategies (divisors, never filters over a
+// grid). Work is split over threads by (tp, cp, pp) units taken from a shared
+// counter; each worker owns its counters and its best-k list, and the lists
+// merge in a total order (time, then strategy fields), so the result is the
+// same for any thread count. Layer costs are computed once per (tp, cp, pp,
+// micro-batch, sp, ep) and reused across vp, recomputation and optimizer choices.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "railsim/perf/context.h"
+#include "railsim/perf/estimate.h"
+#include "railsim/spec/strategy.h"
+
+namespace railsim::search {
+
+struct SearchOptions {
+  int64_t global_batch = 0;
+  int top_k = 10;
+  int threads = 1;
+  /// Tensor parallelism stays inside one HB domain: tp divides K.
+  bool tp_within_hb_domain = true;
+  /// Largest context-parallel degree tried (powers of two).
+  int max_cp = 16;
+  spec::Attention attention = spec::Attention::kFlash;
+  /// Called now and then from the calling thread with (units done, units total).
+  std::function<void(int64_t, int64_t)> progress;
+};
+
+struct RankedStrategy {
+  spec::Strategy strategy;
+  perf::Estimate estimate;  ///< with memory filled in
+};
+
+struct SearchResult {
+  std::vector<RankedStrategy> results;  ///< best first, at most top_k
+  int64_t candidates = 0;  ///< strategies enumerated
+  int64_t evaluated = 0;   ///< timed (they fit in memory)
+  int64_t pruned = 0;      ///< discarded for memory before timing
+  double elapsed_s = 0;
+  int threads = 1;
+};
+
+/// Number of strategies Search() would enumerate, without timing any.
+int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& options);
+
+/// Runs the search. Requires options.global_batch >= 1, top_k >= 1,
+/// threads >= 1. Never throws.
+SearchResult Search(const perf::PerfContext& c, const SearchOptions& options);
+
+/// The order results are ranked in: faster first, ties broken by the
+/// strategy's fields so that the order is total and deterministic.
+bool RanksBefore(const RankedStrategy& a, const RankedStrategy& b);
+
+}  // namespace railsim::search

@@ -1,0 +1,110 @@
+// The strategy search: every result valid and feasible, ranked, the same for
+// any thread count, and its best equal to a brute-force minimum.
+#include "railsim/search/search.h"
+
+#include <gtest/gtest.h>
+
+#include "railsim/spec/presets.h"
+
+namespace railsim::search {
+namespace {
+
+perf::PerfContext Context(const char* model, const char* system, int64_t gpus,
+                          comm::NetworkKind net = comm::NetworkKind::kRailOptimized) {
+  return perf::MakePerfContext(spec::LoadModel(model, "--model"), spec::LoadSystem(system, "--system"), gpus,
+                               net);
+}
+
+TEST(SearchTest, ResultsAreValidFeasibleAndRanked) {
+  perf::PerfContext c = Context("gpt3-175b", "dgx-a100", 512);
+  SearchOptions o;
+  o.global_batch = 512;
+  o.top_k = 20;
+  SearchResult r = Search(c, o);
+  ASSERT_EQ(20u, r.results.size());
+  EXPECT_EQ(r.candidates, r.evaluated + r.pruned);
+  EXPECT_EQ(r.candidates, CountStrategies(c, o));
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    const RankedStrategy& rs = r.results[i];
+    EXPECT_NO_THROW(spec::ValidateStrategy(c.model, c.gpus, rs.strategy));
+    EXPECT_TRUE(rs.estimate.memory.fits);
+    EXPECT_NEAR(perf::EstimateIteration(c, rs.strategy).iteration_time_s, rs.estimate.iteration_time_s, 1e-12);
+    if (i > 0) {
+      EXPECT_TRUE(RanksBefore(r.results[i - 1], rs));
+    }
+  }
+}
+
+TEST(SearchTest, SameAnswerOnAnyThreadCount) {
+  perf::PerfContext c = Context("llama3-70b", "dgx-h100", 256);
+  SearchOptions o;
+  o.global_batch = 256;
+  o.top_k = 15;
+  o.threads = 1;
+  SearchResult one = Search(c, o);
+  o.threads = 2;
+  SearchResult two = Search(c, o);
+  ASSERT_EQ(one.results.size(), two.results.size());
+  EXPECT_EQ(one.evaluated, two.evaluated);
+  for (size_t i = 0; i < one.results.size(); ++i) {
+    EXPECT_EQ(one.results[i].estimate.iteration_time_s, two.results[i].estimate.iteration_time_s);
+    EXPECT_EQ(one.results[i].strategy.pp, two.results[i].strategy.pp);
+    EXPECT_EQ(one.results[i].strategy.micro_batch, two.results[i].strategy.micro_batch);
+  }
+}
+
+TEST(SearchTest, BestEqualsBruteForceMinimum) {
+  // Brute force over a grid that contains every strategy (valid or not).
+  perf::PerfContext c = Context("megatron-7.5b", "dgx-a100", 64);
+  SearchOptions o;
+  o.global_batch = 64;
+  o.top_k = 1;
+  SearchResult r = Search(c, o);
+  ASSERT_EQ(1u, r.results.size());
+  double best = 1e300;
+  int64_t feasible = 0;
+  for (int tp : {1, 2, 4, 8}) {
+    for (int pp : {1, 2, 3, 4, 6, 9, 12, 18, 36}) {
+      for (int cp : {1, 2, 4, 8, 16}) {
+        for (int64_t b : {1, 2, 4, 8, 16, 32, 64}) {
+          for (int vp : {1, 2, 3, 4, 6, 9, 12, 18, 36}) {
+            for (auto rc : {spec::Recompute::kNone, spec::Recompute::kSelective, spec::Recompute::kFull}) {
+              for (int sp = 0; sp < 2; ++sp) {
+                for (int dist = 0; dist < 2; ++dist) {
+                  spec::Strategy s;
+                  s.tp = tp, s.pp = pp, s.cp = cp, s.vp = vp, s.micro_batch = b, s.global_batch = 64;
+                  s.dp = 64 / (int64_t{tp} * pp * cp) > 0 ? 64 / (int64_t{tp} * pp * cp) : 1;
+                  s.recompute = rc, s.sequence_parallel = sp, s.distributed_optimizer = dist;
+                  if (sp && tp == 1) continue;
+                  if (dist && s.dp * cp == 1) continue;
+                  if (!spec::IsValidStrategy(c.model, 64, s)) continue;
+                  perf::Estimate e = perf::EstimateIteration(c, s);
+                  if (!e.memory.fits) continue;
+                  ++feasible;
+                  best = std::min(best, e.iteration_time_s);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(feasible, r.evaluated);
+  EXPECT_DOUBLE_EQ(best, r.results[0].estimate.iteration_time_s);
+}
+
+TEST(SearchTest, MixtureOfExpertsSearchesExpertParallelism) {
+  perf::PerfContext c = Context("mixtral-8x22b", "dgx-h100", 256, comm::NetworkKind::kRailOnly);
+  SearchOptions o;
+  o.global_batch = 256;
+  o.top_k = 5;
+  SearchResult r = Search(c, o);
+  ASSERT_FALSE(r.results.empty());
+  bool any_ep = false;
+  for (const RankedStrategy& rs : r.results) any_ep |= rs.strategy.ep > 1;
+  EXPECT_TRUE(any_ep);
+}
+
+}  // namespace
+}  // namespace railsim::search
