@@ -136,7 +136,7 @@ Action SetupCost(CLI::App* sub) {
 }
 
 Action SetupCompare(CLI::App* sub) {
-  auto scenario_name = std::make_shared<std::string>("default");
+  auto scenario_name = std::make_shared<std::string>("paper-headline");
   auto catalog = std::make_shared<std::string>("default");
   auto format = std::make_shared<std::string>("table");
   sub->add_option("--scenario", *scenario_name, "scenario preset or JSON file")->capture_default_str();

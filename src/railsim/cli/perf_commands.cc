@@ -103,6 +103,7 @@ Action SetupEstimate(CLI::App* sub) {
     s.vp = int(ParseIntFlag("--vp", f->vp, 1, 1 << 20));
     s.micro_batch = ParseIntFlag("--micro-batch-size", f->micro_batch, 1, spec::kMaxGlobalBatch);
     s.global_batch = job.global_batch;
+    spec::ValidateDegrees(job.context.model, s);
     if (f->dp.empty()) {
       int64_t others = int64_t{s.tp} * s.pp * s.cp;
       if (others > n || n % others != 0) {

@@ -104,7 +104,7 @@ int64_t JsonReader::Int(const std::string& key, int64_t min, int64_t max) {
                                           : fmt::format("an integer in [{}, {}]", min, max);
   if (v.is_number_unsigned()) {
     uint64_t u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(max)) {
+    if (u > static_cast<uint64_t>(max) || (min > 0 && u < static_cast<uint64_t>(min))) {
       throw Error(PointerTo(key), fmt::format("expected {}, got {}", expected, u));
     }
     return static_cast<int64_t>(u);

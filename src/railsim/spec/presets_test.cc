@@ -1,6 +1,8 @@
 // Presets load and validate; spec loaders reject bad fields by JSON pointer.
 #include "railsim/spec/presets.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "railsim/core/error.h"
@@ -42,6 +44,12 @@ TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
   }
   EXPECT_EQ(4, systems);
   EXPECT_EQ(14, models);
+}
+
+TEST(PresetsTest, NamesAreUniqueAcrossKinds) {
+  // `presets show NAME` and error hints look names up across kinds.
+  std::set<std::string> names;
+  for (const PresetInfo& p : ListPresets()) EXPECT_TRUE(names.insert(p.name).second) << p.name;
 }
 
 TEST(PresetsTest, SystemNumbersFromPublicSpecs) {

@@ -9,24 +9,16 @@ namespace {
 
 // Returns "" when valid, else "flag\tmessage". One implementation serves the
 // throwing validator (edge) and the search's silent filter.
-std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
-  auto fail = [](const char* flag, std::string message) { return std::string(flag) + "\t" + message; };
-  if (gpus < 1 || gpus > kMaxModelGpus) {
-    return fail("--gpus", fmt::format("expected an integer in [1, {}], got {}", kMaxModelGpus, gpus));
-  }
+std::string Fail(const char* flag, std::string message) { return std::string(flag) + "\t" + message; }
+
+// The degrees against the model alone (no cluster size, no data parallelism).
+std::string CheckDegrees(const ModelSpec& m, const Strategy& s) {
+  auto fail = Fail;
   if (s.tp < 1) return fail("--tp", fmt::format("expected a positive integer, got {}", s.tp));
   if (s.pp < 1) return fail("--pp", fmt::format("expected a positive integer, got {}", s.pp));
   if (s.cp < 1) return fail("--cp", fmt::format("expected a positive integer, got {}", s.cp));
   if (s.ep < 1) return fail("--ep", fmt::format("expected a positive integer, got {}", s.ep));
   if (s.vp < 1) return fail("--vp", fmt::format("expected a positive integer, got {}", s.vp));
-  if (s.dp < 1) return fail("--dp", fmt::format("expected a positive integer, got {}", s.dp));
-  if (s.micro_batch < 1) {
-    return fail("--micro-batch-size", fmt::format("expected a positive integer, got {}", s.micro_batch));
-  }
-  if (s.global_batch < 1 || s.global_batch > kMaxGlobalBatch) {
-    return fail("--global-batch-size",
-                fmt::format("expected an integer in [1, {}], got {}", kMaxGlobalBatch, s.global_batch));
-  }
   if (m.num_attention_heads % s.tp != 0) {
     return fail("--tp", fmt::format("expected a divisor of num_attention_heads {}, got {}",
                                     m.num_attention_heads, s.tp));
@@ -49,14 +41,35 @@ std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
                                       m.num_layers / s.pp, s.vp));
     }
   }
+  if (s.cp > 1 && m.seq_length % (2 * s.cp) != 0) {
+    return fail("--cp", fmt::format("expected 2 x cp to divide seq_length {}, got cp {}", m.seq_length, s.cp));
+  }
+  if (!m.is_moe() && s.ep != 1) return fail("--ep", "expected 1 for a dense model (num_experts is 0)");
+  if (m.is_moe() && m.num_experts % s.ep != 0) {
+    return fail("--ep", fmt::format("expected a divisor of num_experts {}, got {}", m.num_experts, s.ep));
+  }
+  return "";
+}
+
+std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
+  auto fail = Fail;
+  if (gpus < 1 || gpus > kMaxModelGpus) {
+    return fail("--gpus", fmt::format("expected an integer in [1, {}], got {}", kMaxModelGpus, gpus));
+  }
+  if (std::string problem = CheckDegrees(m, s); !problem.empty()) return problem;
+  if (s.dp < 1) return fail("--dp", fmt::format("expected a positive integer, got {}", s.dp));
+  if (s.micro_batch < 1) {
+    return fail("--micro-batch-size", fmt::format("expected a positive integer, got {}", s.micro_batch));
+  }
+  if (s.global_batch < 1 || s.global_batch > kMaxGlobalBatch) {
+    return fail("--global-batch-size",
+                fmt::format("expected an integer in [1, {}], got {}", kMaxGlobalBatch, s.global_batch));
+  }
   // Products can overflow int64 only for absurd inputs; compare in doubles first.
   double product = double(s.tp) * double(s.pp) * double(s.dp) * double(s.cp);
   if (product != double(gpus) || s.gpus() != gpus) {
     return fail("--dp", fmt::format("expected tp x pp x dp x cp = --gpus {}, got {} x {} x {} x {} = {:.0f}",
                                     gpus, s.tp, s.pp, s.dp, s.cp, product));
-  }
-  if (s.cp > 1 && m.seq_length % (2 * s.cp) != 0) {
-    return fail("--cp", fmt::format("expected 2 x cp to divide seq_length {}, got cp {}", m.seq_length, s.cp));
   }
   if (double(s.dp) * double(s.micro_batch) > double(s.global_batch) ||
       s.global_batch % (s.dp * s.micro_batch) != 0) {
@@ -68,11 +81,7 @@ std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
     return fail("--vp", fmt::format("interleaving needs the microbatches ({}) to be a multiple of pp {}",
                                     s.num_microbatches(), s.pp));
   }
-  if (!m.is_moe() && s.ep != 1) return fail("--ep", "expected 1 for a dense model (num_experts is 0)");
   if (m.is_moe()) {
-    if (m.num_experts % s.ep != 0) {
-      return fail("--ep", fmt::format("expected a divisor of num_experts {}, got {}", m.num_experts, s.ep));
-    }
     if (s.dp % s.ep != 0) {
       return fail("--ep", fmt::format("expected a divisor of dp {} (experts are split across "
                                       "data-parallel ranks), got {}", s.dp, s.ep));
@@ -82,6 +91,12 @@ std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
     }
   }
   return "";
+}
+
+void ThrowIf(const std::string& problem) {
+  if (problem.empty()) return;
+  size_t tab = problem.find('\t');
+  throw Error(problem.substr(0, tab), problem.substr(tab + 1));
 }
 
 }  // namespace
@@ -97,11 +112,10 @@ const char* RecomputeName(Recompute r) {
 
 const char* AttentionName(Attention a) { return a == Attention::kFlash ? "flash" : "classic"; }
 
+void ValidateDegrees(const ModelSpec& model, const Strategy& s) { ThrowIf(CheckDegrees(model, s)); }
+
 void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s) {
-  std::string problem = Check(model, gpus, s);
-  if (problem.empty()) return;
-  size_t tab = problem.find('\t');
-  throw Error(problem.substr(0, tab), problem.substr(tab + 1));
+  ThrowIf(Check(model, gpus, s));
 }
 
 bool IsValidStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s) {

@@ -62,6 +62,10 @@ constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
 /// interleaving only with pp >= 2 and microbatches divisible by pp.
 void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
 
+/// Only the checks of tp, pp, vp, cp and ep against the model (no cluster
+/// size or data parallelism), so a bad degree is reported before dp is derived.
+void ValidateDegrees(const ModelSpec& model, const Strategy& s);
+
 /// The same checks without throwing: true when valid. For the search.
 bool IsValidStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
 

@@ -1,0 +1,257 @@
+// Feeds hundreds of bad inputs to every subcommand: wrong types, negative,
+// zero, huge, non-divisible, unknown names, truncated files, binary garbage,
+// a directory or a FIFO as a file. Each must exit 2 with exactly one line on
+// stderr, "railsim: error: ...", that names the field; none may crash, hang
+// or print a stack trace.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "railsim/cli/run_binary_test_util.h"
+
+namespace railsim::testing {
+namespace {
+
+using Args = std::vector<std::string>;
+
+struct Case {
+  Args args;
+  std::string field;  ///< must appear in the error line
+};
+
+// Replaces (or appends) `flag value` in `base`.
+Args With(Args base, const std::string& flag, const std::string& value) {
+  for (size_t i = 0; i + 1 < base.size(); ++i) {
+    if (base[i] == flag) {
+      base[i + 1] = value;
+      return base;
+    }
+  }
+  base.push_back(flag);
+  base.push_back(value);
+  return base;
+}
+
+Args Without(Args base, const std::string& flag) {
+  for (size_t i = 0; i < base.size(); ++i) {
+    if (base[i] == flag) {
+      base.erase(base.begin() + i, base.begin() + i + 2);
+      break;
+    }
+  }
+  return base;
+}
+
+class BadInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTempDir();
+    Write("garbage.json", std::string("\x00\xff\xfe\x01binary\x7f", 10));
+    Write("truncated.json", "{\"name\": \"x\", \"num_layers\": 2, \"hidden_size\"");
+    Write("array.json", "[1, 2, 3]");
+    Write("empty.json", "");
+    Write("deep.json", std::string(5000, '[') + std::string(5000, ']'));
+    Write("huge-number.json", "{\"name\": \"x\", \"num_layers\": 1e400}");
+    Write("unreadable.json", "not json at all");
+    chmod((dir_ + "/unreadable.json").c_str(), 0);
+    mkfifo((dir_ + "/fifo.json").c_str(), 0644);
+    mkdir((dir_ + "/adir.json").c_str(), 0755);
+  }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ + "/" + name, std::ios::binary) << text;
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::vector<std::string> BadFiles() const {
+    return {Path("garbage.json"), Path("truncated.json"), Path("array.json"),  Path("empty.json"),
+            Path("deep.json"),    Path("huge-number.json"), Path("unreadable.json"), Path("fifo.json"),
+            Path("adir.json"),    Path("missing.json"),   "/dev/null"};
+  }
+  // A copy of a preset with one field replaced: `"key": value`.
+  std::string Mutated(const std::string& preset, const std::string& key, const std::string& value) {
+    RunResult r = RunRailsim({"presets", "show", preset});
+    std::string text = r.out;
+    size_t at = text.find("\"" + key + "\":");
+    EXPECT_NE(std::string::npos, at) << key;
+    size_t start = text.find(':', at) + 1;
+    size_t end = text.find_first_of(",\n}", start);
+    if (text[start + 1] == '"') end = text.find('"', start + 2) + 1;
+    if (text[start + 1] == '[') end = text.find(']', start) + 1;
+    text.replace(start, end - start, " " + value);
+    std::string name = preset + "-" + key + "-" + std::to_string(counter_++) + ".json";
+    Write(name, text);
+    return Path(name);
+  }
+
+  std::string dir_;
+  int counter_ = 0;
+};
+
+void Check(const Case& c) {
+  RunResult r = RunRailsim(c.args, 60);
+  std::string shown;
+  for (const std::string& a : c.args) shown += a.size() > 60 ? a.substr(0, 60) + "... " : a + " ";
+  EXPECT_EQ(2, r.status) << shown << "\nstderr: " << r.err;
+  EXPECT_EQ(1, LineCount(r.err)) << shown << "\nstderr: " << r.err;
+  EXPECT_EQ(0u, r.err.find("railsim: error: ")) << shown << "\nstderr: " << r.err;
+  EXPECT_NE(std::string::npos, r.err.find(c.field)) << shown << "\nexpected field " << c.field
+                                                    << "\nstderr: " << r.err;
+  EXPECT_EQ("", r.out) << shown;
+}
+
+const Args kNetwork = {"network", "--design", "rail-only", "--gpus", "4096", "--hb-size", "8", "--radix", "64"};
+const Args kCost = {"cost", "--gpus", "4096", "--hb-size", "8", "--radix", "64"};
+const Args kEstimate = {"estimate", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "1024", "--tp",
+                        "8", "--pp", "8", "--global-batch-size", "512", "--micro-batch-size", "1"};
+const Args kSearch = {"search", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "1024",
+                      "--global-batch-size", "512"};
+
+TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
+  std::vector<Case> cases;
+  const std::vector<std::string> bad_counts = {"0", "-1", "-4096", "abc", "1.5", "1e3", "", "99999999999999999999",
+                                               "0x10", " 8", "8 GPUs", "nan", "inf"};
+  // Network and cost: every numeric flag with every bad count.
+  for (const Args& base : {kNetwork, kCost}) {
+    for (std::string flag : {"--gpus", "--hb-size", "--radix"}) {
+      for (const std::string& v : bad_counts) cases.push_back({With(base, flag, v), flag});
+      cases.push_back({Without(base, flag), flag});
+    }
+    for (std::string v : {"7", "3", "4095", "100000"}) cases.push_back({With(base, "--hb-size", v), "--hb-size"});
+    for (std::string v : {"63", "1", "3", "65537", "70000"}) cases.push_back({With(base, "--radix", v), "--radix"});
+    cases.push_back({With(With(base, "--radix", "8"), "--gpus", "4096"), "--radix"});  // > 3 tiers
+    cases.push_back({With(base, "--gpus", "2000000000"), "--gpus"});
+    for (std::string v : {"0", "-400Gbps", "fast", "400", "nan", "inf", "400Gbsp", "0Gbps", "1e999Gbps"}) {
+      cases.push_back({With(base, "--port-speed", v), "--port-speed"});
+    }
+    cases.push_back({With(base, "--port-speed", "800Gbps"), "--port-speed"});  // no catalog prices
+    for (std::string v : {"0", "0.5", "-1", "abc", "64", "nan"}) {
+      cases.push_back({With(base, "--oversubscription", v), "--oversubscription"});
+    }
+    for (const std::string& f : BadFiles()) cases.push_back({With(base, "--catalog", f), "--catalog"});
+    cases.push_back({With(base, "--catalog", "defualt"), "--catalog"});
+    cases.push_back({With(base, "--catalog", Mutated("default", "switch_port_cost_usd", "-694")), "switch_port_cost_usd"});
+    cases.push_back({With(base, "--catalog", Mutated("default", "transceiver_power_w", "\"9W\"")), "transceiver_power_w"});
+    cases.push_back({With(base, "--catalog", Mutated("default", "port_speed", "0")), "port_speed"});
+    cases.push_back({With(base, "--format", "xml"), "--format"});
+    cases.push_back({With(base, "--export", "plan.txt"), "--export"});
+    cases.push_back({With(base, "--export", dir_ + "/no/such/dir/c.csv"), "--export"});
+    cases.push_back({With(base, "--bogus", "1"), "--bogus"});
+  }
+  cases.push_back({With(kNetwork, "--export", dir_ + "/adir.json"), "--export"});
+  for (std::string d : {"railonly", "", "spine-free", "RAIL-ONLY"}) cases.push_back({With(kNetwork, "--design", d), "--design"});
+  cases.push_back({Without(kNetwork, "--design"), "--design"});
+
+  // Compare: scenario files.
+  for (const std::string& f : BadFiles()) cases.push_back({{"compare", "--scenario", f}, "--scenario"});
+  cases.push_back({{"compare", "--scenario", "nope"}, "--scenario"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "gpus", "0")}, "/gpus"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "gpus", "\"many\"")}, "/gpus"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "gpus", "1e12")}, "/gpus"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "hb_domain_sizes", "[7, 256]")}, "/hb_domain_sizes"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "hb_domain_sizes", "[]")}, "/hb_domain_sizes"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "hb_domain_sizes", "8")}, "/hb_domain_sizes"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "radixes", "[63]")}, "/radixes"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "radixes", "[4]")}, "radix"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "radixes", "[-64]")}, "/radixes"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "port_speed", "\"-1Gbps\"")}, "/port_speed"});
+  cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "name", "42")}, "/name"});
+  cases.push_back({{"compare", "--format", "yaml"}, "--format"});
+  cases.push_back({{"compare", "--catalog", Path("garbage.json")}, "--catalog"});
+
+  // Presets.
+  cases.push_back({{"presets", "show", "dgx-h10"}, "dgx-h100"});
+  cases.push_back({{"presets", "show", ""}, "presets show"});
+  cases.push_back({{"presets", "--format", "csv"}, "--format"});
+  cases.push_back({{"presets", "shw"}, "shw"});
+
+  // Estimate and search: the job.
+  for (const Args& base : {kEstimate, kSearch}) {
+    for (const std::string& f : BadFiles()) {
+      cases.push_back({With(base, "--model", f), "--model"});
+      cases.push_back({With(base, "--system", f), "--system"});
+    }
+    cases.push_back({With(base, "--model", "gpt-3"), "--model"});
+    cases.push_back({With(base, "--system", "dgx-h10"), "--system"});
+    cases.push_back({With(base, "--model", Mutated("gpt3-175b", "hidden_size", "-12288")), "/hidden_size"});
+    cases.push_back({With(base, "--model", Mutated("gpt3-175b", "hidden_size", "12288.5")), "/hidden_size"});
+    cases.push_back({With(base, "--model", Mutated("gpt3-175b", "num_attention_heads", "7")), "/num_attention_heads"});
+    cases.push_back({With(base, "--model", Mutated("gpt3-175b", "num_layers", "0")), "/num_layers"});
+    cases.push_back({With(base, "--model", Mutated("gpt3-175b", "num_layers", "true")), "/num_layers"});
+    cases.push_back({With(base, "--model", Mutated("gpt3-175b", "seq_length", "1e300")), "/seq_length"});
+    cases.push_back({With(base, "--model", Mutated("gpt3-175b", "vocab_size", "null")), "/vocab_size"});
+    cases.push_back({With(base, "--model", Mutated("gpt3-175b", "hidden_dropout", "2")), "/hidden_dropout"});
+    cases.push_back({With(base, "--model", Mutated("gpt3-175b", "position_embedding_type", "\"alibi\"")), "/position_embedding_type"});
+    cases.push_back({With(base, "--model", Mutated("mixtral-8x22b", "moe_router_topk", "9")), "/moe_router_topk"});
+    cases.push_back({With(base, "--model", Mutated("mixtral-8x22b", "num_experts", "1")), "/num_experts"});
+    cases.push_back({With(base, "--model", Mutated("llama3-70b", "num_query_groups", "7")), "/num_query_groups"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "hb_bandwidth", "\"0GB/s\"")), "/hb_bandwidth"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "nic_bandwidth", "\"-200Gbps\"")), "/nic_bandwidth"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "nic_bandwidth", "0")), "/nic_bandwidth"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "hb_efficiency", "1.5")), "/hb_efficiency"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "hb_efficiency", "0")), "/hb_efficiency"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "hb_domain_size", "0")), "/hb_domain_size"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "peak_flops", "\"312TFLOPs\"")), "/gpu/peak_flops"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "hbm_capacity", "\"80 GiB of HBM\"")), "/gpu/hbm_capacity"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "num_sms", "0")), "/gpu/num_sms"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "kernel_overhead", "\"-4us\"")), "/gpu/kernel_overhead"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "memory_reserved", "\"100GiB\"")), "/gpu/memory_reserved"});
+    for (const std::string& v : bad_counts) {
+      cases.push_back({With(base, "--gpus", v), "--gpus"});
+      cases.push_back({With(base, "--global-batch-size", v), "--global-batch-size"});
+    }
+    cases.push_back({With(base, "--gpus", "1000000000"), "--gpus"});
+    cases.push_back({With(base, "--global-batch-size", "1000000000000"), "--global-batch-size"});
+    for (std::string v : {"fat-tree", "", "Rail-Only"}) cases.push_back({With(base, "--network", v), "--network"});
+    for (std::string v : {"0", "3", "-8", "x"}) cases.push_back({With(base, "--hb-size", v), "--hb-size"});
+    cases.push_back({With(base, "--attention", "sparse"), "--attention"});
+    cases.push_back({With(base, "--format", "csv"), "--format"});
+  }
+  // Estimate: the strategy.
+  for (std::string flag : {"--tp", "--pp", "--micro-batch-size"}) {
+    for (const std::string& v : bad_counts) cases.push_back({With(kEstimate, flag, v), flag});
+    cases.push_back({Without(kEstimate, flag), flag});
+  }
+  for (std::string flag : {"--dp", "--cp", "--ep", "--vp"}) {
+    for (std::string v : {"0", "-1", "abc", "1.5"}) cases.push_back({With(kEstimate, flag, v), flag});
+  }
+  cases.push_back({With(kEstimate, "--tp", "7"), "--tp"});           // heads 96
+  cases.push_back({With(kEstimate, "--tp", "64"), "--tp"});          // 96 % 64
+  cases.push_back({With(kEstimate, "--pp", "7"), "--pp"});           // 96 layers
+  cases.push_back({With(kEstimate, "--pp", "5"), "--pp"});
+  cases.push_back({With(kEstimate, "--dp", "3"), "--dp"});           // 8 x 8 x 3 != 1024
+  cases.push_back({With(kEstimate, "--dp", "32"), "--dp"});
+  cases.push_back({With(kEstimate, "--cp", "3"), "--cp"});           // 2 x 3 does not divide 2048
+  cases.push_back({With(With(kEstimate, "--cp", "4096"), "--dp", "1"), "--cp"});
+  cases.push_back({With(With(kEstimate, "--cp", "2"), "--dp", "1"), "--dp"});  // 8 x 8 x 1 x 2 != 1024
+  cases.push_back({With(kEstimate, "--ep", "2"), "--ep"});           // dense model
+  cases.push_back({With(kEstimate, "--vp", "5"), "--vp"});           // 12 layers per stage
+  cases.push_back({With(With(kEstimate, "--pp", "1"), "--vp", "2"), "--vp"});
+  cases.push_back({With(kEstimate, "--micro-batch-size", "3"), "--global-batch-size"});
+  cases.push_back({With(kEstimate, "--global-batch-size", "100"), "--global-batch-size"});
+  cases.push_back({With(kEstimate, "--global-batch-size", "8"), "--global-batch-size"});
+  cases.push_back({With(kEstimate, "--micro-batch-size", "1024"), "--global-batch-size"});
+  for (std::string v : {"some", "", "FULL", "partial"}) cases.push_back({With(kEstimate, "--recompute", v), "--recompute"});
+  Args moe = With(With(kEstimate, "--model", "mixtral-8x22b"), "--ep", "3");
+  cases.push_back({moe, "--ep"});
+  cases.push_back({With(moe, "--ep", "2"), "--sequence-parallel"});  // MoE with tp > 1 needs SP
+  // Search: its own limits.
+  for (std::string v : {"0", "-1", "x", "100001"}) cases.push_back({With(kSearch, "--top", v), "--top"});
+  for (std::string v : {"0", "-2", "x", "5000"}) cases.push_back({With(kSearch, "--threads", v), "--threads"});
+  cases.push_back({With(kSearch, "--max-strategies", "10"), "--max-strategies"});
+  cases.push_back({With(kSearch, "--max-strategies", "0"), "--max-strategies"});
+  // Top level.
+  cases.push_back({{}, "command"});
+  cases.push_back({{"netwrok"}, "network"});
+  cases.push_back({{"--bogus"}, "--bogus"});
+
+  std::printf("  %zu bad inputs\n", cases.size());
+  EXPECT_GE(cases.size(), 200u);
+  for (const Case& c : cases) Check(c);
+}
+
+}  // namespace
+}  // namespace railsim::testing

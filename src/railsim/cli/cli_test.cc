@@ -1,0 +1,159 @@
+// End-to-end tests of the railsim binary: outputs, JSON contracts, exit
+// codes, determinism, and a matrix of bad inputs to every subcommand (each
+// must exit 2 with exactly one stderr line naming the field).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "railsim/cli/run_binary_test_util.h"
+
+namespace railsim::testing {
+namespace {
+
+using Args = std::vector<std::string>;
+
+nlohmann::json JsonOf(const Args& args) {
+  RunResult r = RunRailsim(args);
+  EXPECT_EQ(0, r.status) << r.err;
+  EXPECT_EQ("", r.err);
+  return nlohmann::json::parse(r.out);
+}
+
+const Args kEstimate = {"estimate", "--model", "megatron-1t", "--system", "dgx-h100", "--gpus", "4096",
+                        "--tp", "8", "--pp", "16", "--global-batch-size", "2048", "--micro-batch-size", "1",
+                        "--sequence-parallel", "--distributed-optimizer", "--recompute", "selective"};
+const Args kSearch = {"search", "--model", "llama3-70b", "--system", "dgx-h100", "--gpus", "512",
+                      "--global-batch-size", "512", "--top", "3"};
+
+TEST(CliTest, CompareRunsWithNoArguments) {
+  RunResult r = RunRailsim({"compare"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("rail-only"));
+  EXPECT_NE(std::string::npos, r.out.find("$94,306,304"));  // 32,768 GPUs, K 256, radix 64
+}
+
+TEST(CliTest, NetworkJsonHasTheContractKeys) {
+  nlohmann::json j = JsonOf({"network", "--design", "rail-only", "--gpus", "32768", "--hb-size", "256",
+                             "--radix", "64", "--format", "json"});
+  for (const char* key : {"design", "gpus", "hb_domain_size", "radix", "tiers", "switches", "switches_by_tier",
+                          "switch_ports", "links", "transceivers", "cost_usd", "power_w"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(1536, j["switches"]);
+  EXPECT_EQ(131072, j["transceivers"]);
+  EXPECT_EQ(1024, j["switches_by_tier"][0]);  // leaf first
+}
+
+TEST(CliTest, CostJsonListsDesignsWithSavings) {
+  nlohmann::json j = JsonOf({"cost", "--gpus", "32768", "--hb-size", "256", "--radix", "128", "--format", "json"});
+  ASSERT_EQ(3u, j["designs"].size());
+  EXPECT_EQ("rail-optimized", j["designs"][0]["design"]);
+  EXPECT_EQ(0.0, j["designs"][0]["cost_saving"]);
+  EXPECT_NEAR(0.766, j["designs"][1]["cost_saving"].get<double>(), 0.001);
+  EXPECT_NEAR(0.748, j["designs"][1]["power_saving"].get<double>(), 0.001);
+}
+
+TEST(CliTest, ExportsCablingAndGraph) {
+  std::string dir = MakeTempDir();
+  RunResult r = RunRailsim({"network", "--design", "rail-optimized", "--gpus", "512", "--hb-size", "8", "--radix",
+                            "32", "--export", dir + "/c.csv"});
+  ASSERT_EQ(0, r.status) << r.err;
+  std::ifstream csv(dir + "/c.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  EXPECT_EQ("link,a_device,a_port,b_device,b_port,tier,rail,capacity_gbps", header);
+  std::getline(csv, row);
+  EXPECT_EQ("0,nic0,0,leaf0,0,nic-leaf,-1,400", row);
+  r = RunRailsim({"network", "--design", "rail-only", "--gpus", "512", "--hb-size", "8", "--radix", "32",
+                  "--export", dir + "/g.json"});
+  ASSERT_EQ(0, r.status) << r.err;
+  std::ifstream graph(dir + "/g.json");
+  nlohmann::json g = nlohmann::json::parse(graph);
+  EXPECT_EQ("rail-only", g["params"]["design"]);
+  EXPECT_EQ("rail0/leaf0", g["nodes"][1024 + 64]["name"]);  // after 512 GPUs, 512 NICs, 64 HB domains
+}
+
+TEST(CliTest, EstimateJsonHasTheContractKeys) {
+  Args args = kEstimate;
+  args.insert(args.end(), {"--format", "json"});
+  nlohmann::json j = JsonOf(args);
+  for (const char* key : {"iteration_time_s", "model_flops_per_iteration", "mfu", "hfu", "tflops_per_gpu",
+                          "memory_per_gpu_bytes", "memory_fits", "breakdown", "memory"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  double sum = 0;
+  for (const char* key : {"compute_s", "recompute_s", "tp_comm_s", "pp_comm_s", "dp_comm_s", "bubble_s",
+                          "optimizer_s"}) {
+    ASSERT_TRUE(j["breakdown"].contains(key)) << key;
+    sum += j["breakdown"][key].get<double>();
+  }
+  sum += j["breakdown"]["cp_comm_s"].get<double>() + j["breakdown"]["ep_comm_s"].get<double>();
+  EXPECT_NEAR(j["iteration_time_s"].get<double>(), sum, 1e-9);
+  EXPECT_EQ(32, j["strategy"]["dp"]);  // defaults to N / (tp x pp x cp) = 4096 / 128
+}
+
+TEST(CliTest, EstimateReportsMemoryThatDoesNotFit) {
+  RunResult r = RunRailsim({"estimate", "--model", "megatron-1t", "--system", "dgx-h100", "--gpus", "64", "--tp",
+                            "8", "--pp", "8", "--global-batch-size", "8", "--micro-batch-size", "1", "--format",
+                            "json"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(r.out)["memory_fits"].get<bool>());
+}
+
+TEST(CliTest, SearchJsonHasTheContractKeys) {
+  Args args = kSearch;
+  args.insert(args.end(), {"--format", "json", "--threads", "2"});
+  nlohmann::json j = JsonOf(args);
+  for (const char* key : {"evaluated", "pruned", "elapsed_s", "threads", "results"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  ASSERT_EQ(3u, j["results"].size());
+  EXPECT_TRUE(j["results"][0].contains("strategy"));
+  EXPECT_TRUE(j["results"][0]["estimate"]["memory_fits"].get<bool>());
+  EXPECT_EQ(2, j["threads"]);
+}
+
+TEST(CliTest, PresetsShowPrintsLoadableJson) {
+  RunResult r = RunRailsim({"presets", "show", "dgx-h100"});
+  ASSERT_EQ(0, r.status);
+  std::string dir = MakeTempDir();
+  std::ofstream(dir + "/mine.json") << r.out;
+  Args args = kEstimate;
+  args[4] = dir + "/mine.json";
+  EXPECT_EQ(0, RunRailsim(args).status);
+}
+
+// Everything but `elapsed_s` (a measurement) must be byte-identical.
+std::string WithoutElapsed(std::string text) {
+  size_t at = text.find("\"elapsed_s\"");
+  if (at != std::string::npos) text.erase(at, text.find('\n', at) - at);
+  return text;
+}
+
+TEST(CliTest, JsonOutputIsDeterministic) {
+  std::vector<Args> commands = {
+      {"compare", "--format", "json"},
+      {"network", "--design", "fat-tree", "--gpus", "1000", "--hb-size", "8", "--radix", "16", "--format", "json"},
+      {"cost", "--gpus", "4096", "--hb-size", "8", "--radix", "64", "--format", "json"},
+      {"presets", "--format", "json"}};
+  Args estimate = kEstimate, search = kSearch;
+  estimate.insert(estimate.end(), {"--format", "json"});
+  search.insert(search.end(), {"--format", "json"});
+  commands.push_back(estimate);
+  commands.push_back(search);
+  for (const Args& args : commands) {
+    RunResult a = RunRailsim(args), b = RunRailsim(args);
+    ASSERT_EQ(0, a.status) << args[0] << ": " << a.err;
+    EXPECT_EQ(WithoutElapsed(a.out), WithoutElapsed(b.out)) << args[0];
+    EXPECT_NO_THROW(nlohmann::json::parse(a.out)) << args[0];
+  }
+}
+
+}  // namespace
+}  // namespace railsim::testing

@@ -1,0 +1,58 @@
+// Search and estimate speed: strategies per second on one core, and the
+// latency of one full estimate (issue 3 targets: >= 1M strategies/s/core,
+// microseconds per estimate).
+#include <benchmark/benchmark.h>
+
+#include "railsim/perf/estimate.h"
+#include "railsim/search/search.h"
+#include "railsim/spec/presets.h"
+
+namespace railsim::search {
+namespace {
+
+perf::PerfContext Gpt1T(int64_t gpus) {
+  return perf::MakePerfContext(spec::LoadModel("megatron-1t", "--model"), spec::LoadSystem("dgx-h100", "--system"),
+                               gpus, comm::NetworkKind::kRailOnly);
+}
+
+// Strategies enumerated (memory-checked, and timed when they fit) per second
+// on one thread.
+void BM_SearchOneThread(benchmark::State& state) {
+  perf::PerfContext c = Gpt1T(state.range(0));
+  SearchOptions o;
+  o.global_batch = state.range(1);
+  o.threads = 1;
+  int64_t candidates = 0, timed = 0;
+  for (auto _ : state) {
+    SearchResult r = Search(c, o);
+    candidates += r.candidates;
+    timed += r.evaluated;
+  }
+  state.SetItemsProcessed(candidates);
+  state.counters["timed_per_s"] = benchmark::Counter(double(timed), benchmark::Counter::kIsRate);
+  state.counters["strategies"] = double(candidates) / double(state.iterations());
+}
+BENCHMARK(BM_SearchOneThread)->Args({32768, 4096})->Args({4096, 2048})->Unit(benchmark::kMillisecond);
+
+void BM_SearchTwoThreads(benchmark::State& state) {
+  perf::PerfContext c = Gpt1T(32768);
+  SearchOptions o;
+  o.global_batch = 4096;
+  o.threads = 2;
+  int64_t candidates = 0;
+  for (auto _ : state) candidates += Search(c, o).candidates;
+  state.SetItemsProcessed(candidates);
+}
+BENCHMARK(BM_SearchTwoThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_EstimateOne(benchmark::State& state) {
+  perf::PerfContext c = Gpt1T(32768);
+  spec::Strategy s;
+  s.tp = 8, s.pp = 16, s.dp = 256, s.vp = 8, s.micro_batch = 1, s.global_batch = 4096;
+  s.sequence_parallel = true, s.distributed_optimizer = true;
+  for (auto _ : state) benchmark::DoNotOptimize(perf::EstimateIteration(c, s).iteration_time_s);
+}
+BENCHMARK(BM_EstimateOne)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace railsim::search
