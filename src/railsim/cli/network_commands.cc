@@ -1,5 +1,8 @@
 // `railsim compare`, `railsim network` and `railsim cost`: build the designs,
 // count and price them, print or export.
+#include <optional>
+#include <thread>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -148,7 +151,15 @@ Action SetupCompare(CLI::App* sub) {
     spec::Scenario scenario = spec::LoadScenario(*scenario_name, "--scenario");
     study::ValidateScenarioNetworks(scenario);
     spec::PortClass port_class = ResolvePortClass(*catalog, scenario.port_speed_Bps);
-    study::CompareResult result = study::RunCompare(scenario, port_class);
+    std::optional<spec::ModelSpec> model;
+    std::optional<spec::SystemSpec> system;
+    if (!scenario.model.empty()) {
+      model = spec::LoadModel(scenario.model, "--scenario " + *scenario_name + ": /model");
+      system = spec::LoadSystem(scenario.system, "--scenario " + *scenario_name + ": /system");
+    }
+    int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    study::CompareResult result = study::RunCompare(scenario, port_class, model ? &*model : nullptr,
+                                                    system ? &*system : nullptr, threads);
     PrintStdout(output == Format::kJson ? report::CompareJson(result) : report::CompareTable(result));
     return 0;
   };

@@ -46,17 +46,19 @@ TEST(PaperTest, IterationTimeFallsSteeplyWithHbDomainThenFlattens) {
 
 TEST(PaperTest, RailOnlyRelativeToIdealNetwork) {
   // The paper reports about 95% of the ideal (K = N) at batch 256 and 99% at
-  // 4096. Our model agrees at 4096 to within a few percent; at 256 the job is
-  // strong-scaling-bound and the ideal fabric's NVLink-speed TP/CP across
-  // dozens of GPUs wins much more (see the issue notes).
-  double r256 = BestTime(comm::NetworkKind::kIdeal, 256) / BestTime(comm::NetworkKind::kRailOnly, 256);
-  double r4096 = BestTime(comm::NetworkKind::kIdeal, 4096) / BestTime(comm::NetworkKind::kRailOnly, 4096);
-  std::printf("  rail-only vs ideal: batch 256 %.1f%% (paper ~95%%), batch 4096 %.1f%% (paper ~99%%)\n",
+  // 4096, for HB domains of 256 GPUs (its Table II setting). With 8-GPU
+  // domains the small batch is far from the ideal (printed, not asserted).
+  double r256 = BestTime(comm::NetworkKind::kIdeal, 256) / BestTime(comm::NetworkKind::kRailOnly, 256, 256);
+  double r4096 = BestTime(comm::NetworkKind::kIdeal, 4096) / BestTime(comm::NetworkKind::kRailOnly, 4096, 256);
+  double k8_256 = BestTime(comm::NetworkKind::kIdeal, 256) / BestTime(comm::NetworkKind::kRailOnly, 256, 8);
+  double k8_4096 = BestTime(comm::NetworkKind::kIdeal, 4096) / BestTime(comm::NetworkKind::kRailOnly, 4096, 8);
+  std::printf("  rail-only (K 256) vs ideal: batch 256 %.1f%% (paper ~95%%), batch 4096 %.1f%% (paper ~99%%)\n",
               100 * r256, 100 * r4096);
-  EXPECT_LE(r256, 1.0);
-  EXPECT_LE(r4096, 1.0);
-  EXPECT_GT(r4096, 0.90);
-  EXPECT_GT(r4096, r256);
+  std::printf("  rail-only (K 8) vs ideal:   batch 256 %.1f%%, batch 4096 %.1f%%\n", 100 * k8_256, 100 * k8_4096);
+  EXPECT_NEAR(0.95, r256, 0.03);
+  EXPECT_NEAR(0.99, r4096, 0.03);
+  EXPECT_LE(k8_256, r256);
+  EXPECT_LE(k8_4096, r4096);
 }
 
 }  // namespace

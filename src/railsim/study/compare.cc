@@ -4,6 +4,7 @@
 
 #include "railsim/core/error.h"
 #include "railsim/net/builder.h"
+#include "railsim/perf/context.h"
 
 namespace railsim::study {
 namespace {
@@ -38,11 +39,37 @@ void ValidateScenarioNetworks(const spec::Scenario& scenario) {
   }
 }
 
-CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class) {
+CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
+                         const spec::ModelSpec* model, const spec::SystemSpec* system, int threads) {
   CompareResult result;
   result.scenario = scenario;
   for (const net::TopologyParams& p : Cases(scenario)) {
     result.network.push_back({p, CompareDesigns(p, port_class)});
+  }
+  if (!model || !system) return result;
+  result.model_name = model->name;
+  result.system_name = system->name;
+  for (int k : scenario.hb_domain_sizes) {
+    for (int64_t batch : scenario.global_batch_sizes) {
+      TrainingCase t;
+      t.hb_domain_size = k;
+      t.global_batch = batch;
+      t.feasible = true;
+      auto best = [&](comm::NetworkKind network, search::RankedStrategy* out) {
+        perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.gpus, network, k);
+        search::SearchOptions o;
+        o.global_batch = batch;
+        o.top_k = 1;
+        o.threads = threads;
+        search::SearchResult r = search::Search(c, o);
+        if (r.results.empty()) t.feasible = false;
+        else *out = r.results[0];
+      };
+      best(comm::NetworkKind::kRailOptimized, &t.rail_optimized);
+      best(comm::NetworkKind::kRailOnly, &t.rail_only);
+      best(comm::NetworkKind::kIdeal, &t.ideal);
+      result.training.push_back(t);
+    }
   }
   return result;
 }

@@ -5,8 +5,11 @@
 
 #include <vector>
 
+#include "railsim/search/search.h"
 #include "railsim/spec/catalog.h"
+#include "railsim/spec/model.h"
 #include "railsim/spec/scenario.h"
+#include "railsim/spec/system.h"
 #include "railsim/study/network_study.h"
 
 namespace railsim::study {
@@ -16,16 +19,32 @@ struct NetworkCase {
   std::vector<DesignResult> designs;    ///< rail-optimized, rail-only, fat-tree
 };
 
+/// Best iteration time of the scenario's model on each network, for one HB
+/// domain size and global batch (the training side of the headline).
+struct TrainingCase {
+  int64_t hb_domain_size = 0;
+  int64_t global_batch = 0;
+  search::RankedStrategy rail_optimized;
+  search::RankedStrategy rail_only;
+  search::RankedStrategy ideal;
+  bool feasible = false;  ///< some strategy fits in memory on every network
+};
+
 struct CompareResult {
   spec::Scenario scenario;
   std::vector<NetworkCase> network;
+  std::string model_name, system_name;
+  std::vector<TrainingCase> training;  ///< empty when the scenario has no model
 };
 
 /// Throws Error naming the scenario entry when a (K, radix) pair cannot be
 /// built (for example more than three tiers).
 void ValidateScenarioNetworks(const spec::Scenario& scenario);
 
-/// Runs the network side. Requires ValidateScenarioNetworks to pass.
-CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class);
+/// Runs the network side, and the training side when `model` is given (one
+/// search per HB domain size, batch and network, on `threads` threads).
+/// Requires ValidateScenarioNetworks to pass.
+CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
+                         const spec::ModelSpec* model, const spec::SystemSpec* system, int threads);
 
 }  // namespace railsim::study
