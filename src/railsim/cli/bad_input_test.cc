@@ -124,7 +124,8 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"63", "1", "3", "65537", "70000"}) cases.push_back({With(base, "--radix", v), "--radix"});
     cases.push_back({With(With(base, "--radix", "8"), "--gpus", "4096"), "--radix"});  // > 3 tiers
     cases.push_back({With(base, "--gpus", "2000000000"), "--gpus"});
-    for (std::string v : {"0", "-400Gbps", "fast", "400", "nan", "inf", "400Gbsp", "0Gbps", "1e999Gbps"}) {
+    for (std::string v : {"0", "-400Gbps", "fast", "400", "nan", "inf", "400Gbsp", "0Gbps", "1e999Gbps",
+                          "1e300Gbps", "1e-30Gbps"}) {
       cases.push_back({With(base, "--port-speed", v), "--port-speed"});
     }
     cases.push_back({With(base, "--port-speed", "800Gbps"), "--port-speed"});  // no catalog prices
@@ -197,6 +198,9 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     cases.push_back({With(base, "--system", Mutated("dgx-a100", "peak_flops", "\"312TFLOPs\"")), "/gpu/peak_flops"});
     cases.push_back({With(base, "--system", Mutated("dgx-a100", "hbm_capacity", "\"80 GiB of HBM\"")), "/gpu/hbm_capacity"});
     cases.push_back({With(base, "--system", Mutated("dgx-a100", "num_sms", "0")), "/gpu/num_sms"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "peak_flops", "\"1e-300FLOPS\"")), "/gpu/peak_flops"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "hb_bandwidth", "\"1e30GB/s\"")), "/hb_bandwidth"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "hbm_bandwidth", "1e-9")), "/gpu/hbm_bandwidth"});
     cases.push_back({With(base, "--system", Mutated("dgx-a100", "kernel_overhead", "\"-4us\"")), "/gpu/kernel_overhead"});
     cases.push_back({With(base, "--system", Mutated("dgx-a100", "memory_reserved", "\"100GiB\"")), "/gpu/memory_reserved"});
     for (const std::string& v : bad_counts) {

@@ -51,8 +51,10 @@ double ParseNumberFlag(const std::string& flag, const std::string& text, double 
 
 double ParseBandwidthFlag(const std::string& flag, const std::string& text) {
   double value = units::ParseBandwidth(text, flag);
-  if (!(value > 0)) {
-    throw Error(flag, fmt::format("expected a positive bandwidth such as 400Gbps, got {}", Quoted(text)));
+  // 1 kb/s to 8 Pb/s: anything outside is a typo, and would make times infinite.
+  if (!(value >= 125) || value > 1e15) {
+    throw Error(flag, fmt::format("expected a positive bandwidth such as 400Gbps (at most 8Pbps), got {}",
+                                  Quoted(text)));
   }
   return value;
 }

@@ -142,7 +142,7 @@ double JsonReader::NumberOr(const std::string& key, double fallback, double min,
 
 double JsonReader::Quantity(const std::string& key,
                             double (*parse)(std::string_view, const std::string&),
-                            bool allow_zero) {
+                            bool allow_zero, double min_positive, double max) {
   const nlohmann::json& v = Get(key);
   double value = 0;
   if (v.is_number()) {
@@ -157,24 +157,29 @@ double JsonReader::Quantity(const std::string& key,
     throw Error(PointerTo(key), fmt::format("expected a {} value, got {}",
                                             allow_zero ? "non-negative" : "positive", Describe(v)));
   }
+  // Physical bounds keep every derived time finite (no inf or NaN in outputs).
+  if ((value != 0 && value < min_positive) || value > max) {
+    throw Error(PointerTo(key), fmt::format("expected a value in [{:g}, {:g}] (SI base units), got {}",
+                                            min_positive, max, Describe(v)));
+  }
   return value;
 }
 
 double JsonReader::Bandwidth(const std::string& key) {
-  return Quantity(key, units::ParseBandwidth, false);
+  return Quantity(key, units::ParseBandwidth, false, kMinBandwidthBps, kMaxBandwidthBps);
 }
 double JsonReader::Bytes(const std::string& key, bool allow_zero) {
-  return Quantity(key, units::ParseBytes, allow_zero);
+  return Quantity(key, units::ParseBytes, allow_zero, 1, kMaxBytes);
 }
 double JsonReader::BytesOr(const std::string& key, double fallback) {
   consumed_.insert(key);
   return Has(key) ? Bytes(key, true) : fallback;
 }
 double JsonReader::FlopRate(const std::string& key) {
-  return Quantity(key, units::ParseFlopRate, false);
+  return Quantity(key, units::ParseFlopRate, false, kMinFlopRate, kMaxFlopRate);
 }
 double JsonReader::Duration(const std::string& key, bool allow_zero) {
-  return Quantity(key, units::ParseDuration, allow_zero);
+  return Quantity(key, units::ParseDuration, allow_zero, 1e-12, kMaxDuration_s);
 }
 double JsonReader::DurationOr(const std::string& key, double fallback) {
   consumed_.insert(key);

@@ -22,6 +22,15 @@ namespace railsim::spec {
 /// line and column of the fault.
 nlohmann::json ParseJsonText(std::string_view text);
 
+// Accepted ranges of quantities, wide enough for any hardware and narrow
+// enough that every time derived from them stays finite.
+constexpr double kMinBandwidthBps = 1e3;   // 1 kB/s
+constexpr double kMaxBandwidthBps = 1e15;  // 1 PB/s
+constexpr double kMaxBytes = 1e18;         // 1 EB
+constexpr double kMinFlopRate = 1e6;       // 1 MFLOP/s
+constexpr double kMaxFlopRate = 1e21;      // 1 ZFLOP/s
+constexpr double kMaxDuration_s = 10;
+
 class JsonReader {
  public:
   /// `value` must outlive the reader. Throws Error(pointer) unless it is an object.
@@ -70,7 +79,7 @@ class JsonReader {
  private:
   const nlohmann::json& Get(const std::string& key);
   double Quantity(const std::string& key, double (*parse)(std::string_view, const std::string&),
-                  bool allow_zero);
+                  bool allow_zero, double min_positive, double max);
 
   const nlohmann::json& value_;
   std::string pointer_;
