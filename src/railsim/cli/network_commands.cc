@@ -30,6 +30,7 @@ struct NetworkFlags {
   std::string catalog = "default";
   std::string export_path;
   std::string format = "table";
+  std::string max_gpus = std::to_string(net::kMaxBuildGpus);
 };
 
 void AddNetworkFlags(CLI::App* sub, NetworkFlags* f) {
@@ -44,17 +45,19 @@ void AddNetworkFlags(CLI::App* sub, NetworkFlags* f) {
   sub->add_option("--export", f->export_path,
                   "write the cabling plan (FILE.csv) or the whole graph (FILE.json)");
   sub->add_option("--format", f->format, "table or json")->capture_default_str();
+  sub->add_option("--max-gpus", f->max_gpus, "refuse to build graphs larger than this")->capture_default_str();
 }
 
 net::TopologyParams ParseTopology(const NetworkFlags& f, net::Design design) {
   net::TopologyParams p;
   p.design = design;
-  p.gpus = ParseIntFlag("--gpus", f.gpus, 1, net::kMaxBuildGpus);
-  p.hb_domain_size = static_cast<int>(ParseIntFlag("--hb-size", f.hb_size, 1, net::kMaxBuildGpus));
+  int64_t max_gpus = ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
+  p.gpus = ParseIntFlag("--gpus", f.gpus, 1, INT64_MAX);
+  p.hb_domain_size = static_cast<int>(ParseIntFlag("--hb-size", f.hb_size, 1, net::kHardMaxBuildGpus));
   p.radix = static_cast<int>(ParseIntFlag("--radix", f.radix, 2, 65536));
   p.port_speed_Bps = ParseBandwidthFlag("--port-speed", f.port_speed);
   p.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
-  net::ValidateTopologyParams(p);
+  net::ValidateTopologyParams(p, max_gpus);
   return p;
 }
 

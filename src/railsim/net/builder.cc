@@ -87,14 +87,16 @@ int TiersNeeded(const TopologyParams& params) {
   return tiers;
 }
 
-void ValidateTopologyParams(const TopologyParams& p) {
-  if (p.gpus < 1 || p.gpus > kMaxBuildGpus) {
-    throw Error("--gpus", fmt::format("expected an integer in [1, {}], got {}{}", kMaxBuildGpus,
-                                      p.gpus,
-                                      p.gpus > kMaxBuildGpus
-                                          ? " (the built graph is limited to 2^20 GPUs to bound "
-                                            "memory; split the study into smaller clusters)"
-                                          : ""));
+void ValidateTopologyParams(const TopologyParams& p, int64_t max_gpus) {
+  assert(max_gpus <= kHardMaxBuildGpus);
+  if (p.gpus < 1 || p.gpus > max_gpus) {
+    std::string why;
+    if (p.gpus > max_gpus) {
+      why = fmt::format(" (the graph of {} GPUs needs about {} MB; raise --max-gpus, at most {}, to "
+                        "build it anyway)",
+                        p.gpus, p.gpus * 5 * 48 / 1000000, kHardMaxBuildGpus);
+    }
+    throw Error("--gpus", fmt::format("expected an integer in [1, {}], got {}{}", max_gpus, p.gpus, why));
   }
   if (p.hb_domain_size < 1 || p.hb_domain_size > p.gpus || p.gpus % p.hb_domain_size != 0) {
     throw Error("--hb-size", fmt::format("expected a positive divisor of --gpus {}, got {}", p.gpus,

@@ -23,9 +23,11 @@
 
 namespace railsim::net {
 
-/// Largest topology the builder accepts: 2^20 GPUs keeps the graph (about 40
-/// bytes per link, five links per GPU) near 200 MB.
+/// Default largest topology the builder accepts: 2^20 GPUs keeps the graph
+/// (about 40 bytes per link, five links per GPU) near 200 MB. Callers may
+/// raise it up to kHardMaxBuildGpus (node and link ids are 32-bit).
 constexpr int64_t kMaxBuildGpus = int64_t{1} << 20;
+constexpr int64_t kHardMaxBuildGpus = int64_t{1} << 26;
 
 /// Leaf down-ports for radix k and oversubscription R (k/2 when R = 1).
 /// Requires radix >= 2, oversubscription >= 1.
@@ -39,10 +41,10 @@ int ClosTiersNeeded(const std::vector<int64_t>& group_sizes, int radix, double o
 int TiersNeeded(const TopologyParams& params);
 
 /// Throws Error naming the flag (--gpus, --hb-size, --radix, --port-speed,
-/// --oversubscription) unless `params` can be built: N in [1, kMaxBuildGpus],
+/// --oversubscription) unless `params` can be built: N in [1, max_gpus],
 /// K >= 1 dividing N, radix even and >= 2, positive finite speeds, R in
 /// [1, radix - 1], and at most three switch tiers.
-void ValidateTopologyParams(const TopologyParams& params);
+void ValidateTopologyParams(const TopologyParams& params, int64_t max_gpus = kMaxBuildGpus);
 
 /// Builds the graph. Requires ValidateTopologyParams(params) to pass.
 Topology BuildTopology(const TopologyParams& params);

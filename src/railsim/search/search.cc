@@ -133,9 +133,27 @@ bool RanksBefore(const RankedStrategy& a, const RankedStrategy& b) {
 }
 
 int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& o) {
+  // Counts groups, not strategies, so that even an enormous search is sized
+  // in microseconds: each (micro-batch, sp, ep) group holds
+  // |usable vp| x 3 recompute modes x |optimizer choices| strategies.
   int64_t count = 0;
   for (const Unit& u : Units(c, o)) {
-    Enumerate(c, o, u, [](const spec::Strategy&) {}, [&](const spec::Strategy&) { ++count; });
+    const int64_t layers_per_stage = c.model.num_layers / u.pp;
+    const int64_t optimizers = u.dp * u.cp > 1 ? 2 : 1;
+    int64_t vps_all = u.pp >= 2 ? int64_t(Divisors(layers_per_stage).size()) : 1;
+    int64_t groups_per_b = 0;
+    int64_t eps = 1;
+    if (c.model.is_moe()) {
+      eps = 0;
+      for (int64_t e : Divisors(c.model.num_experts)) eps += u.dp % e == 0 ? 1 : 0;
+    }
+    int64_t sps = (u.tp > 1 && !c.model.is_moe()) ? 2 : 1;
+    groups_per_b = eps * sps;
+    for (int64_t b : Divisors(o.global_batch / u.dp)) {
+      int64_t microbatches = o.global_batch / (u.dp * b);
+      int64_t vps = microbatches % u.pp == 0 ? vps_all : 1;
+      count += groups_per_b * vps * 3 * optimizers;
+    }
   }
   return count;
 }

@@ -101,6 +101,7 @@ TEST(SearchTest, MixtureOfExpertsSearchesExpertParallelism) {
   o.top_k = 5;
   SearchResult r = Search(c, o);
   ASSERT_FALSE(r.results.empty());
+  EXPECT_EQ(r.candidates, CountStrategies(c, o));
   bool any_ep = false;
   for (const RankedStrategy& rs : r.results) any_ep |= rs.strategy.ep > 1;
   EXPECT_TRUE(any_ep);
