@@ -14,7 +14,7 @@
 
 #include "railsim/cli/run_binary_test_util.h"
 
-namespace railsim::testing {
+namespace railsim::testutil {
 namespace {
 
 using Args = std::vector<std::string>;
@@ -258,4 +258,4 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
 }
 
 }  // namespace
-}  // namespace railsim::testing
+}  // namespace railsim::testutil

@@ -14,7 +14,7 @@
 
 #include "railsim/cli/run_binary_test_util.h"
 
-namespace railsim::testing {
+namespace railsim::testutil {
 namespace {
 
 using Args = std::vector<std::string>;
@@ -169,4 +169,4 @@ TEST(CliTest, JsonOutputIsDeterministic) {
 }
 
 }  // namespace
-}  // namespace railsim::testing
+}  // namespace railsim::testutil

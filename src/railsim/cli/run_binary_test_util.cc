@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-namespace railsim::testing {
+namespace railsim::testutil {
 namespace {
 
 std::string Slurp(const std::string& path) {
@@ -82,4 +82,4 @@ RunResult RunRailsim(const std::vector<std::string>& args, int timeout_s) {
   return result;
 }
 
-}  // namespace railsim::testing
+}  // namespace railsim::testutil

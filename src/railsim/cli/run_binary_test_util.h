@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace railsim::testing {
+namespace railsim::testutil {
 
 struct RunResult {
   int status = -1;  ///< exit status; 128 + signal if killed; -1 if it could not start
@@ -23,4 +23,4 @@ std::string MakeTempDir();
 /// Counts '\n' in `text`.
 int LineCount(const std::string& text);
 
-}  // namespace railsim::testing
+}  // namespace railsim::testutil

@@ -3,13 +3,12 @@
 #include "railsim/net/builder.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "railsim/core/error.h"
+#include "railsim/core/reference_data_test_util.h"
 #include "railsim/net/bom.h"
 #include "railsim/study/network_study.h"
 
@@ -51,22 +50,10 @@ struct TableRow {
 };
 
 std::vector<TableRow> ReadTable2() {
-  std::ifstream in(std::string(RAILSIM_SOURCE_DIR) + "/tests/data/rail-only-table2.csv");
   std::vector<TableRow> rows;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream s(line);
-    TableRow r;
-    s >> r.gpus >> r.radix >> r.railopt_switches >> r.railopt_transceivers >> r.railonly_switches >>
-        r.railonly_transceivers >> r.cost_saving_pct >> r.power_saving_pct;
-    rows.push_back(r);
+  for (const std::vector<std::string>& cells : testutil::ReadReferenceCsv("rail-only-table2.csv")) {
+    rows.push_back({std::stoll(cells[0]), std::stoi(cells[1]), std::stoll(cells[2]), std::stoll(cells[3]),
+                    std::stoll(cells[4]), std::stoll(cells[5]), std::stoi(cells[6]), std::stoi(cells[7])});
   }
   return rows;
 }

@@ -6,13 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "railsim/core/reference_data_test_util.h"
 #include "railsim/perf/estimate.h"
 #include "railsim/spec/presets.h"
 
@@ -26,21 +25,8 @@ struct Row {
 };
 
 std::vector<Row> ReadRows() {
-  std::ifstream in(std::string(RAILSIM_SOURCE_DIR) + "/tests/data/megatron-sc21-table1.csv");
   std::vector<Row> rows;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
-    if (cells.size() == 11) cells.push_back("");
+  for (std::vector<std::string> cells : testutil::ReadReferenceCsv("megatron-sc21-table1.csv")) {
     Row r;
     r.params_billion = std::stod(cells[0]);
     r.heads = std::stoi(cells[1]);
