@@ -224,8 +224,9 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   }
   cases.push_back({With(kEstimate, "--tp", "7"), "--tp"});           // heads 96
   cases.push_back({With(kEstimate, "--tp", "64"), "--tp"});          // 96 % 64
-  cases.push_back({With(kEstimate, "--pp", "7"), "--pp"});           // 96 layers
-  cases.push_back({With(kEstimate, "--pp", "5"), "--pp"});
+  cases.push_back({With(kEstimate, "--pp", "7"), "--dp"});           // 8 x 7 does not divide 1024
+  cases.push_back({With(With(kEstimate, "--pp", "128"), "--gpus", "8192"), "--pp"});  // 96 layers
+  cases.push_back({With(With(With(kEstimate, "--pp", "7"), "--vp", "14"), "--gpus", "7168"), "--vp"});  // 13 layers on the last stage
   cases.push_back({With(kEstimate, "--dp", "3"), "--dp"});           // 8 x 8 x 3 != 1024
   cases.push_back({With(kEstimate, "--dp", "32"), "--dp"});
   cases.push_back({With(kEstimate, "--cp", "3"), "--cp"});           // 2 x 3 does not divide 2048

@@ -37,7 +37,11 @@ void AddBlock(StageTime* st, const BlockCost& b, double count, spec::Recompute r
 StageTime StageFor(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs,
                    double ep_per_layer, Stage stage) {
   StageTime st;
-  double layers = double(c.model.num_layers) / s.pp;
+  const int n = c.model.num_layers;
+  double layers = stage == Stage::kOnly    ? n
+                  : stage == Stage::kFirst ? s.layers_on_first(n)
+                  : stage == Stage::kLast  ? s.layers_on_last(n)
+                                           : s.layers_on_middle(n);
   AddBlock(&st, costs.layer, layers, s.recompute);
   st.ep += layers * ep_per_layer;
   if (stage == Stage::kFirst || stage == Stage::kOnly) AddBlock(&st, costs.embedding, 1, spec::Recompute::kNone);
@@ -124,8 +128,16 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
     StageTime last = StageFor(c, s, costs, ep_per_layer, Stage::kLast);
     StageTime middle = StageFor(c, s, costs, ep_per_layer, Stage::kMiddle);
     slowest = first.total() >= last.total() ? first : last;
-    sum_of_stages = first.total() + last.total() + (s.pp - 2) * middle.total();
+    if (s.pp > 2 && middle.total() > slowest.total()) slowest = middle;
+    // Middle stages together hold the layers the ends do not; time is linear in layers.
+    const int n = c.model.num_layers;
+    double middle_layers = n - s.layers_on_first(n) - s.layers_on_last(n);
+    double per_middle_layer = s.layers_on_middle(n) > 0 ? middle.total() / s.layers_on_middle(n) : 0;
+    sum_of_stages = first.total() + last.total() + middle_layers * per_middle_layer;
     params = ParamsOnGpu(c, s, first.total() >= last.total() ? Stage::kFirst : Stage::kLast);
+    if (s.pp > 2 && middle.total() > first.total() && middle.total() > last.total()) {
+      params = ParamsOnGpu(c, s, Stage::kMiddle);
+    }
   }
 
   Estimate e;

@@ -5,6 +5,16 @@
 namespace railsim::perf {
 namespace {
 
+double LayersOn(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
+  switch (stage) {
+    case Stage::kOnly: return m.num_layers;
+    case Stage::kFirst: return s.layers_on_first(m.num_layers);
+    case Stage::kLast: return s.layers_on_last(m.num_layers);
+    case Stage::kMiddle: return s.layers_on_middle(m.num_layers);
+  }
+  return 0;
+}
+
 // Bytes per parameter of Megatron's mixed-precision Adam.
 constexpr double kWeightBytes = 2;     // bf16/fp16 weights
 constexpr double kGradientBytes = 4;   // fp32 main gradients
@@ -51,7 +61,7 @@ double StageActivationBytes(const PerfContext& c, const spec::Strategy& s, Stage
   const double sl = double(m.seq_length) / s.cp;
   const double sbh = sl * b * m.hidden_size;
   const double rep_div = s.sequence_parallel ? t : 1;
-  const double layers = double(m.num_layers) / s.pp;
+  const double layers = LayersOn(m, s, stage);
   const double full_layer = LayerActivationBytes(c, s, true);
   double per_layer = full_layer;
   double working_set = 0;
@@ -62,9 +72,12 @@ double StageActivationBytes(const PerfContext& c, const spec::Strategy& s, Stage
   }
   bool first = stage == Stage::kFirst || stage == Stage::kOnly;
   bool last = stage == Stage::kLast || stage == Stage::kOnly;
+  // Under 1F1B stage i holds pp - i micro-batches: the first pp, the second
+  // (the busiest middle stage) pp - 1, the last one.
   double in_flight = 1;
-  if (first && s.pp > 1) {
-    in_flight = double(std::min<int64_t>(s.num_microbatches(), s.pp));
+  if (s.pp > 1 && stage != Stage::kLast) {
+    int64_t depth = stage == Stage::kFirst ? s.pp : s.pp - 1;
+    in_flight = double(std::min<int64_t>(s.num_microbatches(), depth));
     if (s.vp > 1) in_flight *= 1 + double(s.pp - 1) / (double(s.pp) * s.vp);
   }
   double bytes = per_layer * layers * in_flight + working_set;
@@ -82,7 +95,7 @@ StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, Stage sta
   const spec::ModelSpec& m = c.model;
   ParamCounts p = CountParams(m, s.tp);
   const double t = s.tp;
-  const double layers = double(m.num_layers) / s.pp;
+  const double layers = LayersOn(m, s, stage);
   StageParams out;
   double mlp_dense = m.is_moe() ? m.hidden_size * double(m.num_experts) : p.mlp_per_layer / t;
   out.dense = layers * (p.attention_per_layer / t + p.norms_per_layer + mlp_dense);
@@ -125,9 +138,13 @@ MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s) {
     return mb;
   };
   if (s.pp == 1) return for_stage(Stage::kOnly);
-  MemoryBreakdown first = for_stage(Stage::kFirst);
-  MemoryBreakdown last = for_stage(Stage::kLast);
-  return first.total_bytes >= last.total_bytes ? first : last;
+  MemoryBreakdown worst = for_stage(Stage::kFirst);
+  for (Stage stage : {Stage::kLast, Stage::kMiddle}) {
+    if (stage == Stage::kMiddle && s.pp < 3) break;
+    MemoryBreakdown m = for_stage(stage);
+    if (m.total_bytes > worst.total_bytes) worst = m;
+  }
+  return worst;
 }
 
 }  // namespace railsim::perf

@@ -41,8 +41,10 @@ std::vector<Unit> Units(const perf::PerfContext& c, const SearchOptions& o) {
     for (int64_t cp = 1; cp <= o.max_cp; cp *= 2) {
       if (m.seq_length % (2 * cp) != 0 && cp > 1) break;
       if (n % (tp * cp) != 0) break;
-      for (int64_t pp : Divisors(m.num_layers)) {
-        if (n % (tp * cp * pp) != 0) continue;
+      // Every pipeline depth up to the layer count that divides the cluster;
+      // uneven layer splits are allowed (as Llama 3's 126 layers on 16 stages).
+      for (int64_t pp : Divisors(n / (tp * cp))) {
+        if (pp > m.num_layers) break;
         int64_t dp = n / (tp * cp * pp);
         if (o.global_batch % dp != 0) continue;
         units.push_back({int(tp), int(cp), int(pp), dp});
@@ -52,6 +54,17 @@ std::vector<Unit> Units(const perf::PerfContext& c, const SearchOptions& o) {
   return units;
 }
 
+// Virtual stages per rank tried: the divisors of the layers per stage when
+// the split is even (Megatron's interleaving), else every count up to the
+// smallest stage's layers (chunks then differ by a layer).
+std::vector<int64_t> VirtualStages(const spec::ModelSpec& m, const Unit& u) {
+  if (u.pp < 2) return {1};
+  if (m.num_layers % u.pp == 0) return Divisors(m.num_layers / u.pp);
+  std::vector<int64_t> out;
+  for (int64_t v = 1; v <= m.num_layers / u.pp; ++v) out.push_back(v);
+  return out;
+}
+
 // Calls visit(strategy) for every strategy of `unit` with the same
 // (micro-batch, sp, ep) grouped together, and on_costs(strategy) before each
 // group so the caller can compute its layer costs once.
@@ -59,8 +72,7 @@ template <typename OnGroup, typename Visit>
 void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u, OnGroup on_group,
                Visit visit) {
   const spec::ModelSpec& m = c.model;
-  const int64_t layers_per_stage = m.num_layers / u.pp;
-  const std::vector<int64_t> vps = u.pp >= 2 ? Divisors(layers_per_stage) : std::vector<int64_t>{1};
+  const std::vector<int64_t> vps = VirtualStages(m, u);
   std::vector<int64_t> eps = {1};
   if (m.is_moe()) {
     eps.clear();
@@ -138,9 +150,8 @@ int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& o) {
   // |usable vp| x 3 recompute modes x |optimizer choices| strategies.
   int64_t count = 0;
   for (const Unit& u : Units(c, o)) {
-    const int64_t layers_per_stage = c.model.num_layers / u.pp;
     const int64_t optimizers = u.dp * u.cp > 1 ? 2 : 1;
-    int64_t vps_all = u.pp >= 2 ? int64_t(Divisors(layers_per_stage).size()) : 1;
+    int64_t vps_all = int64_t(VirtualStages(c.model, u).size());
     int64_t groups_per_b = 0;
     int64_t eps = 1;
     if (c.model.is_moe()) {

@@ -64,10 +64,10 @@ TEST(SearchTest, BestEqualsBruteForceMinimum) {
   double best = 1e300;
   int64_t feasible = 0;
   for (int tp : {1, 2, 4, 8}) {
-    for (int pp : {1, 2, 3, 4, 6, 9, 12, 18, 36}) {
+    for (int pp = 1; pp <= 36; ++pp) {
       for (int cp : {1, 2, 4, 8, 16}) {
         for (int64_t b : {1, 2, 4, 8, 16, 32, 64}) {
-          for (int vp : {1, 2, 3, 4, 6, 9, 12, 18, 36}) {
+          for (int vp = 1; vp <= 36; ++vp) {
             for (auto rc : {spec::Recompute::kNone, spec::Recompute::kSelective, spec::Recompute::kFull}) {
               for (int sp = 0; sp < 2; ++sp) {
                 for (int dist = 0; dist < 2; ++dist) {

@@ -45,6 +45,13 @@ struct Strategy {
   Attention attention = Attention::kFlash;
 
   int64_t gpus() const { return int64_t{tp} * pp * dp * cp; }
+  /// Layers on the busiest middle stage, and on the first and last stage.
+  /// When pp does not divide the layers, the remainder goes one each to the
+  /// middle stages first (the first and last also hold embedding and output
+  /// layers), then to the first stage.
+  int layers_on_first(int num_layers) const;
+  int layers_on_last(int num_layers) const;
+  int layers_on_middle(int num_layers) const;
   int64_t num_microbatches() const { return global_batch / (dp * micro_batch); }
 };
 
@@ -56,8 +63,10 @@ constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
 /// Throws Error naming the flag (--tp, --pp, --dp, --cp, --ep, --vp,
 /// --micro-batch-size, --global-batch-size, --sequence-parallel, --gpus)
 /// unless `s` is a valid strategy for `model` on `gpus` GPUs: every degree
-/// positive, tp dividing heads, query groups and ffn size, pp*vp dividing the
-/// layers, tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
+/// positive, tp dividing heads, query groups and ffn size, pp at most the
+/// layers (split as evenly as possible when it does not divide them), vp
+/// dividing the layers per stage of an even split and at most the smallest
+/// stage's layers of an uneven one, tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
 /// cp dividing the sequence into 2*cp chunks, ep dividing experts and dp,
 /// interleaving only with pp >= 2 and microbatches divisible by pp.
 void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
