@@ -122,7 +122,7 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   if (s.pp == 1) {
     slowest = StageFor(c, s, costs, ep_per_layer, Stage::kOnly);
     sum_of_stages = slowest.total();
-    params = ParamsOnGpu(c, s, Stage::kOnly);
+    params = ParamsOnGpu(c, s, costs.memory, Stage::kOnly);
   } else {
     StageTime first = StageFor(c, s, costs, ep_per_layer, Stage::kFirst);
     StageTime last = StageFor(c, s, costs, ep_per_layer, Stage::kLast);
@@ -134,9 +134,9 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
     double middle_layers = n - s.layers_on_first(n) - s.layers_on_last(n);
     double per_middle_layer = s.layers_on_middle(n) > 0 ? middle.total() / s.layers_on_middle(n) : 0;
     sum_of_stages = first.total() + last.total() + middle_layers * per_middle_layer;
-    params = ParamsOnGpu(c, s, first.total() >= last.total() ? Stage::kFirst : Stage::kLast);
+    params = ParamsOnGpu(c, s, costs.memory, first.total() >= last.total() ? Stage::kFirst : Stage::kLast);
     if (s.pp > 2 && middle.total() > first.total() && middle.total() > last.total()) {
-      params = ParamsOnGpu(c, s, Stage::kMiddle);
+      params = ParamsOnGpu(c, s, costs.memory, Stage::kMiddle);
     }
   }
 
@@ -172,8 +172,9 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
 }
 
 Estimate EstimateIteration(const PerfContext& c, const spec::Strategy& s) {
-  Estimate e = ComposeIteration(c, s, ComputeLayerCosts(c, s));
-  e.memory = EstimateMemory(c, s);
+  LayerCosts costs = ComputeLayerCosts(c, s);
+  Estimate e = ComposeIteration(c, s, costs);
+  e.memory = EstimateMemory(c, s, costs.memory);
   return e;
 }
 

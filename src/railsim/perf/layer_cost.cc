@@ -147,6 +147,7 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   out.output.tp_bwd = s.sequence_parallel ? tp_collective / 2 : tp_collective;
 
   out.p2p_bytes = act_bytes / t;  // scatter-gather (or sequence-parallel) sends 1/tp
+  out.memory = ComputeLayerMemory(c, s);
   out.a2a_bytes = m.is_moe() ? 2 * tokens * m.moe_router_topk * h / (s.sequence_parallel ? t : 1) : 0;
   return out;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "railsim/perf/context.h"
+#include "railsim/perf/memory.h"
 #include "railsim/spec/strategy.h"
 
 namespace railsim::perf {
@@ -28,6 +29,7 @@ struct LayerCosts {
   BlockCost output;     ///< last stage: final norm, logits, cross entropy
   double p2p_bytes = 0;       ///< activation sent between pipeline stages, per GPU
   double a2a_bytes = 0;       ///< per GPU per MoE all-to-all (dispatch or combine)
+  LayerMemory memory;         ///< activations and parameters per layer on one GPU
 };
 
 /// Requires a strategy that passed spec::ValidateStrategy for c.model.

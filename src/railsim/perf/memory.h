@@ -9,12 +9,37 @@
 // SwiGLU, MoE, dropout-free models and FlashAttention; 1F1B keeps up to pp
 // micro-batches in flight on the first stage, interleaving a factor
 // (1 + (pp - 1) / (pp x vp)) more.
+//
+// The per-layer quantities depend only on (tp, cp, micro-batch, sequence
+// parallelism, attention, ep): LayerMemory holds them so that the search
+// computes them once per such group.
 #pragma once
 
 #include "railsim/perf/context.h"
 #include "railsim/spec/strategy.h"
 
 namespace railsim::perf {
+
+enum class Stage { kFirst, kLast, kOnly, kMiddle };
+
+/// Bytes and parameters of one layer (and the embedding and output layers)
+/// on one GPU, per micro-batch where it applies.
+struct LayerMemory {
+  double act_layer = 0;            ///< activations kept without recomputation
+  double act_layer_selective = 0;  ///< ... with the attention core recomputed
+  double act_layer_input = 0;      ///< a layer's input (all full recomputation keeps)
+  double act_embedding = 0;        ///< embedding output and dropout mask
+  double act_logits = 0;           ///< 16-bit and fp32 logits on the last stage
+  double params_layer_dense = 0;   ///< one layer's parameters held on this GPU
+  double params_layer_expert = 0;  ///< one layer's expert parameters on this GPU
+  double params_embedding = 0;     ///< word (vocab-parallel) and position embeddings
+  double params_word = 0;          ///< the word-embedding share alone
+  double params_output = 0;        ///< untied output layer share (0 when tied)
+  double params_final_norm = 0;
+};
+
+/// Requires a strategy that passed spec::ValidateStrategy for c.model.
+LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s);
 
 /// Parameters held by one GPU of a pipeline stage, split by how they are
 /// data-parallel (dense ones over dp x cp ranks, expert ones over dp x cp / ep).
@@ -24,10 +49,8 @@ struct StageParams {
   double total() const { return dense + expert; }
 };
 
-enum class Stage { kFirst, kLast, kOnly, kMiddle };
-
 /// Parameters on one GPU of `stage` (kOnly when pp == 1).
-StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, Stage stage);
+StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage);
 
 struct MemoryBreakdown {
   double weights_bytes = 0;
@@ -40,8 +63,9 @@ struct MemoryBreakdown {
   bool fits = false;
 };
 
-/// Memory of the most loaded GPU (the first or the last pipeline stage).
-/// Requires a valid strategy.
+/// Memory of the most loaded GPU (first, busiest middle or last stage).
+/// Requires a valid strategy; `lm` from ComputeLayerMemory for its group.
+MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm);
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s);
 
 }  // namespace railsim::perf

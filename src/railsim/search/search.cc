@@ -188,7 +188,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
           c, o, units[i], [&](const spec::Strategy& s) { costs = perf::ComputeLayerCosts(c, s); },
           [&](const spec::Strategy& s) {
             ++w->candidates;
-            perf::MemoryBreakdown memory = perf::EstimateMemory(c, s);
+            perf::MemoryBreakdown memory = perf::EstimateMemory(c, s, costs.memory);
             if (!memory.fits) {
               ++w->pruned;
               return;

@@ -10,6 +10,11 @@
 namespace railsim::search {
 namespace {
 
+perf::PerfContext Llama405B(int64_t gpus) {
+  return perf::MakePerfContext(spec::LoadModel("llama3-405b", "--model"), spec::LoadSystem("dgx-h100", "--system"),
+                               gpus, comm::NetworkKind::kRailOnly);
+}
+
 perf::PerfContext Gpt1T(int64_t gpus) {
   return perf::MakePerfContext(spec::LoadModel("megatron-1t", "--model"), spec::LoadSystem("dgx-h100", "--system"),
                                gpus, comm::NetworkKind::kRailOnly);
@@ -43,6 +48,24 @@ void BM_SearchTwoThreads(benchmark::State& state) {
   for (auto _ : state) candidates += Search(c, o).candidates;
   state.SetItemsProcessed(candidates);
 }
+// A larger space: 126 layers split unevenly over many pipeline depths.
+void BM_SearchLlama405BOneThread(benchmark::State& state) {
+  perf::PerfContext c = Llama405B(16384);
+  SearchOptions o;
+  o.global_batch = 2048;
+  o.threads = 1;
+  int64_t candidates = 0, timed = 0;
+  for (auto _ : state) {
+    SearchResult r = Search(c, o);
+    candidates += r.candidates;
+    timed += r.evaluated;
+  }
+  state.SetItemsProcessed(candidates);
+  state.counters["timed_per_s"] = benchmark::Counter(double(timed), benchmark::Counter::kIsRate);
+  state.counters["strategies"] = double(candidates) / double(state.iterations());
+}
+BENCHMARK(BM_SearchLlama405BOneThread)->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_SearchTwoThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_EstimateOne(benchmark::State& state) {
