@@ -22,10 +22,9 @@ perf::PerfContext Gpt1T(int64_t gpus) {
 
 // Strategies enumerated (memory-checked, and timed when they fit) per second
 // on one thread.
-void BM_SearchOneThread(benchmark::State& state) {
-  perf::PerfContext c = Gpt1T(state.range(0));
+void RunOneThreadSearch(benchmark::State& state, const perf::PerfContext& c, int64_t batch) {
   SearchOptions o;
-  o.global_batch = state.range(1);
+  o.global_batch = batch;
   o.threads = 1;
   int64_t candidates = 0, timed = 0;
   for (auto _ : state) {
@@ -36,6 +35,10 @@ void BM_SearchOneThread(benchmark::State& state) {
   state.SetItemsProcessed(candidates);
   state.counters["timed_per_s"] = benchmark::Counter(double(timed), benchmark::Counter::kIsRate);
   state.counters["strategies"] = double(candidates) / double(state.iterations());
+}
+
+void BM_SearchOneThread(benchmark::State& state) {
+  RunOneThreadSearch(state, Gpt1T(state.range(0)), state.range(1));
 }
 BENCHMARK(BM_SearchOneThread)->Args({32768, 4096})->Args({4096, 2048})->Unit(benchmark::kMillisecond);
 
@@ -49,21 +52,7 @@ void BM_SearchTwoThreads(benchmark::State& state) {
   state.SetItemsProcessed(candidates);
 }
 // A larger space: 126 layers split unevenly over many pipeline depths.
-void BM_SearchLlama405BOneThread(benchmark::State& state) {
-  perf::PerfContext c = Llama405B(16384);
-  SearchOptions o;
-  o.global_batch = 2048;
-  o.threads = 1;
-  int64_t candidates = 0, timed = 0;
-  for (auto _ : state) {
-    SearchResult r = Search(c, o);
-    candidates += r.candidates;
-    timed += r.evaluated;
-  }
-  state.SetItemsProcessed(candidates);
-  state.counters["timed_per_s"] = benchmark::Counter(double(timed), benchmark::Counter::kIsRate);
-  state.counters["strategies"] = double(candidates) / double(state.iterations());
-}
+void BM_SearchLlama405BOneThread(benchmark::State& state) { RunOneThreadSearch(state, Llama405B(16384), 2048); }
 BENCHMARK(BM_SearchLlama405BOneThread)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_SearchTwoThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
