@@ -161,12 +161,15 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "port_speed", "\"-1Gbps\"")}, "/port_speed"});
   cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "name", "42")}, "/name"});
   cases.push_back({{"compare", "--format", "yaml"}, "--format"});
+  cases.push_back({{"compare", "--format", "csv"}, "--format"});
+  cases.push_back({With(kNetwork, "--format", "csv"), "--format"});
+  cases.push_back({With(kEstimate, "--format", "csv"), "--format"});
   cases.push_back({{"compare", "--catalog", Path("garbage.json")}, "--catalog"});
 
   // Presets.
   cases.push_back({{"presets", "show", "dgx-h10"}, "dgx-h100"});
   cases.push_back({{"presets", "show", ""}, "presets show"});
-  cases.push_back({{"presets", "--format", "csv"}, "--format"});
+  cases.push_back({{"presets", "--format", "xml"}, "--format"});
   cases.push_back({{"presets", "shw"}, "shw"});
 
   // Estimate and search: the job.
@@ -212,7 +215,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"fat-tree", "", "Rail-Only"}) cases.push_back({With(base, "--network", v), "--network"});
     for (std::string v : {"0", "3", "-8", "x"}) cases.push_back({With(base, "--hb-size", v), "--hb-size"});
     cases.push_back({With(base, "--attention", "sparse"), "--attention"});
-    cases.push_back({With(base, "--format", "csv"), "--format"});
+    cases.push_back({With(base, "--format", "yaml"), "--format"});
   }
   // Estimate: the strategy.
   for (std::string flag : {"--tp", "--pp", "--micro-batch-size"}) {

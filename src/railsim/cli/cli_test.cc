@@ -120,6 +120,24 @@ TEST(CliTest, SearchJsonHasTheContractKeys) {
   EXPECT_EQ(2, j["threads"]);
 }
 
+TEST(CliTest, CsvWhereRowsRepeat) {
+  RunResult cost = RunRailsim({"cost", "--gpus", "32768", "--hb-size", "256", "--radix", "64", "--format", "csv"});
+  ASSERT_EQ(0, cost.status) << cost.err;
+  EXPECT_EQ(4, LineCount(cost.out));  // header + three designs
+  EXPECT_EQ(0u, cost.out.find("design,gpus,hb_domain_size,radix,"));
+  EXPECT_NE(std::string::npos, cost.out.find("\nrail-only,32768,256,64,400Gbps,1,2,1536,98304,98304,65536,131072,94306304,"));
+  Args search = kSearch;
+  search.insert(search.end(), {"--format", "csv"});
+  RunResult s = RunRailsim(search);
+  ASSERT_EQ(0, s.status) << s.err;
+  EXPECT_EQ(4, LineCount(s.out));  // header + top 3
+  EXPECT_EQ(0u, s.out.find("rank,tp,pp,dp,cp,ep,vp,"));
+  RunResult presets = RunRailsim({"presets", "--format", "csv"});
+  ASSERT_EQ(0, presets.status);
+  // Descriptions contain commas and are quoted.
+  EXPECT_NE(std::string::npos, presets.out.find("system,dgx-a100,\"NVIDIA DGX A100 80GB: 8 x A100"));
+}
+
 TEST(CliTest, PresetsShowPrintsLoadableJson) {
   RunResult r = RunRailsim({"presets", "show", "dgx-h100"});
   ASSERT_EQ(0, r.status);

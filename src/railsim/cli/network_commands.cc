@@ -44,7 +44,7 @@ void AddNetworkFlags(CLI::App* sub, NetworkFlags* f) {
       ->capture_default_str();
   sub->add_option("--export", f->export_path,
                   "write the cabling plan (FILE.csv) or the whole graph (FILE.json)");
-  sub->add_option("--format", f->format, "table or json")->capture_default_str();
+  sub->add_option("--format", f->format, "table or json (cost: also csv)")->capture_default_str();
   sub->add_option("--max-gpus", f->max_gpus, "refuse to build graphs larger than this")->capture_default_str();
 }
 
@@ -119,7 +119,7 @@ Action SetupCost(CLI::App* sub) {
   auto flags = std::make_shared<NetworkFlags>();
   AddNetworkFlags(sub, flags.get());
   return [flags]() {
-    Format format = ParseFormatFlag(flags->format, false);
+    Format format = ParseFormatFlag(flags->format, true);
     CheckExportPath(flags->export_path);
     net::TopologyParams params = ParseTopology(*flags, net::Design::kRailOptimized);
     spec::PortClass port_class = ResolvePortClass(flags->catalog, params.port_speed_Bps);
@@ -131,6 +131,8 @@ Action SetupCost(CLI::App* sub) {
     }
     if (format == Format::kJson) {
       PrintStdout(report::CostJson(results));
+    } else if (format == Format::kCsv) {
+      PrintStdout(report::CostCsv(results));
     } else {
       PrintStdout(fmt::format("{} GPUs, HB domain {}, radix {} x {}\n\n", report::Grouped(params.gpus),
                               params.hb_domain_size, params.radix,

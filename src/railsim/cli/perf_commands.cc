@@ -38,7 +38,7 @@ void AddJobFlags(CLI::App* sub, JobFlags* f) {
   sub->add_option("--hb-size", f->hb_size, "override the system's HB domain size K (what-if)");
   sub->add_option("--attention", f->attention, "flash or classic (materialised softmax)")
       ->capture_default_str();
-  sub->add_option("--format", f->format, "table or json")->capture_default_str();
+  sub->add_option("--format", f->format, "table or json (search: also csv)")->capture_default_str();
 }
 
 comm::NetworkKind ParseNetwork(const std::string& text) {
@@ -55,8 +55,8 @@ struct Job {
   Format format;
 };
 
-Job ParseJob(const JobFlags& f) {
-  Format format = ParseFormatFlag(f.format, false);
+Job ParseJob(const JobFlags& f, bool csv_allowed) {
+  Format format = ParseFormatFlag(f.format, csv_allowed);
   int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
   int64_t batch = ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
   comm::NetworkKind network = ParseNetwork(f.network);
@@ -93,7 +93,7 @@ Action SetupEstimate(CLI::App* sub) {
                 "do not overlap data-parallel communication with compute");
   sub->add_flag("--grad-reduce-in-bf16", f->grad_reduce_in_bf16, "reduce gradients in 16-bit, not fp32");
   return [f]() {
-    Job job = ParseJob(f->job);
+    Job job = ParseJob(f->job, false);
     const int64_t n = job.context.gpus;
     spec::Strategy s;
     s.tp = int(ParseIntFlag("--tp", f->tp, 1, 1 << 20));
@@ -147,7 +147,7 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_option("--max-strategies", f->max_strategies, "refuse searches larger than this")
       ->capture_default_str();
   return [f]() {
-    Job job = ParseJob(f->job);
+    Job job = ParseJob(f->job, true);
     search::SearchOptions o;
     o.global_batch = job.global_batch;
     o.attention = job.attention;
@@ -176,8 +176,9 @@ Action SetupSearch(CLI::App* sub) {
     }
     search::SearchResult r = search::Search(job.context, o);
     if (shown) fmt::print(stderr, "\n");
-    PrintStdout(job.format == Format::kJson ? report::SearchJson(job.context, r)
-                                            : report::SearchTable(job.context, r));
+    PrintStdout(job.format == Format::kJson  ? report::SearchJson(job.context, r)
+                : job.format == Format::kCsv ? report::SearchCsv(r)
+                                             : report::SearchTable(job.context, r));
     return 0;
   };
 }

@@ -14,7 +14,7 @@ namespace {
 Action SetupPresets(CLI::App* sub) {
   auto format = std::make_shared<std::string>("table");
   auto name = std::make_shared<std::string>();
-  sub->add_option("--format", *format, "table or json")->capture_default_str();
+  sub->add_option("--format", *format, "table, json or csv")->capture_default_str();
   CLI::App* show = sub->add_subcommand("show", "print a preset's JSON (a template for your own file)");
   show->add_option("name", *name, "preset name")->required();
   return [sub, show, format, name]() {
@@ -22,9 +22,11 @@ Action SetupPresets(CLI::App* sub) {
       PrintStdout(std::string(spec::PresetText(*name, "presets show")));
       return 0;
     }
-    Format output = ParseFormatFlag(*format, false);
+    Format output = ParseFormatFlag(*format, true);
     std::vector<spec::PresetInfo> presets = spec::ListPresets();
-    PrintStdout(output == Format::kJson ? report::PresetsJson(presets) : report::PresetsTable(presets));
+    PrintStdout(output == Format::kJson  ? report::PresetsJson(presets)
+                : output == Format::kCsv ? report::PresetsCsv(presets)
+                                         : report::PresetsTable(presets));
     (void)sub;
     return 0;
   };

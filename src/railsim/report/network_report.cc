@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "railsim/core/units.h"
+#include "railsim/report/csv.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/table.h"
 
@@ -109,6 +110,22 @@ std::string CostJson(const std::vector<study::DesignResult>& results) {
   Json doc;
   doc["designs"] = DesignsArray(results);
   return doc.dump(2) + "\n";
+}
+
+std::string CostCsv(const std::vector<study::DesignResult>& results) {
+  CsvTable t({"design", "gpus", "hb_domain_size", "radix", "port_speed", "oversubscription", "tiers", "switches",
+              "switch_ports", "switch_ports_used", "links", "transceivers", "cost_usd", "power_w", "cost_saving",
+              "power_saving"});
+  for (const study::DesignResult& r : results) {
+    const net::TopologyParams& p = r.params;
+    const net::BillOfMaterials& b = r.bom;
+    t.AddRow({net::DesignName(p.design), std::to_string(p.gpus), std::to_string(p.hb_domain_size),
+              std::to_string(p.radix), units::FormatBitRate(p.port_speed_Bps), CsvNumber(p.oversubscription),
+              std::to_string(b.tiers), std::to_string(b.switches), std::to_string(b.switch_ports),
+              std::to_string(b.switch_ports_used), std::to_string(b.links), std::to_string(b.transceivers),
+              CsvNumber(b.cost_usd), CsvNumber(b.power_w), CsvNumber(r.cost_saving), CsvNumber(r.power_saving)});
+  }
+  return t.Render();
 }
 
 std::string CablingCsv(const net::Topology& topology) {

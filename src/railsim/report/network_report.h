@@ -23,6 +23,9 @@ std::string CostTable(const std::vector<study::DesignResult>& results);
 /// cost_saving and power_saving.
 std::string CostJson(const std::vector<study::DesignResult>& results);
 
+/// One CSV row per design (same quantities as CostJson).
+std::string CostCsv(const std::vector<study::DesignResult>& results);
+
 /// The cabling plan: one row per network link, with header
 /// link,a_device,a_port,b_device,b_port,tier,rail,capacity_gbps.
 std::string CablingCsv(const net::Topology& topology);

@@ -4,6 +4,7 @@
 
 #include "railsim/core/units.h"
 #include "railsim/perf/model_stats.h"
+#include "railsim/report/csv.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/table.h"
 
@@ -152,6 +153,22 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
               Percent(e.mfu), fmt::format("{:.1f}", e.tflops_per_gpu), BinaryBytes(e.memory.total_bytes)});
   }
   return out + t.Render();
+}
+
+std::string SearchCsv(const search::SearchResult& r) {
+  CsvTable t({"rank", "tp", "pp", "dp", "cp", "ep", "vp", "micro_batch_size", "recompute", "sequence_parallel",
+              "distributed_optimizer", "iteration_time_s", "mfu", "hfu", "tflops_per_gpu", "memory_per_gpu_bytes"});
+  int rank = 1;
+  for (const search::RankedStrategy& rs : r.results) {
+    const spec::Strategy& s = rs.strategy;
+    const perf::Estimate& e = rs.estimate;
+    t.AddRow({std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
+              std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
+              spec::RecomputeName(s.recompute), s.sequence_parallel ? "true" : "false",
+              s.distributed_optimizer ? "true" : "false", CsvNumber(e.iteration_time_s), CsvNumber(e.mfu),
+              CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), CsvNumber(e.memory.total_bytes)});
+  }
+  return t.Render();
 }
 
 std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r) {

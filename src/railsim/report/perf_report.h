@@ -26,5 +26,7 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
 /// {"evaluated", "pruned", "elapsed_s", "threads", "results": [{"strategy",
 /// "estimate"}, ...]} plus the model, system and network searched.
 std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r);
+/// One CSV row per ranked strategy: its degrees and options, time, MFU, memory.
+std::string SearchCsv(const search::SearchResult& r);
 
 }  // namespace railsim::report

@@ -1,5 +1,6 @@
 #include "railsim/report/preset_report.h"
 
+#include "railsim/report/csv.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/table.h"
 
@@ -15,6 +16,12 @@ std::string PresetsTable(const std::vector<spec::PresetInfo>& presets) {
     t.AddRow({spec::PresetKindName(p.kind), p.name, description});
   }
   return t.Render() + "\n'railsim presets show NAME' prints one; any flag that takes a preset also takes a JSON file of the same shape.\n";
+}
+
+std::string PresetsCsv(const std::vector<spec::PresetInfo>& presets) {
+  CsvTable t({"kind", "name", "description"});
+  for (const spec::PresetInfo& p : presets) t.AddRow({spec::PresetKindName(p.kind), p.name, p.description});
+  return t.Render();
 }
 
 std::string PresetsJson(const std::vector<spec::PresetInfo>& presets) {

@@ -11,5 +11,7 @@ namespace railsim::report {
 std::string PresetsTable(const std::vector<spec::PresetInfo>& presets);
 /// {"presets": [{"kind", "name", "description"}, ...]}
 std::string PresetsJson(const std::vector<spec::PresetInfo>& presets);
+/// kind,name,description
+std::string PresetsCsv(const std::vector<spec::PresetInfo>& presets);
 
 }  // namespace railsim::report
