@@ -65,26 +65,49 @@ std::vector<int64_t> VirtualStages(const spec::ModelSpec& m, const Unit& u) {
   return out;
 }
 
+// Expert-parallel degrees tried: divisors of the experts that divide dp.
+std::vector<int64_t> ExpertDegrees(const spec::ModelSpec& m, const Unit& u) {
+  if (!m.is_moe()) return {1};
+  std::vector<int64_t> eps;
+  for (int64_t e : Divisors(m.num_experts)) {
+    if (u.dp % e == 0) eps.push_back(e);
+  }
+  return eps;
+}
+
+// Sequence parallelism only matters with tp > 1, where MoE models require it.
+std::vector<bool> SequenceParallelChoices(const spec::ModelSpec& m, const Unit& u) {
+  if (u.tp == 1) return {false};
+  if (m.is_moe()) return {true};
+  return {false, true};
+}
+
+// The distributed optimizer only matters with data-parallel ranks to shard over.
+int OptimizerChoices(const Unit& u) { return u.dp * u.cp > 1 ? 2 : 1; }
+
+// Interleaving needs the micro-batches to be a multiple of pp; otherwise only
+// vp = 1 (the first of `vps`) is usable.
+size_t UsableVirtualStages(const std::vector<int64_t>& vps, int64_t microbatches, int pp) {
+  return microbatches % pp == 0 ? vps.size() : 1;
+}
+
+constexpr spec::Recompute kRecomputeModes[] = {spec::Recompute::kNone, spec::Recompute::kSelective,
+                                               spec::Recompute::kFull};
+
 // Calls visit(strategy) for every strategy of `unit` with the same
-// (micro-batch, sp, ep) grouped together, and on_costs(strategy) before each
+// (micro-batch, sp, ep) grouped together, and on_group(strategy) before each
 // group so the caller can compute its layer costs once.
 template <typename OnGroup, typename Visit>
 void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u, OnGroup on_group,
                Visit visit) {
   const spec::ModelSpec& m = c.model;
   const std::vector<int64_t> vps = VirtualStages(m, u);
-  std::vector<int64_t> eps = {1};
-  if (m.is_moe()) {
-    eps.clear();
-    for (int64_t e : Divisors(m.num_experts)) {
-      if (u.dp % e == 0) eps.push_back(e);
-    }
-  }
+  const std::vector<int64_t> eps = ExpertDegrees(m, u);
+  const std::vector<bool> sps = SequenceParallelChoices(m, u);
   for (int64_t b : Divisors(o.global_batch / u.dp)) {
-    const int64_t microbatches = o.global_batch / (u.dp * b);
+    const size_t usable_vps = UsableVirtualStages(vps, o.global_batch / (u.dp * b), u.pp);
     for (int64_t e : eps) {
-      for (int sp = 0; sp <= (u.tp > 1 ? 1 : 0); ++sp) {
-        if (m.is_moe() && u.tp > 1 && !sp) continue;
+      for (bool sp : sps) {
         spec::Strategy s;
         s.tp = u.tp;
         s.cp = u.cp;
@@ -93,15 +116,14 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
         s.ep = int(e);
         s.micro_batch = b;
         s.global_batch = o.global_batch;
-        s.sequence_parallel = sp != 0;
+        s.sequence_parallel = sp;
         s.attention = o.attention;
         on_group(s);
-        for (int64_t v : vps) {
-          if (v > 1 && microbatches % u.pp != 0) continue;
-          s.vp = int(v);
-          for (spec::Recompute r : {spec::Recompute::kNone, spec::Recompute::kSelective, spec::Recompute::kFull}) {
+        for (size_t i = 0; i < usable_vps; ++i) {
+          s.vp = int(vps[i]);
+          for (spec::Recompute r : kRecomputeModes) {
             s.recompute = r;
-            for (int dist = 0; dist <= (u.dp * u.cp > 1 ? 1 : 0); ++dist) {
+            for (int dist = 0; dist < OptimizerChoices(u); ++dist) {
               s.distributed_optimizer = dist != 0;
               visit(s);
             }
@@ -147,23 +169,15 @@ bool RanksBefore(const RankedStrategy& a, const RankedStrategy& b) {
 int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& o) {
   // Counts groups, not strategies, so that even an enormous search is sized
   // in microseconds: each (micro-batch, sp, ep) group holds
-  // |usable vp| x 3 recompute modes x |optimizer choices| strategies.
+  // |usable vp| x |recompute modes| x |optimizer choices| strategies.
   int64_t count = 0;
   for (const Unit& u : Units(c, o)) {
-    const int64_t optimizers = u.dp * u.cp > 1 ? 2 : 1;
-    int64_t vps_all = int64_t(VirtualStages(c.model, u).size());
-    int64_t groups_per_b = 0;
-    int64_t eps = 1;
-    if (c.model.is_moe()) {
-      eps = 0;
-      for (int64_t e : Divisors(c.model.num_experts)) eps += u.dp % e == 0 ? 1 : 0;
-    }
-    int64_t sps = (u.tp > 1 && !c.model.is_moe()) ? 2 : 1;
-    groups_per_b = eps * sps;
+    const std::vector<int64_t> vps = VirtualStages(c.model, u);
+    const int64_t groups_per_b =
+        int64_t(ExpertDegrees(c.model, u).size() * SequenceParallelChoices(c.model, u).size());
     for (int64_t b : Divisors(o.global_batch / u.dp)) {
-      int64_t microbatches = o.global_batch / (u.dp * b);
-      int64_t vps = microbatches % u.pp == 0 ? vps_all : 1;
-      count += groups_per_b * vps * 3 * optimizers;
+      int64_t usable_vps = int64_t(UsableVirtualStages(vps, o.global_batch / (u.dp * b), u.pp));
+      count += groups_per_b * usable_vps * int64_t(std::size(kRecomputeModes)) * OptimizerChoices(u);
     }
   }
   return count;
