@@ -37,11 +37,7 @@ void AddBlock(StageTime* st, const BlockCost& b, double count, spec::Recompute r
 StageTime StageFor(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs,
                    double ep_per_layer, Stage stage) {
   StageTime st;
-  const int n = c.model.num_layers;
-  double layers = stage == Stage::kOnly    ? n
-                  : stage == Stage::kFirst ? s.layers_on_first(n)
-                  : stage == Stage::kLast  ? s.layers_on_last(n)
-                                           : s.layers_on_middle(n);
+  const double layers = LayersOnStage(c.model, s, stage);
   AddBlock(&st, costs.layer, layers, s.recompute);
   st.ep += layers * ep_per_layer;
   if (stage == Stage::kFirst || stage == Stage::kOnly) AddBlock(&st, costs.embedding, 1, spec::Recompute::kNone);
@@ -70,25 +66,20 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Sta
   const int64_t k = f.hb_domain_size;
   double reduce = 0, gather = 0;
   const double grad_bytes = s.grad_reduce_16bit ? 2 : 4;
-  const int64_t dense_dp = s.dp * s.cp;
-  if (dense_dp > 1) {
-    comm::GroupLayout group = comm::LayoutOf(dense_dp, s.tp, k);
+  // Gradient reduction (and parameter all-gather) of `params` over `group`.
+  auto synchronize = [&](double params, const comm::GroupLayout& group) {
     if (s.distributed_optimizer) {
-      reduce += comm::ReduceScatterTime(grad_bytes * params.dense, group, f);
-      gather += comm::AllGatherTime(2 * params.dense, group, f);
+      reduce += comm::ReduceScatterTime(grad_bytes * params, group, f);
+      gather += comm::AllGatherTime(2 * params, group, f);
     } else {
-      reduce += comm::AllReduceTime(grad_bytes * params.dense, group, f);
+      reduce += comm::AllReduceTime(grad_bytes * params, group, f);
     }
-  }
+  };
+  const int64_t dense_dp = s.dp * s.cp;
+  if (dense_dp > 1) synchronize(params.dense, comm::LayoutOf(dense_dp, s.tp, k));
   const int64_t expert_dp = dense_dp / s.ep;
   if (params.expert > 0 && expert_dp > 1) {
-    comm::GroupLayout group = comm::LayoutOf(expert_dp, int64_t{s.tp} * s.cp * s.ep, k);
-    if (s.distributed_optimizer) {
-      reduce += comm::ReduceScatterTime(grad_bytes * params.expert, group, f);
-      gather += comm::AllGatherTime(2 * params.expert, group, f);
-    } else {
-      reduce += comm::AllReduceTime(grad_bytes * params.expert, group, f);
-    }
+    synchronize(params.expert, comm::LayoutOf(expert_dp, int64_t{s.tp} * s.cp * s.ep, k));
   }
   double exposed = reduce + gather;
   if (s.overlap_dp_comm) exposed = Exposed(reduce, slowest.bwd, s) + Exposed(gather, slowest.fwd, s);
@@ -116,29 +107,31 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
     ep_per_layer = (s.recompute == spec::Recompute::kFull ? 6 : 4) * one;
   }
 
+  // The slowest stage sets the pace of the steady state; the others add to
+  // the bubble. Middle stages together hold the layers the ends do not, and
+  // their time is linear in layers.
+  Stage slowest_stage = Stage::kOnly;
   StageTime slowest;
   double sum_of_stages = 0;
-  StageParams params;
   if (s.pp == 1) {
     slowest = StageFor(c, s, costs, ep_per_layer, Stage::kOnly);
     sum_of_stages = slowest.total();
-    params = ParamsOnGpu(c, s, costs.memory, Stage::kOnly);
   } else {
     StageTime first = StageFor(c, s, costs, ep_per_layer, Stage::kFirst);
     StageTime last = StageFor(c, s, costs, ep_per_layer, Stage::kLast);
     StageTime middle = StageFor(c, s, costs, ep_per_layer, Stage::kMiddle);
+    slowest_stage = first.total() >= last.total() ? Stage::kFirst : Stage::kLast;
     slowest = first.total() >= last.total() ? first : last;
-    if (s.pp > 2 && middle.total() > slowest.total()) slowest = middle;
-    // Middle stages together hold the layers the ends do not; time is linear in layers.
+    if (s.pp > 2 && middle.total() > slowest.total()) {
+      slowest_stage = Stage::kMiddle;
+      slowest = middle;
+    }
     const int n = c.model.num_layers;
     double middle_layers = n - s.layers_on_first(n) - s.layers_on_last(n);
     double per_middle_layer = s.layers_on_middle(n) > 0 ? middle.total() / s.layers_on_middle(n) : 0;
     sum_of_stages = first.total() + last.total() + middle_layers * per_middle_layer;
-    params = ParamsOnGpu(c, s, costs.memory, first.total() >= last.total() ? Stage::kFirst : Stage::kLast);
-    if (s.pp > 2 && middle.total() > first.total() && middle.total() > last.total()) {
-      params = ParamsOnGpu(c, s, costs.memory, Stage::kMiddle);
-    }
   }
+  const StageParams params = ParamsOnGpu(c, s, costs.memory, slowest_stage);
 
   Estimate e;
   TimeBreakdown& t = e.breakdown;
@@ -154,15 +147,12 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
     t.pp_comm_s = 2 * (s.vp * m + s.pp - 1) * p2p;
   }
   t.dp_comm_s = DataParallelTime(c, s, slowest, params);
-  double optimizer_params = s.distributed_optimizer
-                                ? params.dense / double(s.dp * s.cp) + params.expert * s.ep / double(s.dp * s.cp)
-                                : params.total();
-  t.optimizer_s = kOptimizerBytesPerParam * optimizer_params / c.gpu.hbm_Bps;
+  t.optimizer_s = kOptimizerBytesPerParam * OptimizerShardParams(params, s) / c.gpu.hbm_Bps;
 
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();
   e.model_flops_per_iteration = ModelFlopsPerIteration(c.model, s);
-  e.hardware_flops_per_iteration = HardwareFlopsPerIteration(c.model, s);
+  e.hardware_flops_per_iteration = e.model_flops_per_iteration + RecomputeFlopsPerIteration(c.model, s);
   const double gpu_seconds = e.iteration_time_s * double(c.gpus);
   e.mfu = e.model_flops_per_iteration / (gpu_seconds * c.gpu.peak_flops);
   e.hfu = e.hardware_flops_per_iteration / (gpu_seconds * c.gpu.peak_flops);

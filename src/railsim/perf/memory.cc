@@ -12,16 +12,6 @@ constexpr double kWeightBytes = 2;     // bf16/fp16 weights
 constexpr double kGradientBytes = 4;   // fp32 main gradients
 constexpr double kOptimizerBytes = 12; // fp32 master weights, Adam m and v
 
-double LayersOn(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
-  switch (stage) {
-    case Stage::kOnly: return m.num_layers;
-    case Stage::kFirst: return s.layers_on_first(m.num_layers);
-    case Stage::kLast: return s.layers_on_last(m.num_layers);
-    case Stage::kMiddle: return s.layers_on_middle(m.num_layers);
-  }
-  return 0;
-}
-
 double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, double layers, Stage stage) {
   double per_layer = lm.act_layer;
   double working_set = 0;
@@ -45,6 +35,22 @@ double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, doub
 }
 
 }  // namespace
+
+int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
+  switch (stage) {
+    case Stage::kOnly: return m.num_layers;
+    case Stage::kFirst: return s.layers_on_first(m.num_layers);
+    case Stage::kLast: return s.layers_on_last(m.num_layers);
+    case Stage::kMiddle: return s.layers_on_middle(m.num_layers);
+  }
+  return 0;
+}
+
+double OptimizerShardParams(const StageParams& p, const spec::Strategy& s) {
+  if (!s.distributed_optimizer) return p.total();
+  double dense_dp = double(s.dp) * s.cp;
+  return p.dense / dense_dp + p.expert / (dense_dp / s.ep);
+}
 
 LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   const spec::ModelSpec& m = c.model;
@@ -96,7 +102,7 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
 }
 
 StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage) {
-  const double layers = LayersOn(c.model, s, stage);
+  const double layers = LayersOnStage(c.model, s, stage);
   StageParams out;
   out.dense = layers * lm.params_layer_dense;
   out.expert = layers * lm.params_layer_expert;
@@ -119,11 +125,8 @@ MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, co
     MemoryBreakdown mb;
     mb.weights_bytes = kWeightBytes * p.total();
     mb.gradients_bytes = kGradientBytes * p.total();
-    double dense_dp = double(s.dp) * s.cp;
-    double expert_dp = dense_dp / s.ep;
-    mb.optimizer_bytes = s.distributed_optimizer ? kOptimizerBytes * (p.dense / dense_dp + p.expert / expert_dp)
-                                                 : kOptimizerBytes * p.total();
-    mb.activations_bytes = StageActivationBytes(s, lm, LayersOn(c.model, s, stage), stage);
+    mb.optimizer_bytes = kOptimizerBytes * OptimizerShardParams(p, s);
+    mb.activations_bytes = StageActivationBytes(s, lm, LayersOnStage(c.model, s, stage), stage);
     mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
     mb.total_bytes =
         mb.weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes + mb.reserved_bytes;

@@ -49,6 +49,13 @@ struct StageParams {
   double total() const { return dense + expert; }
 };
 
+/// Layers held by one GPU of `stage` (spec::Strategy's uneven-split rule).
+int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
+
+/// Parameters whose optimizer states one GPU keeps: all of them, or with the
+/// distributed optimizer its shard (dense over dp x cp, experts over dp x cp / ep).
+double OptimizerShardParams(const StageParams& p, const spec::Strategy& s);
+
 /// Parameters on one GPU of `stage` (kOnly when pp == 1).
 StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage);
 

@@ -53,11 +53,15 @@ double ModelFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s)
   return 3.0 * double(s.global_batch) * per_sequence;
 }
 
+double RecomputeFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s) {
+  double per_sequence = 0;
+  if (s.recompute == spec::Recompute::kFull) per_sequence = m.num_layers * LayerForwardFlops(m);
+  if (s.recompute == spec::Recompute::kSelective) per_sequence = m.num_layers * AttentionScoreForwardFlops(m);
+  return double(s.global_batch) * per_sequence;
+}
+
 double HardwareFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s) {
-  double recompute = 0;
-  if (s.recompute == spec::Recompute::kFull) recompute = m.num_layers * LayerForwardFlops(m);
-  if (s.recompute == spec::Recompute::kSelective) recompute = m.num_layers * AttentionScoreForwardFlops(m);
-  return ModelFlopsPerIteration(m, s) + double(s.global_batch) * recompute;
+  return ModelFlopsPerIteration(m, s) + RecomputeFlopsPerIteration(m, s);
 }
 
 }  // namespace railsim::perf

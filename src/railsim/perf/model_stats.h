@@ -38,6 +38,8 @@ double LogitForwardFlops(const spec::ModelSpec& m, int tp);
 
 /// Model FLOPs of one iteration: 3 x forward, no recomputation (MFU's numerator).
 double ModelFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s);
+/// The forward work recomputation redoes in one iteration (0 without).
+double RecomputeFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s);
 /// Hardware FLOPs: model FLOPs plus the recomputed forward work (HFU's
 /// numerator; what Megatron-LM reports as TFLOP/s per GPU).
 double HardwareFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s);
