@@ -1,9 +1,11 @@
 #include "railsim/cli/flags.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -12,18 +14,6 @@
 #include "railsim/core/units.h"
 
 namespace railsim::cli {
-namespace {
-
-std::string Quoted(const std::string& text) {
-  std::string shown = text.size() > 40 ? text.substr(0, 37) + "..." : text;
-  for (char& c : shown) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return "'" + shown + "'";
-}
-
-}  // namespace
-
 int64_t ParseIntFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
   std::string expected = max == INT64_MAX ? fmt::format("an integer >= {}", min)
                                           : fmt::format("an integer in [{}, {}]", min, max);
@@ -76,6 +66,8 @@ Format ParseFormatFlag(const std::string& text, bool csv_allowed) {
   if (choice == "csv") return Format::kCsv;
   return Format::kTable;
 }
+
+int DefaultThreads() { return int(std::max(1u, std::thread::hardware_concurrency())); }
 
 void PrintStdout(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {

@@ -27,6 +27,9 @@ enum class Format { kTable, kJson, kCsv };
 /// Parses --format against the formats the command offers.
 Format ParseFormatFlag(const std::string& text, bool csv_allowed);
 
+/// Worker threads when the user gives none: every hardware thread, at least one.
+int DefaultThreads();
+
 /// Writes `text` to stdout; throws Error if the write fails (a closed pipe).
 void PrintStdout(const std::string& text);
 

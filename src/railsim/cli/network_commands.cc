@@ -1,7 +1,6 @@
 // `railsim compare`, `railsim network` and `railsim cost`: build the designs,
 // count and price them, print or export.
 #include <optional>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -162,7 +161,7 @@ Action SetupCompare(CLI::App* sub) {
       model = spec::LoadModel(scenario.model, "--scenario " + *scenario_name + ": /model");
       system = spec::LoadSystem(scenario.system, "--scenario " + *scenario_name + ": /system");
     }
-    int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    int threads = DefaultThreads();
     study::CompareResult result = study::RunCompare(scenario, port_class, model ? &*model : nullptr,
                                                     system ? &*system : nullptr, threads);
     PrintStdout(output == Format::kJson ? report::CompareJson(result) : report::CompareTable(result));

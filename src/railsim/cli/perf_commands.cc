@@ -2,7 +2,6 @@
 // `railsim search` (every valid strategy, ranked).
 #include <unistd.h>
 
-#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -152,8 +151,7 @@ Action SetupSearch(CLI::App* sub) {
     o.global_batch = job.global_batch;
     o.attention = job.attention;
     o.top_k = int(ParseIntFlag("--top", f->top, 1, 100000));
-    int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
-    o.threads = f->threads.empty() ? hardware : int(ParseIntFlag("--threads", f->threads, 1, 1024));
+    o.threads = f->threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f->threads, 1, 1024));
     int64_t limit = ParseIntFlag("--max-strategies", f->max_strategies, 1, INT64_MAX);
     int64_t count = search::CountStrategies(job.context, o);
     if (count > limit) {

@@ -21,6 +21,16 @@ Error::Error(std::string where, std::string message)
       where_(std::move(where)),
       message_(std::move(message)) {}
 
+std::string Quoted(std::string_view text) {
+  std::string out = "'";
+  for (char c : text.substr(0, 40)) {
+    unsigned char u = static_cast<unsigned char>(c);
+    out += (u < 0x20 || u == 0x7f) ? '?' : c;
+  }
+  if (text.size() > 40) out += "...";
+  return out + "'";
+}
+
 Error Error::WithContext(const std::string& context) const {
   if (context.empty()) return *this;
   if (where_.empty()) return Error(context, message_);

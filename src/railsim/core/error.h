@@ -10,6 +10,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace railsim {
 
@@ -30,5 +31,10 @@ class Error : public std::runtime_error {
   std::string where_;
   std::string message_;
 };
+
+/// User text quoted for an error message: 'like this', at most 40
+/// characters (then "..."), control characters shown as '?', so that a
+/// message stays one short printable line.
+std::string Quoted(std::string_view text);
 
 }  // namespace railsim

@@ -81,17 +81,6 @@ std::string_view Trim(std::string_view text) {
   return text;
 }
 
-// Quotes user text for an error message, keeping it one short printable line.
-std::string Quote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text.substr(0, 40)) {
-    unsigned char u = static_cast<unsigned char>(c);
-    out += (u < 0x20 || u == 0x7f) ? '?' : c;
-  }
-  if (text.size() > 40) out += "...";
-  return out + "'";
-}
-
 double Parse(std::string_view text, const std::vector<Suffix>& suffixes, const std::string& where,
              const char* expected) {
   std::string_view trimmed = Trim(text);
@@ -101,21 +90,21 @@ double Parse(std::string_view text, const std::vector<Suffix>& suffixes, const s
   double value = 0;
   auto [ptr, ec] = std::from_chars(begin, end, value, std::chars_format::general);
   if (ec == std::errc::result_out_of_range) {
-    throw Error(where, fmt::format("expected a finite number, got {}", Quote(text)));
+    throw Error(where, fmt::format("expected a finite number, got {}", Quoted(text)));
   }
   if (ec != std::errc() || ptr == begin) {
-    throw Error(where, fmt::format("expected {}, got {}", expected, Quote(text)));
+    throw Error(where, fmt::format("expected {}, got {}", expected, Quoted(text)));
   }
   if (!std::isfinite(value)) {
-    throw Error(where, fmt::format("expected a finite number, got {}", Quote(text)));
+    throw Error(where, fmt::format("expected a finite number, got {}", Quoted(text)));
   }
   std::string_view suffix = Trim(std::string_view(ptr, static_cast<size_t>(end - ptr)));
   if (suffix.empty()) return value;
   for (const Suffix& s : suffixes) {
     if (suffix == s.text) return value * s.multiplier;
   }
-  throw Error(where, fmt::format("expected {}, got {} (unknown unit {})", expected, Quote(text),
-                                 Quote(suffix)));
+  throw Error(where, fmt::format("expected {}, got {} (unknown unit {})", expected, Quoted(text),
+                                 Quoted(suffix)));
 }
 
 // Prints `value / multiplier` with the largest prefix that keeps it >= 1.

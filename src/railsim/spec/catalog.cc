@@ -62,9 +62,7 @@ std::string CatalogToJson(const Catalog& catalog) {
     c["transceiver_cost_usd"] = p.transceiver_cost_usd;
     c["switch_port_power_w"] = p.switch_port_power_w;
     c["transceiver_power_w"] = p.transceiver_power_w;
-    nlohmann::ordered_json sources = nlohmann::ordered_json::object();
-    for (const auto& [key, value] : p.sources) sources[key] = value;
-    c["sources"] = sources;
+    c["sources"] = SourcesJson(p.sources);
     j["port_classes"].push_back(c);
   }
   return j.dump(2) + "\n";

@@ -56,6 +56,12 @@ const char* TypeName(const nlohmann::json& v) {
 
 }  // namespace
 
+nlohmann::ordered_json SourcesJson(const std::map<std::string, std::string>& sources) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : sources) j[key] = value;
+  return j;
+}
+
 std::string Describe(const nlohmann::json& value) {
   std::string text = value.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
   if (text.size() > 40) text = text.substr(0, 37) + "...";

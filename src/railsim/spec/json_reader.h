@@ -86,6 +86,9 @@ class JsonReader {
   std::set<std::string> consumed_;
 };
 
+/// The JSON object form of a "sources" map (field -> where its number comes from).
+nlohmann::ordered_json SourcesJson(const std::map<std::string, std::string>& sources);
+
 /// A short, one-line rendering of a JSON value for error messages.
 std::string Describe(const nlohmann::json& value);
 

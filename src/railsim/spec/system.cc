@@ -33,12 +33,6 @@ GpuSpec ReadGpu(JsonReader r) {
   return g;
 }
 
-nlohmann::ordered_json SourcesJson(const std::map<std::string, std::string>& sources) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& [key, value] : sources) j[key] = value;
-  return j;
-}
-
 }  // namespace
 
 SystemSpec ParseSystemJson(std::string_view text) {
