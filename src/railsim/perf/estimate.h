@@ -12,6 +12,8 @@
 // The breakdown's exposed times add up to the iteration time.
 #pragma once
 
+#include <array>
+
 #include "railsim/perf/context.h"
 #include "railsim/perf/layer_cost.h"
 #include "railsim/perf/memory.h"
@@ -29,9 +31,28 @@ struct TimeBreakdown {
   double dp_comm_s = 0;
   double bubble_s = 0;
   double optimizer_s = 0;
+  /// The exposed times in one fixed order, with a JSON key and a label each;
+  /// reports list them from here so none can be forgotten.
+  struct Component {
+    const char* key;
+    const char* label;
+    double seconds;
+  };
+  std::array<Component, 9> components() const {
+    return {{{"compute_s", "compute", compute_s},
+             {"recompute_s", "recompute", recompute_s},
+             {"tp_comm_s", "tensor-parallel comm", tp_comm_s},
+             {"cp_comm_s", "context-parallel comm", cp_comm_s},
+             {"ep_comm_s", "expert-parallel comm", ep_comm_s},
+             {"pp_comm_s", "pipeline comm", pp_comm_s},
+             {"dp_comm_s", "data-parallel comm", dp_comm_s},
+             {"bubble_s", "pipeline bubble", bubble_s},
+             {"optimizer_s", "optimizer", optimizer_s}}};
+  }
   double total() const {
-    return compute_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s + pp_comm_s + dp_comm_s +
-           bubble_s + optimizer_s;
+    double sum = 0;
+    for (const Component& c : components()) sum += c.seconds;
+    return sum;
   }
 };
 

@@ -5,6 +5,7 @@
 #include "railsim/core/units.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/network_report.h"
+#include "railsim/report/perf_report.h"
 #include "railsim/report/table.h"
 
 namespace railsim::report {
@@ -35,11 +36,10 @@ std::string CompareTable(const study::CompareResult& result) {
     double only = tc.rail_only.estimate.iteration_time_s;
     double opt = tc.rail_optimized.estimate.iteration_time_s;
     double ideal = tc.ideal.estimate.iteration_time_s;
-    const spec::Strategy& s = tc.rail_only.strategy;
     t.AddRow({std::to_string(tc.hb_domain_size), Grouped(tc.global_batch), fmt::format("{:.3f} s", opt),
               fmt::format("{:.3f} s", only), fmt::format("{:.3f} s", ideal),
               fmt::format("{:+.1f}%", 100 * (only / opt - 1)), Percent(ideal / only),
-              fmt::format("tp {} pp {} dp {} cp {} vp {} mb {}", s.tp, s.pp, s.dp, s.cp, s.vp, s.micro_batch)});
+              StrategyLine(tc.rail_only.strategy)});
   }
   return text + t.Render();
 }

@@ -44,17 +44,8 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   j["memory_per_gpu_bytes"] = e.memory.total_bytes;
   j["memory_capacity_bytes"] = e.memory.capacity_bytes;
   j["memory_fits"] = e.memory.fits;
-  const perf::TimeBreakdown& t = e.breakdown;
   Json b;
-  b["compute_s"] = t.compute_s;
-  b["recompute_s"] = t.recompute_s;
-  b["tp_comm_s"] = t.tp_comm_s;
-  b["cp_comm_s"] = t.cp_comm_s;
-  b["ep_comm_s"] = t.ep_comm_s;
-  b["pp_comm_s"] = t.pp_comm_s;
-  b["dp_comm_s"] = t.dp_comm_s;
-  b["bubble_s"] = t.bubble_s;
-  b["optimizer_s"] = t.optimizer_s;
+  for (const perf::TimeBreakdown::Component& part : e.breakdown.components()) b[part.key] = part.seconds;
   j["breakdown"] = b;
   const perf::MemoryBreakdown& m = e.memory;
   Json mem;
@@ -79,6 +70,8 @@ Json ContextObject(const perf::PerfContext& c) {
   return j;
 }
 
+}  // namespace
+
 std::string StrategyLine(const spec::Strategy& s) {
   std::string line = fmt::format("tp {} pp {} dp {} cp {}", s.tp, s.pp, s.dp, s.cp);
   if (s.ep > 1) line += fmt::format(" ep {}", s.ep);
@@ -90,8 +83,6 @@ std::string StrategyLine(const spec::Strategy& s) {
   return line;
 }
 
-}  // namespace
-
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
   std::string out = fmt::format(
       "{} on {} x {} ({} network, HB domain {})\nstrategy: {}\n\n", c.model.name, Grouped(c.gpus),
@@ -100,14 +91,8 @@ std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, c
   t.AddColumn("time", TextTable::Align::kLeft);
   t.AddColumn("seconds");
   t.AddColumn("share");
-  const perf::TimeBreakdown& b = e.breakdown;
-  std::pair<const char*, double> rows[] = {
-      {"compute", b.compute_s},       {"recompute", b.recompute_s}, {"tensor-parallel comm", b.tp_comm_s},
-      {"context-parallel comm", b.cp_comm_s}, {"expert-parallel comm", b.ep_comm_s},
-      {"pipeline comm", b.pp_comm_s}, {"pipeline bubble", b.bubble_s}, {"data-parallel comm", b.dp_comm_s},
-      {"optimizer", b.optimizer_s}};
-  for (const auto& [name, seconds] : rows) {
-    t.AddRow({name, fmt::format("{:.4f}", seconds), Percent(seconds / e.iteration_time_s)});
+  for (const perf::TimeBreakdown::Component& part : e.breakdown.components()) {
+    t.AddRow({part.label, fmt::format("{:.4f}", part.seconds), Percent(part.seconds / e.iteration_time_s)});
   }
   t.AddRow({"iteration", fmt::format("{:.4f}", e.iteration_time_s), "100.0%"});
   out += t.Render();
