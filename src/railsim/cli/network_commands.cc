@@ -106,9 +106,9 @@ Action SetupNetwork(CLI::App* sub) {
     CheckExportPath(flags->export_path);
     net::TopologyParams params = ParseTopology(*flags, *net::ParseDesign(name));
     spec::PortClass port_class = ResolvePortClass(flags->catalog, params.port_speed_Bps);
-    net::Topology topology = net::BuildTopology(params);
-    study::DesignResult result{params, net::CountBill(topology, port_class), 0, 0};
-    if (!flags->export_path.empty()) Export(topology, flags->export_path);
+    study::DesignResult result = study::EvaluateDesign(params, port_class, [&](const net::Topology& t) {
+      if (!flags->export_path.empty()) Export(t, flags->export_path);
+    });
     PrintStdout(format == Format::kJson ? report::NetworkJson(result) : report::NetworkTable(result));
     return 0;
   };
@@ -122,12 +122,10 @@ Action SetupCost(CLI::App* sub) {
     CheckExportPath(flags->export_path);
     net::TopologyParams params = ParseTopology(*flags, net::Design::kRailOptimized);
     spec::PortClass port_class = ResolvePortClass(flags->catalog, params.port_speed_Bps);
-    std::vector<study::DesignResult> results = study::CompareDesigns(params, port_class);
-    if (!flags->export_path.empty()) {
-      for (const study::DesignResult& r : results) {
-        Export(net::BuildTopology(r.params), PerDesignPath(flags->export_path, r.params.design));
-      }
-    }
+    std::vector<study::DesignResult> results =
+        study::CompareDesigns(params, port_class, [&](const net::Topology& t) {
+          if (!flags->export_path.empty()) Export(t, PerDesignPath(flags->export_path, t.params().design));
+        });
     if (format == Format::kJson) {
       PrintStdout(report::CostJson(results));
     } else if (format == Format::kCsv) {

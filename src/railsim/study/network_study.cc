@@ -4,18 +4,20 @@
 
 namespace railsim::study {
 
-DesignResult EvaluateDesign(const net::TopologyParams& params, const spec::PortClass& port_class) {
+DesignResult EvaluateDesign(const net::TopologyParams& params, const spec::PortClass& port_class,
+                            const TopologyVisitor& visit) {
   net::Topology topology = net::BuildTopology(params);
+  if (visit) visit(topology);
   return {params, net::CountBill(topology, port_class), 0, 0};
 }
 
-std::vector<DesignResult> CompareDesigns(const net::TopologyParams& params,
-                                         const spec::PortClass& port_class) {
+std::vector<DesignResult> CompareDesigns(const net::TopologyParams& params, const spec::PortClass& port_class,
+                                         const TopologyVisitor& visit) {
   std::vector<DesignResult> results;
   for (net::Design d : {net::Design::kRailOptimized, net::Design::kRailOnly, net::Design::kFatTree}) {
     net::TopologyParams p = params;
     p.design = d;
-    results.push_back(EvaluateDesign(p, port_class));
+    results.push_back(EvaluateDesign(p, port_class, visit));
   }
   const net::BillOfMaterials& base = results[0].bom;
   for (DesignResult& r : results) {

@@ -2,6 +2,7 @@
 // same cluster with Rail-only's savings relative to rail-optimized.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "railsim/net/bom.h"
@@ -17,12 +18,16 @@ struct DesignResult {
   double power_saving = 0;  ///< likewise for power
 };
 
+/// Called with each topology once it is built (for exports), before it is freed.
+using TopologyVisitor = std::function<void(const net::Topology&)>;
+
 /// Builds the design in `params` and counts it. Requires valid params.
-DesignResult EvaluateDesign(const net::TopologyParams& params, const spec::PortClass& port_class);
+DesignResult EvaluateDesign(const net::TopologyParams& params, const spec::PortClass& port_class,
+                            const TopologyVisitor& visit = {});
 
 /// Rail-optimized, Rail-only and fat-tree on the same cluster (params.design is
 /// ignored), in that order, with savings relative to rail-optimized.
-std::vector<DesignResult> CompareDesigns(const net::TopologyParams& params,
-                                         const spec::PortClass& port_class);
+std::vector<DesignResult> CompareDesigns(const net::TopologyParams& params, const spec::PortClass& port_class,
+                                         const TopologyVisitor& visit = {});
 
 }  // namespace railsim::study
