@@ -1,6 +1,10 @@
 // Analytic time of the collectives LLM training runs, on a cluster of HB
 // domains (NVLink) joined by a NIC network, for any group placement.
 //
+// Each time is the analytic reading of the algorithm's plan (comm/plan.h,
+// comm/algorithms.h) with the algorithm the performance model assumes
+// (Algorithm::kAuto); the same plan lists the flows sim/ simulates.
+//
 // Cost model (reference section 5): per tier, latency + bytes x factor /
 // (bandwidth x efficiency), with ring factors 2(n-1)/n for all-reduce and
 // (n-1)/n for reduce-scatter and all-gather, and in-switch reduction where the
@@ -12,6 +16,9 @@
 // domains on each rail, all-gather inside the domain, phases in sequence. That
 // is the only algorithm a Rail-only network offers; a rail-optimized network
 // may also run a flat ring through every NIC, and gets the faster of the two.
+//
+// Leaves of the built NIC network with fewer up-links than down-links
+// (oversubscription) slow the bytes that leave them; see ClusterFabrics.
 //
 // All functions are pure, allocation-free and thread-safe.
 #pragma once
@@ -34,14 +41,23 @@ struct ClusterFabrics {
   NetworkKind network = NetworkKind::kRailOptimized;
   int64_t hb_domain_size = 8;  ///< K (== N for the ideal network)
   Fabric hb;
-  Fabric nic;
+  Fabric nic;  ///< latency includes the switch hops of the built network
   /// In-switch all-reduce busbw as a fraction of hb.bw_Bps; 0 = none.
   double hb_in_network_allreduce_efficiency = 0;
+  /// The built NIC network as the analytic times see it (perf/context.h
+  /// fills these from net/): GPUs under one leaf switch (0 = a single switch,
+  /// nothing leaves a leaf), leaf down-links per up-link (>= 1; 1 = full
+  /// bisection), and whether a leaf holds one rail's GPUs of consecutive HB
+  /// domains (rail-optimized, Rail-only) or consecutive GPUs (fat tree).
+  int64_t leaf_gpus = 0;
+  double leaf_uplink_ratio = 1;
+  bool rail_leaves = true;
 };
 
 /// Where a group's members sit: `size` ranks spaced `stride` apart.
 struct GroupLayout {
   int64_t size = 1;
+  int64_t stride = 1;   ///< ranks between consecutive members
   int64_t local = 1;    ///< members per HB domain
   int64_t domains = 1;  ///< HB domains spanned
   /// Members in different domains share a local rank (a rail), so the group

@@ -3,6 +3,7 @@
 // 4.1%-5.6% in an earlier version; the (K, M) cases are our fit, see
 // tests/data/README.md).
 #include "railsim/comm/collective.h"
+#include "railsim/comm/algorithms.h"
 
 #include <cstdio>
 
@@ -78,8 +79,10 @@ TEST(CollectiveTest, ForwardedAllToAllOverheadMatchesPaper) {
     double overhead = AllToAllTime(bytes, all, only, false) / AllToAllTime(bytes, all, opt, false) - 1;
     std::printf("  %-28s forwarding overhead %.2f%% (paper %.1f%%)\n", x.name, 100 * overhead, x.paper_percent);
     EXPECT_NEAR(x.paper_percent, 100 * overhead, 0.05) << x.name;
-    // Pipelined forwarding hides the NVLink phase entirely here.
-    EXPECT_NEAR(0, AllToAllTime(bytes, all, only, true) / AllToAllTime(bytes, all, opt, true) - 1, 1e-12);
+    // Pipelined in 16 chunks, only the first chunk's NVLink hop is exposed:
+    // the overhead falls to the sequential one over 16.
+    EXPECT_NEAR(overhead / kDefaultForwardChunks,
+                AllToAllTime(bytes, all, only, true) / AllToAllTime(bytes, all, opt, true) - 1, 1e-12);
   }
 }
 

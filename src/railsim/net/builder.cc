@@ -221,6 +221,7 @@ class TopologyBuilder {
     t_.gpu_nic_leaf_link_.assign(n, -1);
     t_.gpu_fabric_.assign(n, -1);
     t_.gpu_leaf_.assign(n, -1);
+    t_.gpu_leaf_position_.assign(n, -1);
     for (int64_t g = 0; g < n; ++g) {
       t_.gpu_hb_link_[g] = AddLink(t_.gpu_node(g), t_.hb_node(t_.domain_of(g)), LinkKind::kNvlink,
                                    t_.rail_of(g), p.hb_bw_Bps);
@@ -258,10 +259,12 @@ class TopologyBuilder {
       NodeId leaf = AddSwitch(Tier::kLeaf, rail, total <= p.radix ? chassis : -1,
                               total <= p.radix ? port_base : 0);
       f.leaves.push_back(leaf);
+      int32_t position = 0;
       for (int64_t g : leaf_members[i]) {
         t_.gpu_nic_leaf_link_[g] = AddLink(t_.nic_node(g), leaf, LinkKind::kNicToLeaf, rail, speed);
         t_.gpu_fabric_[g] = fabric_index;
         t_.gpu_leaf_[g] = static_cast<int32_t>(i);
+        t_.gpu_leaf_position_[g] = position++;
       }
     }
     const int64_t leaves = static_cast<int64_t>(leaf_members.size());
@@ -324,6 +327,7 @@ class TopologyBuilder {
     const int64_t half = p.radix / 2;
     const int64_t leaves = static_cast<int64_t>(f->leaves.size());
     const int64_t pods = CeilDiv(leaves, half);
+    f->leaves_per_pod = static_cast<int32_t>(half);
     std::vector<std::vector<NodeId>> plane_aggs;
     std::vector<std::vector<int32_t>> plane_demand;
     std::vector<std::vector<int32_t>> plane_agg_index;

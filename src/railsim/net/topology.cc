@@ -17,12 +17,26 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Link of `bundle` that reaches upper switch `upper` (0-based in its group).
-LinkId LinkToUpper(const UplinkBundle& bundle, int32_t upper) {
-  int32_t t = ((upper - bundle.offset) % bundle.upper_count + bundle.upper_count) %
-              bundle.upper_count;
-  assert(t < bundle.count && "lower switch is not cabled to this upper switch");
-  return bundle.first_link + t;
+// Cables of `bundle` that reach upper switch `upper` (0-based in its group):
+// link t goes to upper (offset + t) % upper_count, so the cables to one upper
+// switch are t0, t0 + upper_count, ... below count.
+int32_t FirstCableTo(const UplinkBundle& bundle, int32_t upper) {
+  return ((upper - bundle.offset) % bundle.upper_count + bundle.upper_count) % bundle.upper_count;
+}
+int32_t CablesTo(const UplinkBundle& bundle, int32_t upper) {
+  int32_t t0 = FirstCableTo(bundle, upper);
+  assert(t0 < bundle.count && "lower switch is not cabled to this upper switch");
+  return (bundle.count - t0 + bundle.upper_count - 1) / bundle.upper_count;
+}
+// The `choice`-th (mod the number) cable between the bundle's switch and `upper`.
+LinkId CableTo(const UplinkBundle& bundle, int32_t upper, uint64_t choice) {
+  int32_t t0 = FirstCableTo(bundle, upper);
+  int32_t q = static_cast<int32_t>(choice % static_cast<uint64_t>(CablesTo(bundle, upper)));
+  return bundle.first_link + t0 + q * bundle.upper_count;
+}
+// The upper switch that cable t of `bundle` reaches.
+int32_t UpperOf(const UplinkBundle& bundle, int32_t t) {
+  return (bundle.offset + t) % bundle.upper_count;
 }
 
 }  // namespace
@@ -85,63 +99,97 @@ std::string Topology::NodeName(NodeId id) const {
   return "?";
 }
 
-std::vector<Hop> Topology::Route(int64_t src, int64_t dst) const {
+const char* RoutingName(Routing routing) {
+  return routing == Routing::kDModK ? "d-mod-k" : "ecmp";
+}
+
+std::optional<Routing> ParseRouting(std::string_view name) {
+  if (name == "ecmp") return Routing::kEcmp;
+  if (name == "d-mod-k") return Routing::kDModK;
+  return std::nullopt;
+}
+
+std::vector<Hop> Topology::Route(int64_t src, int64_t dst, const RouteOptions& options) const {
+  Hop hops[kMaxRouteHops];
+  int n = RouteInto(src, dst, options, hops);
+  return std::vector<Hop>(hops, hops + n);
+}
+
+int Topology::RouteInto(int64_t src, int64_t dst, const RouteOptions& options, Hop* out) const {
   assert(src >= 0 && src < gpus() && dst >= 0 && dst < gpus());
-  std::vector<Hop> path;
-  if (src == dst) return path;
+  if (src == dst) return 0;
   if (domain_of(src) == domain_of(dst)) {
-    path.push_back({gpu_hb_link_[src], true});
-    path.push_back({gpu_hb_link_[dst], false});
-    return path;
+    out[0] = {gpu_hb_link_[src], true};
+    out[1] = {gpu_hb_link_[dst], false};
+    return 2;
   }
   if (params_.design == Design::kRailOnly && rail_of(src) != rail_of(dst)) {
     // Forward over NVLink to the GPU of src's domain on dst's rail.
     int64_t via = domain_of(src) * params_.hb_domain_size + rail_of(dst);
-    path.push_back({gpu_hb_link_[src], true});
-    path.push_back({gpu_hb_link_[via], false});
-    AppendFabricPath(via, dst, &path);
-    return path;
+    out[0] = {gpu_hb_link_[src], true};
+    out[1] = {gpu_hb_link_[via], false};
+    return 2 + AppendFabricPath(via, dst, options, out + 2);
   }
-  AppendFabricPath(src, dst, &path);
-  return path;
+  return AppendFabricPath(src, dst, options, out);
 }
 
-void Topology::AppendFabricPath(int64_t src, int64_t dst, std::vector<Hop>* path) const {
+// Up the Clos from src's leaf and down to dst's. ECMP draws every choice from
+// one hash of (seed, src, dst); d-mod-k derives them from dst's position so
+// that each destination is reached through its own down-links.
+int Topology::AppendFabricPath(int64_t src, int64_t dst, const RouteOptions& options, Hop* out) const {
   assert(gpu_fabric_[src] == gpu_fabric_[dst] && "endpoints on different fabrics");
   const ClosFabric& f = fabrics_[gpu_fabric_[src]];
   const int32_t ls = gpu_leaf_[src];
   const int32_t ld = gpu_leaf_[dst];
-  const uint64_t h = Mix(static_cast<uint64_t>(src) * 0x100000001b3ULL ^ static_cast<uint64_t>(dst));
-  path->push_back({gpu_pcie_link_[src], true});
-  path->push_back({gpu_nic_leaf_link_[src], true});
+  const bool dmodk = options.routing == Routing::kDModK;
+  const uint64_t h = Mix(options.seed ^ Mix(static_cast<uint64_t>(src) * 0x100000001b3ULL ^
+                                            static_cast<uint64_t>(dst)));
+  const uint64_t h2 = Mix(h);
+  const uint64_t pos = static_cast<uint64_t>(gpu_leaf_position_[dst]);
+  int n = 0;
+  out[n++] = {gpu_pcie_link_[src], true};
+  out[n++] = {gpu_nic_leaf_link_[src], true};
   if (ls != ld) {
     const UplinkBundle& us = f.leaf_up[ls];
     const UplinkBundle& ud = f.leaf_up[ld];
     if (f.tiers == 2) {
-      int32_t spine = static_cast<int32_t>(h % static_cast<uint64_t>(us.upper_count));
-      path->push_back({LinkToUpper(us, spine), true});
-      path->push_back({LinkToUpper(ud, spine), false});
+      const uint64_t uc = static_cast<uint64_t>(us.upper_count);
+      int32_t spine = dmodk ? static_cast<int32_t>(pos % uc)
+                            : UpperOf(us, static_cast<int32_t>(h % static_cast<uint64_t>(us.count)));
+      uint64_t up_choice = dmodk ? pos / uc : h >> 20;
+      uint64_t down_choice = dmodk ? pos / uc : h2;
+      out[n++] = {CableTo(us, spine, up_choice), true};
+      out[n++] = {CableTo(ud, spine, down_choice), false};
     } else {
       // Aggregation index j must exist under both leaves.
-      int32_t j = static_cast<int32_t>(h % static_cast<uint64_t>(std::min(us.count, ud.count)));
-      path->push_back({us.first_link + j, true});
+      const uint64_t aggs = static_cast<uint64_t>(std::min(us.count, ud.count));
+      int32_t j = static_cast<int32_t>((dmodk ? pos : h) % aggs);
+      out[n++] = {us.first_link + j, true};
       if (f.leaf_pod[ls] != f.leaf_pod[ld]) {
         const UplinkBundle& as = f.agg_up[f.pod_first_agg[f.leaf_pod[ls]] + j];
         const UplinkBundle& ad = f.agg_up[f.pod_first_agg[f.leaf_pod[ld]] + j];
-        int32_t core = static_cast<int32_t>((h >> 32) % static_cast<uint64_t>(as.upper_count));
-        path->push_back({LinkToUpper(as, core), true});
-        path->push_back({LinkToUpper(ad, core), false});
+        // d-mod-k: the core plane's switch is chosen by the destination leaf
+        // (within its pod) and the position above j, so each core down-link
+        // serves one destination in the exact full-bisection case.
+        const uint64_t cores = static_cast<uint64_t>(as.upper_count);
+        const uint64_t key = static_cast<uint64_t>(ld - f.pod_first_leaf(f.leaf_pod[ld])) +
+                             (pos / aggs) * static_cast<uint64_t>(f.leaves_in_pod(f.leaf_pod[ld]));
+        int32_t core = dmodk ? static_cast<int32_t>(key % cores)
+                             : UpperOf(as, static_cast<int32_t>((h >> 24) % static_cast<uint64_t>(as.count)));
+        out[n++] = {CableTo(as, core, dmodk ? key / cores : h2), true};
+        out[n++] = {CableTo(ad, core, dmodk ? key / cores : h2 >> 24), false};
       }
-      path->push_back({ud.first_link + j, false});
+      out[n++] = {ud.first_link + j, false};
     }
   }
-  path->push_back({gpu_nic_leaf_link_[dst], false});
-  path->push_back({gpu_pcie_link_[dst], false});
+  out[n++] = {gpu_nic_leaf_link_[dst], false};
+  out[n++] = {gpu_pcie_link_[dst], false};
+  return n;
 }
 
-std::vector<NodeId> Topology::RouteNodes(int64_t src, int64_t dst) const {
+std::vector<NodeId> Topology::RouteNodes(int64_t src, int64_t dst, const RouteOptions& options) const {
   std::vector<NodeId> nodes = {gpu_node(src)};
-  for (const Hop& hop : Route(src, dst)) {
+  for (const Hop& hop : Route(src, dst, options)) {
     const Link& l = links_[hop.link];
     nodes.push_back(hop.upward ? l.b : l.a);
   }

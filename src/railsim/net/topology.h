@@ -12,6 +12,7 @@
 // and safe to share between threads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -73,6 +74,24 @@ struct Hop {
   bool upward;
 };
 
+/// How equal-cost paths are chosen. ECMP hashes each flow (src, dst, seed),
+/// as Ethernet/RoCE switches hash 5-tuples; d-mod-k picks every up-port from
+/// the destination's index, as InfiniBand's static fat-tree routing (OpenSM
+/// ftree) does, so a uniform all-to-all on a full-bisection Clos has no
+/// collisions.
+enum class Routing : uint8_t { kEcmp, kDModK };
+const char* RoutingName(Routing routing);
+std::optional<Routing> ParseRouting(std::string_view name);
+
+struct RouteOptions {
+  Routing routing = Routing::kEcmp;
+  uint64_t seed = 0;
+};
+
+/// Most hops a route has: two NVLink hops of forwarding, then PCIe, NIC-leaf,
+/// two hops up and two down a three-tier Clos, leaf-NIC and PCIe.
+constexpr int kMaxRouteHops = 12;
+
 struct TopologyParams {
   Design design = Design::kRailOnly;
   int64_t gpus = 0;            ///< N
@@ -102,6 +121,12 @@ struct ClosFabric {
   std::vector<int32_t> leaf_pod;        ///< per leaf (3 tiers)
   std::vector<int32_t> pod_first_agg;   ///< per pod: index into agg_up (3 tiers)
   std::vector<UplinkBundle> agg_up;     ///< per aggregation switch: to its core plane (3 tiers)
+  int32_t leaves_per_pod = 0;           ///< k/2 (3 tiers)
+
+  int32_t pod_first_leaf(int32_t pod) const { return pod * leaves_per_pod; }
+  int32_t leaves_in_pod(int32_t pod) const {
+    return std::min<int32_t>(leaves_per_pod, static_cast<int32_t>(leaves.size()) - pod_first_leaf(pod));
+  }
 };
 
 class Topology {
@@ -135,16 +160,27 @@ class Topology {
   /// pair on different rails first moves over NVLink to the GPU of src's
   /// domain that sits on dst's rail ("forwarding", as NCCL's PXN), then goes
   /// on that rail. Among equal-cost paths the choice is a fixed hash of the
-  /// pair, so routes are deterministic. Requires 0 <= src, dst < N.
-  std::vector<Hop> Route(int64_t src, int64_t dst) const;
+  /// pair (`options`), so routes are deterministic; every parallel cable
+  /// between two switches is a separate equal-cost choice.
+  /// Requires 0 <= src, dst < N.
+  std::vector<Hop> Route(int64_t src, int64_t dst, const RouteOptions& options = {}) const;
+
+  /// The same without allocating, for the simulator's hot path: writes the
+  /// hops to `out` (room for kMaxRouteHops) and returns how many.
+  int RouteInto(int64_t src, int64_t dst, const RouteOptions& options, Hop* out) const;
 
   /// The nodes of Route(src, dst), starting with gpu src and ending with gpu dst.
-  std::vector<NodeId> RouteNodes(int64_t src, int64_t dst) const;
+  std::vector<NodeId> RouteNodes(int64_t src, int64_t dst, const RouteOptions& options = {}) const;
+
+  /// Fabric, leaf (within its fabric) and position under that leaf of a GPU's
+  /// NIC: which GPUs share a leaf switch.
+  int32_t fabric_of(int64_t gpu) const { return gpu_fabric_[gpu]; }
+  int32_t leaf_of(int64_t gpu) const { return gpu_leaf_[gpu]; }
 
  private:
   friend class TopologyBuilder;
 
-  void AppendFabricPath(int64_t src, int64_t dst, std::vector<Hop>* path) const;
+  int AppendFabricPath(int64_t src, int64_t dst, const RouteOptions& options, Hop* out) const;
 
   TopologyParams params_;
   std::vector<Node> nodes_;
@@ -154,6 +190,7 @@ class Topology {
   // GPU-to-HB link and GPU-to-NIC link.
   std::vector<int32_t> gpu_fabric_;
   std::vector<int32_t> gpu_leaf_;
+  std::vector<int32_t> gpu_leaf_position_;  ///< index among its leaf's NICs
   std::vector<LinkId> gpu_nic_leaf_link_;
   std::vector<LinkId> gpu_hb_link_;
   std::vector<LinkId> gpu_pcie_link_;

@@ -1,0 +1,277 @@
+#include "railsim/comm/algorithms.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace railsim::comm {
+namespace {
+
+constexpr const char* kOpNames[] = {"all-reduce", "reduce-scatter", "all-gather",
+                                    "all-to-all", "broadcast",      "send-recv"};
+constexpr const char* kAlgorithmNames[] = {"auto",      "ring",   "tree",     "hierarchical",
+                                           "in-switch", "direct", "forwarded"};
+
+// Latency steps of a collective of n members with `factor` passes (2 for
+// all-reduce): a ring takes factor (n - 1); a tree about 2 factor log2 n.
+double RingSteps(int64_t n, double factor) { return n <= 1 ? 0 : factor * double(n - 1); }
+double TreeSteps(int64_t n, double factor) {
+  return n <= 1 ? 0 : 2.0 * factor * std::ceil(std::log2(double(n)));
+}
+// What NCCL's choice between ring and tree costs in latency with scale.
+double AutoSteps(int64_t n, double factor) { return std::min(RingSteps(n, factor), TreeSteps(n, factor)); }
+
+double Latency(const GroupLayout& g, const ClusterFabrics& c) {
+  return g.domains > 1 ? c.nic.latency_s : c.hb.latency_s;
+}
+
+double Factor(Op op) { return op == Op::kAllReduce ? 2 : 1; }
+
+// One ring (or one per local rank) through every member of the group.
+void AddRing(Plan* plan, Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c, bool auto_latency) {
+  Phase& p = plan->Add();
+  p.name = "ring";
+  p.pattern = Pattern::kRing;
+  p.family = {g.size, g.stride};
+  const bool channels = g.domains > 1 && g.local > 1 && g.size % g.local == 0;
+  p.channels = channels ? int32_t(g.local) : 1;
+  p.bytes_per_flow = bytes / double(g.size) / p.channels;
+  const double factor = Factor(op);
+  p.repeat = int64_t(factor) * (g.size - 1);
+  p.latency_s = (auto_latency ? AutoSteps(g.size, factor) : RingSteps(g.size, factor)) * Latency(g, c);
+}
+
+// Ring phase over a sub-family (used by the hierarchical algorithm).
+void AddSubRing(Plan* plan, const char* name, GroupFamily family, double buffer, double factor,
+                double latency_s, bool auto_latency) {
+  Phase& p = plan->Add();
+  p.name = name;
+  p.pattern = Pattern::kRing;
+  p.family = family;
+  p.bytes_per_flow = buffer / double(family.size);
+  p.repeat = int64_t(factor) * (family.size - 1);
+  p.latency_s = (auto_latency ? AutoSteps(family.size, factor) : RingSteps(family.size, factor)) * latency_s;
+}
+
+void AddHierarchical(Plan* plan, Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c,
+                     bool auto_latency) {
+  const GroupFamily intra{g.local, g.stride};
+  const GroupFamily inter{g.domains, g.stride * g.local};
+  const double share = bytes / double(g.local);
+  const double hb = c.hb.latency_s, nic = c.nic.latency_s;
+  switch (op) {
+    case Op::kAllReduce:
+      AddSubRing(plan, "reduce-scatter in HB domain", intra, bytes, 1, hb, auto_latency);
+      AddSubRing(plan, "all-reduce across domains", inter, share, 2, nic, auto_latency);
+      AddSubRing(plan, "all-gather in HB domain", intra, bytes, 1, hb, auto_latency);
+      break;
+    case Op::kReduceScatter:
+      AddSubRing(plan, "reduce-scatter in HB domain", intra, bytes, 1, hb, auto_latency);
+      AddSubRing(plan, "reduce-scatter across domains", inter, share, 1, nic, auto_latency);
+      break;
+    default:  // all-gather
+      AddSubRing(plan, "all-gather across domains", inter, share, 1, nic, auto_latency);
+      AddSubRing(plan, "all-gather in HB domain", intra, bytes, 1, hb, auto_latency);
+      break;
+  }
+}
+
+void AddTree(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
+  for (bool down : {false, true}) {
+    Phase& p = plan->Add();
+    p.name = down ? "tree broadcast" : "tree reduce";
+    p.pattern = Pattern::kTree;
+    p.family = {g.size, g.stride};
+    p.downward = down;
+    p.bytes_per_flow = bytes / 2;  // each of the two trees carries half
+    p.latency_s = std::ceil(std::log2(double(g.size))) * Latency(g, c);
+  }
+}
+
+// NVLink SHARP: every GPU pushes its buffer into the switch (S) and takes its
+// reduced shard (S/n), then writes the shard back for multicast (S/n up, S
+// down): S (n + 1) / n each way. The achieved rate is the system's in-switch
+// busbw, quoted against the ring factor 2 (n - 1) / n.
+void AddInSwitch(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
+  Phase& p = plan->Add();
+  const double n = double(g.size);
+  p.name = "in-switch reduction";
+  p.pattern = Pattern::kViaSwitch;
+  p.family = {g.size, g.stride};
+  p.bytes_per_flow = bytes * (n + 1) / n;
+  p.flow_cap_Bps = c.hb.bw_Bps * c.hb_in_network_allreduce_efficiency * (n + 1) / (2 * (n - 1));
+  p.latency_s = 2 * c.hb.latency_s;
+}
+
+void AddDirect(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
+  Phase& p = plan->Add();
+  p.name = "all-to-all";
+  p.pattern = Pattern::kAllPairs;
+  p.family = {g.size, g.stride};
+  p.bytes_per_flow = bytes / double(g.size);
+  p.latency_s = (g.domains > 1 ? c.nic.latency_s : 0) + c.hb.latency_s;
+}
+
+// Reference section 4: first to the GPU of the own domain on the destination
+// rail (with the data for every remote domain), then along the rail with the
+// data of the whole domain.
+void AddForwarded(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c,
+                  const PlanOptions& o) {
+  const double per_peer = bytes / double(g.size);
+  Phase& hb = plan->Add();
+  hb.name = "forward in HB domain";
+  hb.pattern = Pattern::kAllPairs;
+  hb.family = {g.local, g.stride};
+  hb.bytes_per_flow = per_peer * double(g.domains);
+  hb.latency_s = c.hb.latency_s;
+  Phase& rail = plan->Add();
+  rail.name = "along the rails";
+  rail.pattern = Pattern::kAllPairs;
+  rail.family = {g.domains, g.stride * g.local};
+  rail.bytes_per_flow = per_peer * double(g.local);
+  rail.latency_s = c.nic.latency_s;
+  rail.chunks = o.pipelined ? std::clamp(o.chunks, 2, kMaxForwardChunks) : 1;
+}
+
+void AddChain(Plan* plan, const char* name, double bytes, const GroupLayout& g, const ClusterFabrics& c,
+              double latency_s) {
+  (void)c;
+  Phase& p = plan->Add();
+  p.name = name;
+  p.pattern = Pattern::kChain;
+  p.family = {g.size, g.stride};
+  p.bytes_per_flow = bytes;
+  p.latency_s = latency_s;
+}
+
+bool Hierarchical(const GroupLayout& g) { return g.domains > 1 && g.local > 1 && g.size % g.local == 0; }
+
+Plan Named(const char* name) {
+  Plan p;
+  p.algorithm = name;
+  return p;
+}
+
+const Plan& Faster(const Plan& a, const Plan& b, const ClusterFabrics& c) {
+  return PlanTime(b, c) < PlanTime(a, c) ? b : a;
+}
+
+}  // namespace
+
+const char* OpName(Op op) { return kOpNames[int(op)]; }
+const char* AlgorithmName(Algorithm a) { return kAlgorithmNames[int(a)]; }
+
+std::optional<Op> ParseOp(std::string_view name) {
+  for (int i = 0; i < 6; ++i) {
+    if (name == kOpNames[i]) return Op(i);
+  }
+  return std::nullopt;
+}
+
+std::optional<Algorithm> ParseAlgorithm(std::string_view name) {
+  for (int i = 0; i < 7; ++i) {
+    if (name == kAlgorithmNames[i]) return Algorithm(i);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> OpNames() { return {std::begin(kOpNames), std::end(kOpNames)}; }
+std::vector<std::string> AlgorithmNames() { return {std::begin(kAlgorithmNames), std::end(kAlgorithmNames)}; }
+
+std::string AlgorithmInapplicable(Op op, Algorithm a, const GroupLayout& g, const ClusterFabrics& c) {
+  const bool reduction = op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather;
+  switch (a) {
+    case Algorithm::kAuto: return "";
+    case Algorithm::kRing:
+      return reduction || op == Op::kBroadcast ? "" : "ring runs all-reduce, reduce-scatter, all-gather, broadcast";
+    case Algorithm::kTree:
+      return op == Op::kAllReduce || op == Op::kBroadcast ? "" : "tree runs all-reduce and broadcast";
+    case Algorithm::kHierarchical:
+      if (!reduction) return "hierarchical runs all-reduce, reduce-scatter and all-gather";
+      if (!Hierarchical(g)) return "hierarchical needs a group with several members in each of several HB domains";
+      return "";
+    case Algorithm::kInSwitch:
+      if (op != Op::kAllReduce) return "in-switch runs all-reduce";
+      if (g.domains > 1) return "in-switch reduction needs the group inside one HB domain";
+      if (c.hb_in_network_allreduce_efficiency <= 0) return "the system's HB fabric has no in-switch reduction";
+      return "";
+    case Algorithm::kDirect: return op == Op::kAllToAll ? "" : "direct runs all-to-all";
+    case Algorithm::kForwarded:
+      if (op != Op::kAllToAll) return "forwarded runs all-to-all";
+      if (!Hierarchical(g)) return "forwarded needs a group with several members in each of several HB domains";
+      return "";
+  }
+  return "";
+}
+
+std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout& g, const ClusterFabrics& c,
+                             const PlanOptions& o) {
+  if (!AlgorithmInapplicable(op, a, g, c).empty()) return std::nullopt;
+  Plan plan = Named(AlgorithmName(a));
+  if (bytes <= 0 || g.size <= 1) return plan;
+  switch (op) {
+    case Op::kAllReduce:
+    case Op::kReduceScatter:
+    case Op::kAllGather: {
+      if (a == Algorithm::kRing) { AddRing(&plan, op, bytes, g, c, false); return plan; }
+      if (a == Algorithm::kTree) { AddTree(&plan, bytes, g, c); return plan; }
+      if (a == Algorithm::kHierarchical) { AddHierarchical(&plan, op, bytes, g, c, false); return plan; }
+      if (a == Algorithm::kInSwitch) { AddInSwitch(&plan, bytes, g, c); return plan; }
+      // auto: one domain: ring or in-switch; one member per domain: ring;
+      // otherwise hierarchical, which is all Rail-only offers; an any-to-any
+      // network may also run one ring per local rank through every NIC.
+      Plan ring = Named("ring");
+      AddRing(&ring, op, bytes, g, c, true);
+      if (g.domains <= 1) {
+        if (op == Op::kAllReduce && c.hb_in_network_allreduce_efficiency > 0) {
+          Plan nvls = Named("in-switch");
+          AddInSwitch(&nvls, bytes, g, c);
+          return Faster(ring, nvls, c);
+        }
+        return ring;
+      }
+      if (!Hierarchical(g)) return ring;
+      Plan hier = Named("hierarchical");
+      AddHierarchical(&hier, op, bytes, g, c, true);
+      if (c.network == NetworkKind::kRailOnly) return hier;
+      return Faster(hier, ring, c);
+    }
+    case Op::kAllToAll:
+      if (a == Algorithm::kForwarded ||
+          (a == Algorithm::kAuto && c.network == NetworkKind::kRailOnly && Hierarchical(g))) {
+        plan.algorithm = "forwarded";
+        AddForwarded(&plan, bytes, g, c, o);
+      } else {
+        plan.algorithm = "direct";
+        AddDirect(&plan, bytes, g, c);
+      }
+      return plan;
+    case Op::kBroadcast:
+      if (a == Algorithm::kTree) {
+        Phase& p = plan.Add();
+        p.name = "tree broadcast";
+        p.pattern = Pattern::kTree;
+        p.family = {g.size, g.stride};
+        p.downward = true;
+        p.bytes_per_flow = bytes / 2;
+        p.latency_s = std::ceil(std::log2(double(g.size))) * Latency(g, c);
+        return plan;
+      }
+      plan.algorithm = a == Algorithm::kAuto ? "auto" : "ring";
+      AddChain(&plan, "pipelined chain", bytes, g, c,
+               (a == Algorithm::kAuto ? AutoSteps(g.size, 1) : RingSteps(g.size, 1)) * Latency(g, c));
+      return plan;
+    case Op::kSendRecv: {
+      // Neighbours `distance` apart: NVLink when the whole chain is in one
+      // domain; across domains the NIC, plus an NVLink hop on Rail-only when
+      // the neighbours sit on different rails.
+      const bool forwarded = c.network == NetworkKind::kRailOnly && g.domains > 1 && g.stride % c.hb_domain_size != 0;
+      double latency = g.domains > 1 ? c.nic.latency_s + (forwarded ? c.hb.latency_s : 0) : c.hb.latency_s;
+      plan.algorithm = "point-to-point";
+      AddChain(&plan, "send to next stage", bytes, g, c, latency);
+      return plan;
+    }
+  }
+  return plan;
+}
+
+}  // namespace railsim::comm

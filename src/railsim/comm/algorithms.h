@@ -1,0 +1,64 @@
+// Collective algorithms as plans (comm/plan.h): which phases each algorithm
+// runs on a group, so that its analytic time and its flows come from one
+// description.
+//
+//   ring          one ring through every member (NCCL ring); with several
+//                 members per HB domain, one ring per local rank (channels)
+//                 so each domain boundary is crossed on every NIC
+//   tree          double binary tree: reduce up both trees, broadcast down
+//   hierarchical  reduce-scatter inside each HB domain, the collective across
+//                 domains on each rail, all-gather inside the domain
+//   in-switch     reduction in the NVLink switches (NVLink SHARP); one HB domain
+//   direct        all-to-all from every member to every other over the network
+//                 (on Rail-only, cross-rail pairs go NVLink first, per flow)
+//   forwarded     all-to-all forwarded through the HB domain (Rail-only): first
+//                 to the GPU on the destination rail, then along that rail;
+//                 sequential, or pipelined in chunks
+//   auto          what the performance model assumes NCCL picks: the fastest
+//                 applicable algorithm, with the latency of the cheaper of ring
+//                 and tree steps (reference section 5)
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "railsim/comm/plan.h"
+
+namespace railsim::comm {
+
+enum class Op : uint8_t { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kSendRecv };
+enum class Algorithm : uint8_t { kAuto, kRing, kTree, kHierarchical, kInSwitch, kDirect, kForwarded };
+
+const char* OpName(Op op);
+const char* AlgorithmName(Algorithm a);
+std::optional<Op> ParseOp(std::string_view name);
+std::optional<Algorithm> ParseAlgorithm(std::string_view name);
+std::vector<std::string> OpNames();
+std::vector<std::string> AlgorithmNames();
+
+/// Chunks a pipelined forwarded all-to-all is cut into.
+constexpr int kDefaultForwardChunks = 16;
+constexpr int kMaxForwardChunks = 1024;
+
+struct PlanOptions {
+  bool pipelined = false;  ///< forwarded all-to-all: pipelined in chunks
+  int chunks = kDefaultForwardChunks;
+  /// kSendRecv: distance in ranks between neighbours (pipeline stages).
+  int64_t distance = 1;
+};
+
+/// The plan of `op` with algorithm `a` on every group of `group`, moving
+/// `bytes` per member (all-reduce, reduce-scatter, all-gather, broadcast: the
+/// buffer; all-to-all: what each member sends in total, bytes / size to each
+/// member including itself; send-recv: the message). Returns nullopt when `a`
+/// does not apply (in-switch outside one HB domain or without switch
+/// reduction, direct across rails... see AlgorithmApplies).
+std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout& group,
+                             const ClusterFabrics& c, const PlanOptions& options = {});
+
+/// Why `a` cannot run `op` on `group`, or empty when it can.
+std::string AlgorithmInapplicable(Op op, Algorithm a, const GroupLayout& group, const ClusterFabrics& c);
+
+}  // namespace railsim::comm

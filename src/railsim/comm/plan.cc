@@ -1,0 +1,122 @@
+#include "railsim/comm/plan.h"
+
+#include <algorithm>
+
+namespace railsim::comm {
+namespace {
+
+// Leaf switch of a GPU's NIC, as net/builder.h lays leaves out.
+int64_t LeafOf(int64_t gpu, const ClusterFabrics& c) {
+  const int64_t k = c.hb_domain_size;
+  if (!c.rail_leaves) return gpu / c.leaf_gpus;
+  return (gpu % k) * (int64_t{1} << 40) + (gpu / k) / c.leaf_gpus;
+}
+
+// Above this many members an all-pairs group is taken to leave its leaves
+// with every NIC byte: at most leaf_gpus / size of them stay (a few percent),
+// and counting n^2 pairs on the search's path would cost milliseconds.
+constexpr int64_t kMaxCountedAllPairs = 1024;
+
+// Fraction of the NIC bytes of group 0 whose flows leave their leaf switch.
+double LeafEscapeFraction(const Phase& p, const ClusterFabrics& c) {
+  const int64_t k = c.hb_domain_size;
+  if (p.pattern == Pattern::kAllPairs && p.family.size > kMaxCountedAllPairs) return 1;
+  int64_t nic = 0, escaping = 0;
+  // Group 0 only (a cluster of `size` ranks has one group): every group of a
+  // family is a translate of it, so its share is every group's on average.
+  auto count = [&](int64_t src, int64_t dst, double) {
+    if (src / k == dst / k) return;
+    ++nic;
+    if (LeafOf(src, c) != LeafOf(dst, c)) ++escaping;
+  };
+  ForEachFlow(p, p.family.size, k, count);
+  return nic == 0 ? 0 : double(escaping) / double(nic);
+}
+
+}  // namespace
+
+StepLoad PhaseStepLoad(const Phase& p, const ClusterFabrics& c) {
+  StepLoad load;
+  const int64_t k = c.hb_domain_size;
+  const GroupLayout g = LayoutOf(p.family.size, p.family.stride, k);
+  const double b = p.bytes_per_flow;
+  const double n = double(g.size), l = double(g.local);
+  const bool spans = g.domains > 1;
+  const bool same_rail = p.family.stride % k == 0;
+  // Share of the cross-domain bytes that go to another rail (on Rail-only
+  // they cross NVLink first, to the GPU on the destination rail).
+  double cross_rail = same_rail ? 0 : 1;
+  switch (p.pattern) {
+    case Pattern::kRing:
+    case Pattern::kChain:
+      if (p.channels > 1) {
+        load.hb_bytes = (p.channels - 1) * b;
+        load.nic_bytes = spans ? b : 0;
+      } else {
+        load.hb_bytes = g.local > 1 ? b : 0;
+        load.nic_bytes = spans ? b : 0;
+      }
+      break;
+    case Pattern::kAllPairs:
+      load.hb_bytes = (l - 1) * b;
+      load.nic_bytes = (n - l) * b;
+      if (!same_rail && g.rail_aligned) cross_rail = (l - 1) / l;
+      break;
+    case Pattern::kTree:
+      load.hb_bytes = g.local > 1 ? 2 * b : 0;
+      load.nic_bytes = spans ? 2 * b : 0;
+      break;
+    case Pattern::kViaSwitch:
+      load.hb_bytes = b;
+      break;
+  }
+  if (c.network == NetworkKind::kRailOnly && spans) load.hb_bytes += cross_rail * load.nic_bytes;
+  if (c.leaf_gpus > 0 && c.leaf_uplink_ratio > 1 && load.nic_bytes > 0) {
+    load.leaf_factor = std::max(1.0, LeafEscapeFraction(p, c) * c.leaf_uplink_ratio);
+  }
+  return load;
+}
+
+double PhaseTime(const Phase& p, const ClusterFabrics& c) {
+  if (p.bytes_per_flow <= 0 || (p.family.size <= 1 && p.pattern != Pattern::kViaSwitch)) return 0;
+  StepLoad load = PhaseStepLoad(p, c);
+  double step = std::max(load.hb_bytes / c.hb.effective_Bps(),
+                         load.nic_bytes * load.leaf_factor / c.nic.effective_Bps());
+  if (p.flow_cap_Bps > 0) step = std::max(step, p.bytes_per_flow / p.flow_cap_Bps);
+  return p.latency_s + double(p.repeat) * step;
+}
+
+double PlanTime(const Plan& plan, const ClusterFabrics& c) {
+  double total = 0;
+  for (int i = 0; i < plan.count; ++i) {
+    const Phase& p = plan.phases[i];
+    double t = PhaseTime(p, c);
+    if (p.chunks > 1 && i > 0) {
+      // Pipelined with the previous phase: the chunk of the slower phase sets
+      // the pace, the faster one adds one chunk of fill. Undo the previous
+      // phase's full time that was already counted.
+      const Phase& q = plan.phases[i - 1];
+      double a = (PhaseTime(q, c) - q.latency_s) / p.chunks;
+      double bt = (t - p.latency_s) / p.chunks;
+      total += -(a * p.chunks) + a + bt + (p.chunks - 1) * std::max(a, bt) + p.latency_s;
+      continue;
+    }
+    total += t;
+  }
+  return total;
+}
+
+int64_t PhaseFlowCount(const Phase& p, int64_t gpus) {
+  const int64_t n = p.family.size;
+  const int64_t groups = p.family.Groups(gpus);
+  switch (p.pattern) {
+    case Pattern::kRing: return n <= 1 ? 0 : groups * n * std::max<int64_t>(1, p.channels);
+    case Pattern::kChain: return groups * (n - 1);
+    case Pattern::kAllPairs: return groups * n * (n - 1);
+    case Pattern::kTree: return n <= 1 ? 0 : groups * 2 * (n - 1);
+    case Pattern::kViaSwitch: return groups * n;
+  }
+  return 0;
+}
+
+}  // namespace railsim::comm

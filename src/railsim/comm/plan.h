@@ -1,0 +1,106 @@
+// Plan: the one description of how a collective runs, read two ways.
+//
+// A collective algorithm (comm/algorithms.h) becomes a short list of phases.
+// Each phase applies a traffic pattern (a ring step, all pairs, a tree, a
+// chain, to-and-from the HB switch) to every group of a group family at once,
+// for `repeat` identical steps. From that description:
+//  (a) PlanTime() gives the analytic time: per step, the busiest GPU's bytes
+//      on NVLink and on its NIC over their achieved bandwidths, the bytes that
+//      leave an oversubscribed leaf over its uplinks, plus the phase latency;
+//  (b) ForEachFlow() lists the flows the same phase puts on the network
+//      (source GPU, destination GPU, bytes), which sim/ simulates.
+// Both read the same fields, so the closed form and the flows cannot drift.
+//
+// Groups are Megatron-style strided rank sets: group family (size, stride)
+// over N ranks holds N / size groups; member j of group g is rank
+// (g % stride) + j * stride + (g / stride) * stride * size. Rank = GPU id.
+//
+// Plans are small fixed-size values (no allocation): the performance model
+// builds several per strategy on the search's hot path.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "railsim/comm/collective.h"
+
+namespace railsim::comm {
+
+enum class Pattern : uint8_t {
+  kRing,       ///< member j sends to j + 1 (mod size); `channels` rings, see below
+  kChain,      ///< member j sends to j + 1 for j < size - 1 (pipelined broadcast, p2p)
+  kAllPairs,   ///< every member sends to every other member
+  kTree,       ///< double binary tree edges, child to parent (`downward`: parent to child)
+  kViaSwitch,  ///< each member to its HB switch and back (in-switch reduction)
+};
+
+/// A family of identical groups: N / size groups of `size` ranks `stride` apart.
+struct GroupFamily {
+  int64_t size = 1;
+  int64_t stride = 1;
+  int64_t Member(int64_t group, int64_t j) const {
+    return group % stride + j * stride + (group / stride) * stride * size;
+  }
+  int64_t Groups(int64_t gpus) const { return gpus / size; }
+};
+
+struct Phase {
+  const char* name = "";
+  Pattern pattern = Pattern::kRing;
+  GroupFamily family;
+  double bytes_per_flow = 0;
+  int64_t repeat = 1;       ///< identical steps run back to back
+  /// kRing: rings run side by side (NCCL channels), each carrying
+  /// bytes_per_flow; channel c visits the members of each HB domain starting
+  /// at local index c, so every member leaves its domain in one channel.
+  /// `channels` consecutive members must share a domain.
+  int32_t channels = 1;
+  bool downward = false;    ///< kTree: parent to child (broadcast half)
+  /// The phase runs in `chunks` pieces pipelined with the previous phase's
+  /// pieces (chunk c starts when the previous phase's chunk c and this
+  /// phase's chunk c - 1 are done); 1 = starts when the previous phase ends.
+  int32_t chunks = 1;
+  double latency_s = 0;     ///< total latency of the phase (all steps)
+  /// Per-flow rate cap (0 = none): in-switch reduction's achieved rate.
+  double flow_cap_Bps = 0;
+};
+
+constexpr int kMaxPhases = 4;
+
+struct Plan {
+  std::array<Phase, kMaxPhases> phases;
+  int count = 0;
+  const char* algorithm = "";
+  Phase& Add() { return phases[count++]; }
+};
+
+/// Per-step load of a phase on the busiest GPU.
+struct StepLoad {
+  double hb_bytes = 0;   ///< over NVLink (send or receive, whichever is larger)
+  double nic_bytes = 0;  ///< over the NIC
+  double leaf_factor = 1;  ///< >= 1: how much an oversubscribed leaf slows the NIC part
+};
+
+/// The load one step of `phase` puts on the busiest GPU, on cluster `c`
+/// (HB domains of c.hb_domain_size, Rail-only forwarding, leaf structure).
+StepLoad PhaseStepLoad(const Phase& phase, const ClusterFabrics& c);
+
+/// Analytic time of one phase alone: latency + repeat x step time.
+double PhaseTime(const Phase& phase, const ClusterFabrics& c);
+
+/// Analytic time of the plan: phases in sequence, pipelined pairs overlapped
+/// chunk by chunk (a + b + (chunks - 1) max(a, b) per chunk times a, b).
+double PlanTime(const Plan& plan, const ClusterFabrics& c);
+
+/// Number of flows one step of `phase` has over a cluster of `gpus` ranks.
+int64_t PhaseFlowCount(const Phase& phase, int64_t gpus);
+
+/// Calls fn(src, dst, bytes) for every flow of one step of one chunk of
+/// `phase` over `gpus` ranks, groups in order. src == dst means the flow goes
+/// up to the member's HB switch and back down (kViaSwitch).
+template <typename Fn>
+void ForEachFlow(const Phase& phase, int64_t gpus, int64_t hb_domain_size, Fn&& fn);
+
+}  // namespace railsim::comm
+
+#include "railsim/comm/plan_flows.h"

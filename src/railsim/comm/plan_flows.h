@@ -1,0 +1,83 @@
+// ForEachFlow(): the flows of one plan phase (see comm/plan.h). Inline
+// because the simulator calls it for millions of flows.
+#pragma once
+
+#include <cassert>
+#include <cstdint>
+
+namespace railsim::comm {
+
+namespace plan_internal {
+
+/// Member `j` of a double binary tree over `n` members: its parent in tree
+/// `t` (0: heap order, parent (j - 1) / 2; 1: the mirror image, so that the
+/// leaves of one tree are the inner nodes of the other), or -1 for the root.
+inline int64_t TreeParent(int64_t j, int64_t n, int t) {
+  if (t == 0) return j == 0 ? -1 : (j - 1) / 2;
+  int64_t p = n - 1 - j;
+  return p == 0 ? -1 : n - 1 - (p - 1) / 2;
+}
+
+}  // namespace plan_internal
+
+template <typename Fn>
+void ForEachFlow(const Phase& phase, int64_t gpus, int64_t hb_domain_size, Fn&& fn) {
+  const GroupFamily& f = phase.family;
+  const int64_t n = f.size;
+  const double b = phase.bytes_per_flow / phase.chunks;
+  if (n <= 1 && phase.pattern != Pattern::kViaSwitch) return;
+  const int64_t groups = f.Groups(gpus);
+  for (int64_t g = 0; g < groups; ++g) {
+    switch (phase.pattern) {
+      case Pattern::kRing: {
+        const int64_t l = phase.channels;
+        if (l <= 1) {
+          for (int64_t j = 0; j < n; ++j) fn(f.Member(g, j), f.Member(g, (j + 1) % n), b);
+          break;
+        }
+        // Channel c enters each block of l members (one HB domain) at local
+        // c and leaves from local c - 1: every member leaves in one channel.
+        assert(n % l == 0);
+        (void)hb_domain_size;
+        for (int64_t c = 0; c < l; ++c) {
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t local = j % l;
+            int64_t next = local == (c + l - 1) % l ? ((j / l + 1) % (n / l)) * l + (local + 1) % l
+                                                   : (j / l) * l + (local + 1) % l;
+            fn(f.Member(g, j), f.Member(g, next), b);
+          }
+        }
+        break;
+      }
+      case Pattern::kChain:
+        for (int64_t j = 0; j + 1 < n; ++j) fn(f.Member(g, j), f.Member(g, j + 1), b);
+        break;
+      case Pattern::kAllPairs:
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t src = f.Member(g, i);
+          for (int64_t j = 0; j < n; ++j) {
+            if (j != i) fn(src, f.Member(g, j), b);
+          }
+        }
+        break;
+      case Pattern::kTree:
+        for (int t = 0; t < 2; ++t) {
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t parent = plan_internal::TreeParent(j, n, t);
+            if (parent < 0) continue;
+            if (phase.downward) {
+              fn(f.Member(g, parent), f.Member(g, j), b);
+            } else {
+              fn(f.Member(g, j), f.Member(g, parent), b);
+            }
+          }
+        }
+        break;
+      case Pattern::kViaSwitch:
+        for (int64_t j = 0; j < n; ++j) fn(f.Member(g, j), f.Member(g, j), b);
+        break;
+    }
+  }
+}
+
+}  // namespace railsim::comm
