@@ -153,13 +153,13 @@ int Topology::AppendFabricPath(int64_t src, int64_t dst, const RouteOptions& opt
     const UplinkBundle& us = f.leaf_up[ls];
     const UplinkBundle& ud = f.leaf_up[ld];
     if (f.tiers == 2) {
-      const uint64_t uc = static_cast<uint64_t>(us.upper_count);
-      int32_t spine = dmodk ? static_cast<int32_t>(pos % uc)
+      // d-mod-k: the destination's position picks the spine's cable into its
+      // leaf (one per position), and the source leaf's cable to that spine.
+      int32_t t_down = static_cast<int32_t>((dmodk ? pos : h2) % static_cast<uint64_t>(ud.count));
+      int32_t spine = dmodk ? UpperOf(ud, t_down)
                             : UpperOf(us, static_cast<int32_t>(h % static_cast<uint64_t>(us.count)));
-      uint64_t up_choice = dmodk ? pos / uc : h >> 20;
-      uint64_t down_choice = dmodk ? pos / uc : h2;
-      out[n++] = {CableTo(us, spine, up_choice), true};
-      out[n++] = {CableTo(ud, spine, down_choice), false};
+      out[n++] = {CableTo(us, spine, dmodk ? pos / static_cast<uint64_t>(us.upper_count) : h >> 20), true};
+      out[n++] = {dmodk ? ud.first_link + t_down : CableTo(ud, spine, h2), false};
     } else {
       // Aggregation index j must exist under both leaves.
       const uint64_t aggs = static_cast<uint64_t>(std::min(us.count, ud.count));
@@ -168,16 +168,16 @@ int Topology::AppendFabricPath(int64_t src, int64_t dst, const RouteOptions& opt
       if (f.leaf_pod[ls] != f.leaf_pod[ld]) {
         const UplinkBundle& as = f.agg_up[f.pod_first_agg[f.leaf_pod[ls]] + j];
         const UplinkBundle& ad = f.agg_up[f.pod_first_agg[f.leaf_pod[ld]] + j];
-        // d-mod-k: the core plane's switch is chosen by the destination leaf
-        // (within its pod) and the position above j, so each core down-link
-        // serves one destination in the exact full-bisection case.
-        const uint64_t cores = static_cast<uint64_t>(as.upper_count);
+        // d-mod-k: the destination leaf (within its pod) and the position
+        // above j pick the core's cable into the destination's aggregation
+        // switch, so each serves one destination in the full-bisection case.
         const uint64_t key = static_cast<uint64_t>(ld - f.pod_first_leaf(f.leaf_pod[ld])) +
                              (pos / aggs) * static_cast<uint64_t>(f.leaves_in_pod(f.leaf_pod[ld]));
-        int32_t core = dmodk ? static_cast<int32_t>(key % cores)
+        int32_t t_down = static_cast<int32_t>((dmodk ? key : h2) % static_cast<uint64_t>(ad.count));
+        int32_t core = dmodk ? UpperOf(ad, t_down)
                              : UpperOf(as, static_cast<int32_t>((h >> 24) % static_cast<uint64_t>(as.count)));
-        out[n++] = {CableTo(as, core, dmodk ? key / cores : h2), true};
-        out[n++] = {CableTo(ad, core, dmodk ? key / cores : h2 >> 24), false};
+        out[n++] = {CableTo(as, core, dmodk ? key / static_cast<uint64_t>(as.upper_count) : h2 >> 8), true};
+        out[n++] = {dmodk ? ad.first_link + t_down : CableTo(ad, core, h2 >> 24), false};
       }
       out[n++] = {ud.first_link + j, false};
     }

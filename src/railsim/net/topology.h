@@ -175,6 +175,8 @@ class Topology {
   /// Fabric, leaf (within its fabric) and position under that leaf of a GPU's
   /// NIC: which GPUs share a leaf switch.
   int32_t fabric_of(int64_t gpu) const { return gpu_fabric_[gpu]; }
+  /// A GPU's NVLink link to its HB domain's switch fabric.
+  LinkId hb_link(int64_t gpu) const { return gpu_hb_link_[gpu]; }
   int32_t leaf_of(int64_t gpu) const { return gpu_leaf_[gpu]; }
 
  private:
