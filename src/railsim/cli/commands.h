@@ -25,6 +25,7 @@ struct Command {
 std::vector<Command> NetworkCommands();  ///< compare, network, cost
 std::vector<Command> PresetCommands();   ///< presets
 std::vector<Command> PerfCommands();     ///< estimate, search
+std::vector<Command> CommCommands();     ///< alltoall, collective
 
 /// Parses argv and runs the chosen command. Throws Error on bad input.
 int Run(int argc, char** argv);

@@ -24,6 +24,7 @@ struct JobFlags {
   std::string network = "rail-optimized";
   std::string hb_size;
   std::string attention = "flash";
+  std::string radix, oversubscription = "1";
   std::string format = "table";
 };
 
@@ -36,6 +37,10 @@ void AddJobFlags(CLI::App* sub, JobFlags* f) {
       ->capture_default_str();
   sub->add_option("--hb-size", f->hb_size, "override the system's HB domain size K (what-if)");
   sub->add_option("--attention", f->attention, "flash or classic (materialised softmax)")
+      ->capture_default_str();
+  sub->add_option("--radix", f->radix,
+                  "switch radix of the NIC network timed (default 64, larger if 64 needs over three tiers)");
+  sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio of the NIC network")
       ->capture_default_str();
   sub->add_option("--format", f->format, "table or json (search: also csv)")->capture_default_str();
 }
@@ -63,9 +68,12 @@ Job ParseJob(const JobFlags& f, bool csv_allowed) {
   spec::Attention attention =
       ParseChoiceFlag("--attention", f.attention, {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
                                                                                      : spec::Attention::kFlash;
+  perf::NetworkOptions net;
+  net.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
+  net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
   spec::ModelSpec model = spec::LoadModel(f.model, "--model");
   spec::SystemSpec system = spec::LoadSystem(f.system, "--system");
-  return {perf::MakePerfContext(model, system, gpus, network, hb), batch, attention, format};
+  return {perf::MakePerfContext(model, system, gpus, network, hb, net), batch, attention, format};
 }
 
 Action SetupEstimate(CLI::App* sub) {

@@ -1,14 +1,66 @@
 #include "railsim/perf/context.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
+#include "railsim/net/builder.h"
 #include "railsim/spec/strategy.h"
 
 namespace railsim::perf {
+namespace {
 
-PerfContext MakePerfContext(const spec::ModelSpec& model, const spec::SystemSpec& system,
-                            int64_t gpus, comm::NetworkKind network, int64_t hb_domain_size) {
+net::TopologyParams Params(comm::NetworkKind network, int64_t gpus, int64_t k, int radix, double r,
+                           const spec::SystemSpec& system) {
+  net::TopologyParams p;
+  p.design = network == comm::NetworkKind::kRailOnly ? net::Design::kRailOnly : net::Design::kRailOptimized;
+  p.gpus = gpus;
+  p.hb_domain_size = static_cast<int>(k);
+  p.radix = radix;
+  p.oversubscription = r;
+  p.port_speed_Bps = system.nic_bw_Bps;
+  return p;
+}
+
+// 64, or the next power of two that holds the cluster in three tiers.
+int DefaultRadix(comm::NetworkKind network, int64_t gpus, int64_t k, const spec::SystemSpec& system) {
+  int radix = kDefaultRadix;
+  while (radix < 65536 && net::TiersNeeded(Params(network, gpus, k, radix, 1, system)) > 3) radix *= 2;
+  return radix;
+}
+
+NetworkShape ShapeNetwork(comm::NetworkKind network, int64_t gpus, int64_t k, const NetworkOptions& o,
+                          const spec::SystemSpec& system) {
+  NetworkShape shape;
+  if (network == comm::NetworkKind::kIdeal) return shape;
+  const int reference_radix = DefaultRadix(network, gpus, k, system);
+  shape.radix = o.radix > 0 ? o.radix : reference_radix;
+  shape.oversubscription = o.oversubscription;
+  if (shape.radix < 2 || shape.radix % 2 != 0 || shape.radix > 65536) {
+    throw Error("--radix", fmt::format("expected an even integer in [2, 65536], got {}", shape.radix));
+  }
+  if (!(o.oversubscription >= 1) || !(o.oversubscription <= shape.radix - 1)) {
+    throw Error("--oversubscription", fmt::format("expected a ratio in [1, {}] (leaf down:up), got {}",
+                                                  shape.radix - 1, o.oversubscription));
+  }
+  net::TopologyParams p = Params(network, gpus, k, shape.radix, o.oversubscription, system);
+  shape.tiers = net::TiersNeeded(p);
+  if (shape.tiers > 3) {
+    throw Error("--radix", fmt::format("{} GPUs need more than three switch tiers at radix {}; use a larger "
+                                       "radix (at least {})",
+                                       gpus, shape.radix, reference_radix));
+  }
+  shape.reference_tiers = net::TiersNeeded(Params(network, gpus, k, reference_radix, 1, system));
+  if (shape.tiers > 1) shape.leaf_gpus = net::LeafDownPorts(shape.radix, o.oversubscription);
+  return shape;
+}
+
+}  // namespace
+
+ClusterNetwork MakeClusterNetwork(const spec::SystemSpec& system, int64_t gpus, comm::NetworkKind network,
+                                  int64_t hb_domain_size, const NetworkOptions& options) {
   if (gpus < 1 || gpus > spec::kMaxModelGpus) {
     throw Error("--gpus", fmt::format("expected an integer in [1, {}], got {}", spec::kMaxModelGpus, gpus));
   }
@@ -18,15 +70,37 @@ PerfContext MakePerfContext(const spec::ModelSpec& model, const spec::SystemSpec
     throw Error(hb_domain_size > 0 ? "--hb-size" : "--gpus",
                 fmt::format("expected the HB domain size {} to divide --gpus {}", k, gpus));
   }
+  ClusterNetwork n;
+  comm::ClusterFabrics& f = n.fabrics;
+  f.network = network;
+  f.hb_domain_size = k;
+  f.hb = {system.hb_bw_Bps, system.hb_efficiency, system.hb_latency_s};
+  f.nic = {system.nic_bw_Bps, system.nic_efficiency, system.nic_latency_s};
+  f.hb_in_network_allreduce_efficiency = system.hb_in_network_allreduce_efficiency;
+  n.shape = ShapeNetwork(network, gpus, k, options, system);
+  // Each tier more than the default network's adds a switch on the way up
+  // and one on the way down.
+  f.nic.latency_s = std::max(
+      0.0, system.nic_latency_s + 2.0 * (n.shape.tiers - n.shape.reference_tiers) * system.switch_latency_s);
+  f.leaf_gpus = n.shape.leaf_gpus;
+  if (n.shape.leaf_gpus > 0) {
+    double up = std::ceil(double(n.shape.leaf_gpus) / options.oversubscription - 1e-9);
+    f.leaf_uplink_ratio = double(n.shape.leaf_gpus) / up;
+  }
+  f.rail_leaves = true;
+  return n;
+}
+
+PerfContext MakePerfContext(const spec::ModelSpec& model, const spec::SystemSpec& system,
+                            int64_t gpus, comm::NetworkKind network, int64_t hb_domain_size,
+                            const NetworkOptions& options) {
+  ClusterNetwork n = MakeClusterNetwork(system, gpus, network, hb_domain_size, options);
   PerfContext c;
   c.model = model;
   c.system = system;
   c.gpus = gpus;
-  c.fabrics.network = network;
-  c.fabrics.hb_domain_size = k;
-  c.fabrics.hb = {system.hb_bw_Bps, system.hb_efficiency, system.hb_latency_s};
-  c.fabrics.nic = {system.nic_bw_Bps, system.nic_efficiency, system.nic_latency_s};
-  c.fabrics.hb_in_network_allreduce_efficiency = system.hb_in_network_allreduce_efficiency;
+  c.fabrics = n.fabrics;
+  c.shape = n.shape;
   c.gpu = GpuModel::From(system.gpu);
   return c;
 }

@@ -13,20 +13,56 @@
 
 namespace railsim::perf {
 
+/// The NIC network to time on: switch radix (0 = 64, or the smallest power
+/// of two above it that fits in three tiers) and leaf oversubscription.
+struct NetworkOptions {
+  int radix = 0;
+  double oversubscription = 1;
+};
+
+/// The built network a context times (what its JSON names).
+struct NetworkShape {
+  int radix = 0;
+  double oversubscription = 1;
+  int tiers = 0;            ///< switch tiers of the NIC network (0 for the ideal one)
+  int reference_tiers = 0;  ///< at the default radix and full bisection
+  int64_t leaf_gpus = 0;    ///< GPUs under one leaf (0: one switch per fabric)
+};
+
+/// The cluster's fabrics as the collectives see them, and the built NIC
+/// network they stand for.
+struct ClusterNetwork {
+  comm::ClusterFabrics fabrics;
+  NetworkShape shape;
+};
+
+/// The fabrics of `gpus` GPUs of `system` joined by `network` (HB domain as
+/// for MakePerfContext). Throws as MakePerfContext does.
+ClusterNetwork MakeClusterNetwork(const spec::SystemSpec& system, int64_t gpus, comm::NetworkKind network,
+                                  int64_t hb_domain_size = 0, const NetworkOptions& options = {});
+
 struct PerfContext {
   spec::ModelSpec model;
   spec::SystemSpec system;
   int64_t gpus = 0;
-  comm::ClusterFabrics fabrics;  ///< network kind and effective HB domain size
+  comm::ClusterFabrics fabrics;  ///< network kind, HB domain size, leaf structure
+  NetworkShape shape;
   GpuModel gpu;
 };
 
+/// Default switch radix of the network a job is timed on.
+constexpr int kDefaultRadix = 64;
+
 /// Builds a context for `gpus` GPUs of `system` joined by `network`. The HB
 /// domain is the system's unless `hb_domain_size` > 0 overrides it; for the
-/// ideal network it is all GPUs. Throws Error("--hb-size" / "--gpus") unless
-/// the domain size divides the GPU count.
+/// ideal network it is all GPUs. The NIC network is sized as net/builder.h
+/// builds it (tiers, leaf down- and up-links) so collectives see its latency
+/// and oversubscription. Throws Error("--hb-size" / "--gpus") unless the
+/// domain size divides the GPU count, Error("--radix") for an odd radix or
+/// more than three tiers, Error("--oversubscription") outside [1, radix - 1].
 PerfContext MakePerfContext(const spec::ModelSpec& model, const spec::SystemSpec& system,
-                            int64_t gpus, comm::NetworkKind network, int64_t hb_domain_size = 0);
+                            int64_t gpus, comm::NetworkKind network, int64_t hb_domain_size = 0,
+                            const NetworkOptions& options = {});
 
 const char* NetworkName(comm::NetworkKind network);
 

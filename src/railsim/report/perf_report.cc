@@ -31,6 +31,19 @@ Json StrategyObject(const spec::Strategy& s) {
   return j;
 }
 
+// The built NIC network the collectives were timed on.
+Json NetworkTimedObject(const perf::PerfContext& c) {
+  Json j;
+  j["design"] = perf::NetworkName(c.fabrics.network);
+  j["hb_domain_size"] = c.fabrics.hb_domain_size;
+  j["radix"] = c.shape.radix;
+  j["oversubscription"] = c.shape.oversubscription;
+  j["tiers"] = c.shape.tiers;
+  j["leaf_gpus"] = c.shape.leaf_gpus;
+  j["nic_latency_s"] = c.fabrics.nic.latency_s;
+  return j;
+}
+
 // Adds the estimate's fields to `j` (an estimate document or object).
 void AddEstimateFields(const perf::Estimate& e, Json* out) {
   Json& j = *out;
@@ -64,10 +77,20 @@ Json ContextObject(const perf::PerfContext& c) {
   j["model"] = c.model.name;
   j["system"] = c.system.name;
   j["network"] = perf::NetworkName(c.fabrics.network);
+  j["network_timed"] = NetworkTimedObject(c);
   j["gpus"] = c.gpus;
   j["hb_domain_size"] = c.fabrics.hb_domain_size;
   j["model_params"] = perf::CountParams(c.model).total;
   return j;
+}
+
+// "rail-optimized network (radix 64, 3 tiers, 2:1 leaves)"
+std::string NetworkLine(const perf::PerfContext& c) {
+  std::string line = fmt::format("{} network", perf::NetworkName(c.fabrics.network));
+  if (c.shape.tiers == 0) return line;
+  line += fmt::format(" (radix {}, {} tier{}", c.shape.radix, c.shape.tiers, c.shape.tiers == 1 ? "" : "s");
+  if (c.shape.oversubscription > 1) line += fmt::format(", {:g}:1 leaves", c.shape.oversubscription);
+  return line + ")";
 }
 
 }  // namespace
@@ -85,8 +108,8 @@ std::string StrategyLine(const spec::Strategy& s) {
 
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
   std::string out = fmt::format(
-      "{} on {} x {} ({} network, HB domain {})\nstrategy: {}\n\n", c.model.name, Grouped(c.gpus),
-      c.system.name, perf::NetworkName(c.fabrics.network), c.fabrics.hb_domain_size, StrategyLine(s));
+      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\n\n", c.model.name, Grouped(c.gpus),
+      c.system.name, NetworkLine(c), c.fabrics.hb_domain_size, StrategyLine(s));
   TextTable t;
   t.AddColumn("time", TextTable::Align::kLeft);
   t.AddColumn("seconds");
@@ -116,9 +139,9 @@ std::string EstimateJson(const perf::PerfContext& c, const spec::Strategy& s, co
 
 std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& r) {
   std::string out = fmt::format(
-      "{} on {} x {} ({} network, HB domain {}), global batch {}\n"
+      "{} on {} x {} ({}, HB domain {}), global batch {}\n"
       "{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n\n",
-      c.model.name, Grouped(c.gpus), c.system.name, perf::NetworkName(c.fabrics.network),
+      c.model.name, Grouped(c.gpus), c.system.name, NetworkLine(c),
       c.fabrics.hb_domain_size, r.results.empty() ? 0 : r.results[0].strategy.global_batch,
       Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads);
   if (r.results.empty()) return out + "no strategy fits in memory\n";

@@ -50,6 +50,8 @@ SystemSpec ParseSystemJson(std::string_view text) {
   s.nic_bw_Bps = r.Bandwidth("nic_bandwidth");
   s.nic_efficiency = r.Number("nic_efficiency", 0.01, 1.0);
   s.nic_latency_s = r.Duration("nic_latency");
+  s.switch_latency_s = r.DurationOr("switch_latency", 0);
+  s.nic_routing = r.EnumOr("nic_routing", {"ecmp", "d-mod-k"}, "ecmp");
   s.sources = r.StringMapOr("sources");
   r.Finish();
   return s;
@@ -80,6 +82,8 @@ std::string SystemToJson(const SystemSpec& s) {
   j["nic_bandwidth"] = units::FormatBitRate(s.nic_bw_Bps);
   j["nic_efficiency"] = s.nic_efficiency;
   j["nic_latency"] = units::FormatDuration(s.nic_latency_s);
+  j["switch_latency"] = units::FormatDuration(s.switch_latency_s);
+  j["nic_routing"] = s.nic_routing;
   j["sources"] = SourcesJson(s.sources);
   return j.dump(2) + "\n";
 }

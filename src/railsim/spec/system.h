@@ -41,7 +41,14 @@ struct SystemSpec {
   double hb_in_network_allreduce_efficiency = 0;
   double nic_bw_Bps = 0;      ///< NIC bandwidth per GPU per direction
   double nic_efficiency = 0;  ///< achieved fraction of NIC line rate
-  double nic_latency_s = 0;   ///< per-step latency across the NIC network
+  double nic_latency_s = 0;   ///< per-step latency across the NIC network (default fabric)
+  /// One switch traversal. A built network with more switch tiers than the
+  /// default one (radix 64, full bisection) adds two per extra tier to
+  /// nic_latency_s; one with fewer takes them off.
+  double switch_latency_s = 0;
+  /// How the NIC network's switches choose among equal-cost paths: "d-mod-k"
+  /// (InfiniBand's static fat-tree routing) or "ecmp" (Ethernet/RoCE hashing).
+  std::string nic_routing = "ecmp";
   std::map<std::string, std::string> sources;
 };
 

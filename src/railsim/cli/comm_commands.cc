@@ -1,0 +1,238 @@
+// `railsim alltoall` (the paper's forwarded all-to-all against the
+// rail-optimized network) and `railsim collective` (any collective on a group
+// placed as the performance model places it), analytic and simulated.
+#include <unistd.h>
+
+#include <chrono>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "railsim/cli/commands.h"
+#include "railsim/cli/flags.h"
+#include "railsim/core/error.h"
+#include "railsim/core/file.h"
+#include "railsim/core/units.h"
+#include "railsim/net/builder.h"
+#include "railsim/report/collective_report.h"
+#include "railsim/spec/presets.h"
+#include "railsim/spec/strategy.h"
+#include "railsim/study/collective_study.h"
+
+namespace railsim::cli {
+namespace {
+
+// Flags both commands share: the cluster, the network, the simulation.
+struct ClusterFlags {
+  std::string system, gpus, hb_size;
+  std::string network = "rail-optimized";
+  std::string radix, oversubscription = "1";
+  bool simulate = false;
+  std::string routing, seed = "0";
+  std::string max_flows = std::to_string(sim::kDefaultMaxFlows);
+  std::string max_gpus = std::to_string(net::kMaxBuildGpus);
+  std::string export_links;
+  std::string format = "table";
+};
+
+void AddClusterFlags(CLI::App* sub, ClusterFlags* f, bool ideal_allowed) {
+  sub->add_option("--system", f->system, "system preset or JSON file")->required();
+  sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
+  sub->add_option("--hb-size", f->hb_size, "override the system's HB domain size K");
+  sub->add_option("--network", f->network,
+                  ideal_allowed ? "rail-only, rail-optimized or ideal" : "rail-only or rail-optimized")
+      ->capture_default_str();
+  sub->add_option("--radix", f->radix, "switch radix (default 64, larger if 64 needs over three tiers)");
+  sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio")->capture_default_str();
+  sub->add_flag("--simulate", f->simulate, "also simulate every flow on the built network");
+  sub->add_option("--routing", f->routing, "ecmp or d-mod-k (default: the system's nic_routing)");
+  sub->add_option("--seed", f->seed, "ECMP hash seed")->capture_default_str();
+  sub->add_option("--max-flows", f->max_flows, "refuse simulations holding more flows at once")
+      ->capture_default_str();
+  sub->add_option("--max-gpus", f->max_gpus, "refuse to build graphs larger than this")->capture_default_str();
+  sub->add_option("--export-links", f->export_links, "with --simulate: one CSV row per directed link");
+  sub->add_option("--format", f->format, "table or json")->capture_default_str();
+}
+
+comm::NetworkKind ParseNetworkKind(const std::string& text, bool ideal_allowed) {
+  std::vector<std::string> allowed = {"rail-only", "rail-optimized"};
+  if (ideal_allowed) allowed.push_back("ideal");
+  std::string n = ParseChoiceFlag("--network", text, allowed);
+  if (n == "rail-only") return comm::NetworkKind::kRailOnly;
+  if (n == "ideal") return comm::NetworkKind::kIdeal;
+  return comm::NetworkKind::kRailOptimized;
+}
+
+// Progress on stderr while simulating, only when stderr is a terminal.
+std::function<void(double)> SimulationProgress(bool* shown) {
+  if (isatty(STDERR_FILENO) == 0) return {};
+  auto start = std::chrono::steady_clock::now();
+  return [start, shown](double fraction) {
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed < 1.0) return;
+    *shown = true;
+    fmt::print(stderr, "\rsimulate: {:.0f}% of flows done, {:.1f} s", 100 * fraction, elapsed);
+    std::fflush(stderr);
+  };
+}
+
+study::CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed, Format* format) {
+  *format = ParseFormatFlag(f.format, false);
+  study::CollectiveRequest r;
+  r.gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
+  r.hb_domain_size = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
+  r.network = ParseNetworkKind(f.network, ideal_allowed);
+  r.network_options.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
+  r.network_options.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  r.simulate = f.simulate;
+  if (!f.routing.empty()) {
+    r.routing = *net::ParseRouting(ParseChoiceFlag("--routing", f.routing, {"ecmp", "d-mod-k"}));
+  }
+  r.seed = static_cast<uint64_t>(ParseIntFlag("--seed", f.seed, 0, INT64_MAX));
+  r.max_flows = ParseIntFlag("--max-flows", f.max_flows, 1, sim::kHardMaxFlows);
+  r.max_gpus = ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
+  if (!f.export_links.empty() && !f.simulate) {
+    throw Error("--export-links", "needs --simulate (the link loads come from the simulation)");
+  }
+  r.system = spec::LoadSystem(f.system, "--system");
+  return r;
+}
+
+// Runs the request with a progress line, clearing it afterwards.
+study::CollectiveOutcome RunWithProgress(study::CollectiveRequest r) {
+  bool shown = false;
+  r.progress = SimulationProgress(&shown);
+  study::CollectiveOutcome o = study::RunCollective(r);
+  if (shown) fmt::print(stderr, "\n");
+  return o;
+}
+
+Action SetupAllToAll(CLI::App* sub) {
+  struct Flags {
+    ClusterFlags cluster;
+    std::string hb_bw, nic_bw, bytes_per_pair;
+    std::string schedule = "sequential";
+    std::string chunks = std::to_string(comm::kDefaultForwardChunks);
+  };
+  auto f = std::make_shared<Flags>();
+  AddClusterFlags(sub, &f->cluster, false);
+  sub->add_option("--hb-bw", f->hb_bw, "HB bandwidth per GPU per direction, used as given (no efficiency, no latency)");
+  sub->add_option("--nic-bw", f->nic_bw, "NIC bandwidth per GPU per direction, used as given");
+  sub->add_option("--bytes-per-pair", f->bytes_per_pair, "bytes each GPU sends to every other GPU")->required();
+  sub->add_option("--schedule", f->schedule, "Rail-only forwarding: sequential or pipelined")->capture_default_str();
+  sub->add_option("--chunks", f->chunks, "chunks of the pipelined schedule")->capture_default_str();
+  return [f]() {
+    Format format;
+    study::CollectiveRequest r = ParseCluster(f->cluster, false, &format);
+    if (!f->hb_bw.empty()) r.hb_bw_Bps = ParseBandwidthFlag("--hb-bw", f->hb_bw);
+    if (!f->nic_bw.empty()) r.nic_bw_Bps = ParseBandwidthFlag("--nic-bw", f->nic_bw);
+    double per_pair = units::ParseBytes(f->bytes_per_pair, "--bytes-per-pair");
+    if (!(per_pair > 0) || per_pair > 1e12) {
+      throw Error("--bytes-per-pair", fmt::format("expected a size in (0, 1TB], got {}", Quoted(f->bytes_per_pair)));
+    }
+    r.plan_options.pipelined = ParseChoiceFlag("--schedule", f->schedule, {"sequential", "pipelined"}) == "pipelined";
+    r.plan_options.chunks = int(ParseIntFlag("--chunks", f->chunks, 2, comm::kMaxForwardChunks));
+    r.op = comm::Op::kAllToAll;
+    r.group = {r.gpus, 1};
+    r.bytes = per_pair * double(r.gpus);
+    study::CollectiveOutcome o = RunWithProgress(r);
+    std::optional<study::CollectiveOutcome> baseline;
+    if (r.network == comm::NetworkKind::kRailOnly) {
+      study::CollectiveRequest opt = r;
+      opt.network = comm::NetworkKind::kRailOptimized;
+      baseline = RunWithProgress(opt);
+    }
+    if (!f->cluster.export_links.empty()) {
+      WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
+    }
+    PrintStdout(format == Format::kJson ? report::AllToAllJson(r, o, baseline) : report::AllToAllTable(r, o, baseline));
+    return 0;
+  };
+}
+
+Action SetupCollective(CLI::App* sub) {
+  struct Flags {
+    ClusterFlags cluster;
+    std::string op, bytes, group;
+    std::string algorithm = "auto";
+    std::string model;
+    std::string tp = "1", pp = "1", dp, cp = "1", ep = "1";
+    std::string schedule = "sequential";
+  };
+  auto f = std::make_shared<Flags>();
+  AddClusterFlags(sub, &f->cluster, true);
+  sub->add_option("--op", f->op, "all-reduce, reduce-scatter, all-gather, all-to-all, broadcast or send-recv")
+      ->required();
+  sub->add_option("--bytes", f->bytes, "buffer per member (all-to-all: what each member sends in total)")
+      ->required();
+  sub->add_option("--group", f->group, "tp, cp, ep, dp, pp or all: the groups as estimate places them")->required();
+  sub->add_option("--algorithm", f->algorithm, "auto, ring, tree, hierarchical, in-switch, direct or forwarded")
+      ->capture_default_str();
+  sub->add_option("--model", f->model, "model preset or JSON file (checks the degrees against it)");
+  sub->add_option("--tp", f->tp, "tensor-parallel degree")->capture_default_str();
+  sub->add_option("--pp", f->pp, "pipeline-parallel degree")->capture_default_str();
+  sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
+  sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
+  sub->add_option("--ep", f->ep, "expert-parallel degree")->capture_default_str();
+  sub->add_option("--schedule", f->schedule, "forwarded all-to-all: sequential or pipelined")->capture_default_str();
+  return [f]() {
+    Format format;
+    study::CollectiveRequest r = ParseCluster(f->cluster, true, &format);
+    r.op = *comm::ParseOp(ParseChoiceFlag("--op", f->op, comm::OpNames()));
+    r.algorithm = *comm::ParseAlgorithm(ParseChoiceFlag("--algorithm", f->algorithm, comm::AlgorithmNames()));
+    r.bytes = units::ParseBytes(f->bytes, "--bytes");
+    if (!(r.bytes > 0) || r.bytes > 1e15) {
+      throw Error("--bytes", fmt::format("expected a size in (0, 1PB], got {}", Quoted(f->bytes)));
+    }
+    r.plan_options.pipelined = ParseChoiceFlag("--schedule", f->schedule, {"sequential", "pipelined"}) == "pipelined";
+    spec::Strategy s;
+    s.tp = int(ParseIntFlag("--tp", f->tp, 1, 1 << 20));
+    s.pp = int(ParseIntFlag("--pp", f->pp, 1, 1 << 20));
+    s.cp = int(ParseIntFlag("--cp", f->cp, 1, 1 << 20));
+    s.ep = int(ParseIntFlag("--ep", f->ep, 1, 1 << 20));
+    if (!f->model.empty()) spec::ValidateDegrees(spec::LoadModel(f->model, "--model"), s);
+    const int64_t others = int64_t{s.tp} * s.pp * s.cp;
+    if (f->dp.empty()) {
+      if (others > r.gpus || r.gpus % others != 0) {
+        throw Error("--dp", fmt::format("tp x pp x cp = {} does not divide --gpus {}", others, r.gpus));
+      }
+      s.dp = r.gpus / others;
+    } else {
+      s.dp = ParseIntFlag("--dp", f->dp, 1, spec::kMaxModelGpus);
+    }
+    if (others * s.dp != r.gpus) {
+      throw Error("--dp", fmt::format("tp x pp x dp x cp = {} must equal --gpus {}", others * s.dp, r.gpus));
+    }
+    if (s.dp % s.ep != 0) throw Error("--ep", fmt::format("expected a divisor of dp {}, got {}", s.dp, s.ep));
+    // Megatron's order: tp fastest, then cp, then dp (expert groups are runs
+    // of consecutive dp ranks), then pp.
+    const int64_t tp_cp = int64_t{s.tp} * s.cp;
+    std::string g = ParseChoiceFlag("--group", f->group, {"tp", "cp", "ep", "dp", "pp", "all"});
+    if (g == "tp") r.group = {s.tp, 1};
+    if (g == "cp") r.group = {s.cp, s.tp};
+    if (g == "ep") r.group = {s.ep, tp_cp};
+    if (g == "dp") r.group = {s.dp, tp_cp};
+    if (g == "pp") r.group = {s.pp, tp_cp * s.dp};
+    if (g == "all") r.group = {r.gpus, 1};
+    study::CollectiveOutcome o = RunWithProgress(r);
+    if (!f->cluster.export_links.empty()) {
+      WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
+    }
+    PrintStdout(format == Format::kJson ? report::CollectiveJson(r, o) : report::CollectiveTable(r, o));
+    return 0;
+  };
+}
+
+}  // namespace
+
+std::vector<Command> CommCommands() {
+  return {
+      {"alltoall", "uniform all-to-all on Rail-only (forwarded) or rail-optimized, analytic and simulated",
+       SetupAllToAll},
+      {"collective", "one collective on a parallel group as estimate places it, analytic and simulated",
+       SetupCollective},
+  };
+}
+
+}  // namespace railsim::cli

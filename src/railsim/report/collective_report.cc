@@ -1,0 +1,214 @@
+#include "railsim/report/collective_report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "railsim/core/units.h"
+#include "railsim/report/csv.h"
+#include "railsim/report/json_objects.h"
+#include "railsim/report/table.h"
+
+namespace railsim::report {
+namespace {
+
+// How many of the busiest links the reports list.
+constexpr size_t kBusiestLinks = 10;
+
+double SimulatedOrAnalytic(const study::CollectiveOutcome& o) { return o.simulated ? o.sim.time_s : o.analytic_s; }
+
+std::string LinkName(const net::Topology& t, const sim::LinkLoad& load) {
+  const net::Link& l = t.links()[load.link];
+  net::NodeId from = load.upward ? l.a : l.b, to = load.upward ? l.b : l.a;
+  return t.NodeName(from) + "->" + t.NodeName(to);
+}
+
+std::vector<sim::LinkLoad> Busiest(const sim::SimResult& r) {
+  std::vector<sim::LinkLoad> links = r.links;
+  auto busier = [](const sim::LinkLoad& a, const sim::LinkLoad& b) {
+    return a.utilisation != b.utilisation ? a.utilisation > b.utilisation
+                                          : (a.link != b.link ? a.link < b.link : a.upward > b.upward);
+  };
+  size_t n = std::min(kBusiestLinks, links.size());
+  std::partial_sort(links.begin(), links.begin() + n, links.end(), busier);
+  links.resize(n);
+  return links;
+}
+
+// Highest utilisation per tier, for the table.
+struct TierPeak {
+  double nvlink = 0, nic_leaf = 0, leaf_spine = 0, spine_core = 0;
+};
+TierPeak PeakByTier(const study::CollectiveOutcome& o) {
+  TierPeak p;
+  for (const sim::LinkLoad& l : o.sim.links) {
+    double* slot = nullptr;
+    switch (o.topology.links()[l.link].kind) {
+      case net::LinkKind::kNvlink: slot = &p.nvlink; break;
+      case net::LinkKind::kNicToLeaf: slot = &p.nic_leaf; break;
+      case net::LinkKind::kLeafToSpine: slot = &p.leaf_spine; break;
+      case net::LinkKind::kSpineToCore: slot = &p.spine_core; break;
+      case net::LinkKind::kPcie: break;
+    }
+    if (slot) *slot = std::max(*slot, l.utilisation);
+  }
+  return p;
+}
+
+Json NetworkObject(const study::CollectiveRequest& r, const study::CollectiveOutcome& o) {
+  Json j;
+  j["design"] = perf::NetworkName(r.network);
+  j["gpus"] = r.gpus;
+  j["hb_domain_size"] = o.cluster.fabrics.hb_domain_size;
+  j["radix"] = o.cluster.shape.radix;
+  j["oversubscription"] = o.cluster.shape.oversubscription;
+  j["tiers"] = o.cluster.shape.tiers;
+  return j;
+}
+
+Json OutcomeObject(const study::CollectiveRequest& r, const study::CollectiveOutcome& o) {
+  Json j;
+  j["op"] = comm::OpName(r.op);
+  j["algorithm"] = o.plan.algorithm;
+  j["group"] = {{"size", r.group.size}, {"stride", r.group.stride}, {"groups", r.group.Groups(r.gpus)}};
+  j["bytes"] = r.bytes;
+  j["time_s"] = SimulatedOrAnalytic(o);
+  j["analytic_time_s"] = o.analytic_s;
+  j["simulated"] = o.simulated;
+  j["network"] = NetworkObject(r, o);
+  Json phases = Json::array();
+  for (int i = 0; i < o.plan.count; ++i) {
+    const comm::Phase& p = o.plan.phases[i];
+    Json ph;
+    ph["name"] = p.name;
+    ph["flows_per_step"] = comm::PhaseFlowCount(p, r.gpus);
+    ph["bytes_per_flow"] = p.bytes_per_flow;
+    ph["steps"] = p.repeat;
+    ph["chunks"] = p.chunks;
+    ph["analytic_time_s"] = o.phase_analytic_s[i];
+    if (o.simulated) {
+      ph["simulated_start_s"] = o.sim.phases[i].start_s;
+      ph["simulated_end_s"] = o.sim.phases[i].end_s;
+      ph["steps_simulated"] = o.sim.phases[i].steps_simulated;
+    }
+    phases.push_back(ph);
+  }
+  j["phases"] = phases;
+  if (!o.simulated) return j;
+  j["simulated_time_s"] = o.sim.time_s;
+  j["routing"] = net::RoutingName(o.routing);
+  j["seed"] = o.seed;
+  j["flows"] = o.sim.flows_simulated;
+  j["flows_represented"] = o.sim.flows_represented;
+  j["events"] = o.sim.events;
+  Json busiest = Json::array();
+  for (const sim::LinkLoad& l : Busiest(o.sim)) {
+    busiest.push_back({{"name", LinkName(o.topology, l)}, {"utilisation", l.utilisation}, {"bytes", l.bytes}});
+  }
+  j["links_busiest"] = busiest;
+  const sim::TierBytes& b = o.sim.bytes_by_tier;
+  j["bytes_by_tier"] = {{"nvlink", b.nvlink}, {"nic_leaf", b.nic_leaf}, {"leaf_spine", b.leaf_spine},
+                        {"spine_core", b.spine_core}};
+  return j;
+}
+
+std::string OutcomeTable(const study::CollectiveRequest& r, const study::CollectiveOutcome& o) {
+  const comm::ClusterFabrics& f = o.cluster.fabrics;
+  std::string out = fmt::format(
+      "{} of {} per member, {} groups of {} ranks {} apart, algorithm {}\n"
+      "{} x {} ({} network, HB domain {}, radix {}, {} tier{}{})\n\n",
+      comm::OpName(r.op), BinaryBytes(r.bytes), Grouped(r.group.Groups(r.gpus)), Grouped(r.group.size),
+      r.group.stride, o.plan.algorithm, Grouped(r.gpus), r.system.name, perf::NetworkName(r.network),
+      f.hb_domain_size, o.cluster.shape.radix, o.cluster.shape.tiers, o.cluster.shape.tiers == 1 ? "" : "s",
+      o.cluster.shape.oversubscription > 1 ? fmt::format(", {:g}:1 leaves", o.cluster.shape.oversubscription)
+                                           : std::string());
+  TextTable t;
+  t.AddColumn("phase", TextTable::Align::kLeft);
+  for (const char* h : {"flows/step", "steps", "analytic"}) t.AddColumn(h);
+  if (o.simulated) t.AddColumn("simulated");
+  for (int i = 0; i < o.plan.count; ++i) {
+    const comm::Phase& p = o.plan.phases[i];
+    std::vector<std::string> row = {p.chunks > 1 ? fmt::format("{} ({} chunks, pipelined)", p.name, p.chunks) : p.name,
+                                    Grouped(comm::PhaseFlowCount(p, r.gpus)), Grouped(p.repeat),
+                                    Seconds(o.phase_analytic_s[i])};
+    if (o.simulated) row.push_back(Seconds(o.sim.phases[i].end_s - o.sim.phases[i].start_s));
+    t.AddRow(row);
+  }
+  out += t.Render();
+  out += fmt::format("\nanalytic time   {}\n", Seconds(o.analytic_s));
+  if (!o.simulated) return out;
+  out += fmt::format("simulated time  {} ({:+.1f}% vs analytic; {} flows, {} rate updates, {} routing, seed {})\n",
+                     Seconds(o.sim.time_s), 100 * (o.sim.time_s / o.analytic_s - 1), Grouped(o.sim.flows_simulated),
+                     Grouped(o.sim.events), net::RoutingName(o.routing), o.seed);
+  const sim::TierBytes& b = o.sim.bytes_by_tier;
+  TierPeak peak = PeakByTier(o);
+  TextTable tiers;
+  tiers.AddColumn("tier", TextTable::Align::kLeft);
+  tiers.AddColumn("bytes");
+  tiers.AddColumn("busiest link");
+  tiers.AddRow({"NVLink", BinaryBytes(b.nvlink), Percent(peak.nvlink)});
+  tiers.AddRow({"NIC-leaf", BinaryBytes(b.nic_leaf), Percent(peak.nic_leaf)});
+  tiers.AddRow({"leaf-spine", BinaryBytes(b.leaf_spine), Percent(peak.leaf_spine)});
+  tiers.AddRow({"spine-core", BinaryBytes(b.spine_core), Percent(peak.spine_core)});
+  out += "\n";
+  out += tiers.Render();
+  out += "\nbusiest links:\n";
+  for (const sim::LinkLoad& l : Busiest(o.sim)) {
+    out += fmt::format("  {:<40} {}\n", LinkName(o.topology, l), Percent(l.utilisation));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string CollectiveTable(const study::CollectiveRequest& r, const study::CollectiveOutcome& o) {
+  return OutcomeTable(r, o);
+}
+
+std::string CollectiveJson(const study::CollectiveRequest& r, const study::CollectiveOutcome& o) {
+  return OutcomeObject(r, o).dump(2) + "\n";
+}
+
+std::string AllToAllTable(const study::CollectiveRequest& r, const study::CollectiveOutcome& o,
+                          const std::optional<study::CollectiveOutcome>& baseline) {
+  const comm::ClusterFabrics& f = o.cluster.fabrics;
+  std::string out = fmt::format("HB {} x {}, NIC {} x {} per GPU per direction; schedule {}\n",
+                                units::FormatByteRate(f.hb.bw_Bps), Percent(f.hb.efficiency, 0),
+                                units::FormatByteRate(f.nic.bw_Bps), Percent(f.nic.efficiency, 0),
+                                r.plan_options.pipelined ? "pipelined" : "sequential");
+  out += OutcomeTable(r, o);
+  if (baseline) {
+    double ours = SimulatedOrAnalytic(o), theirs = SimulatedOrAnalytic(*baseline);
+    out += fmt::format("\nrail-optimized, same inputs: {} ({}) -> Rail-only overhead {:+.2f}%\n", Seconds(theirs),
+                       o.simulated ? "simulated" : "analytic", 100 * (ours / theirs - 1));
+  }
+  return out;
+}
+
+std::string AllToAllJson(const study::CollectiveRequest& r, const study::CollectiveOutcome& o,
+                         const std::optional<study::CollectiveOutcome>& baseline) {
+  Json j = OutcomeObject(r, o);
+  j["bytes_per_pair"] = r.bytes / double(r.group.size);
+  j["hb_bw_Bps"] = o.cluster.fabrics.hb.effective_Bps();
+  j["nic_bw_Bps"] = o.cluster.fabrics.nic.effective_Bps();
+  j["schedule"] = r.plan_options.pipelined ? "pipelined" : "sequential";
+  if (r.plan_options.pipelined) j["chunks"] = r.plan_options.chunks;
+  if (baseline) {
+    double ours = SimulatedOrAnalytic(o), theirs = SimulatedOrAnalytic(*baseline);
+    j["rail_optimized_time_s"] = theirs;
+    j["overhead_vs_rail_optimized"] = ours / theirs - 1;
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string LinksCsv(const study::CollectiveOutcome& o) {
+  CsvTable csv({"name", "tier", "rail", "bytes", "busy_s", "utilisation"});
+  for (const sim::LinkLoad& l : o.sim.links) {
+    const net::Link& link = o.topology.links()[l.link];
+    csv.AddRow({LinkName(o.topology, l), net::LinkKindName(link.kind), std::to_string(link.rail),
+                CsvNumber(l.bytes), CsvNumber(l.busy_s), CsvNumber(l.utilisation)});
+  }
+  return csv.Render();
+}
+
+}  // namespace railsim::report

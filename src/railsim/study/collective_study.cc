@@ -1,0 +1,72 @@
+#include "railsim/study/collective_study.h"
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/net/builder.h"
+
+namespace railsim::study {
+namespace {
+
+net::Routing RoutingOf(const CollectiveRequest& r) {
+  if (r.routing) return *r.routing;
+  return r.system.nic_routing == "d-mod-k" ? net::Routing::kDModK : net::Routing::kEcmp;
+}
+
+}  // namespace
+
+CollectiveOutcome RunCollective(const CollectiveRequest& r) {
+  CollectiveOutcome out;
+  out.cluster = perf::MakeClusterNetwork(r.system, r.gpus, r.network, r.hb_domain_size, r.network_options);
+  comm::ClusterFabrics& f = out.cluster.fabrics;
+  if (r.hb_bw_Bps) f.hb = {*r.hb_bw_Bps, 1, 0};
+  if (r.nic_bw_Bps) f.nic = {*r.nic_bw_Bps, 1, 0};
+  if (r.group.size < 1 || r.group.size * r.group.stride > r.gpus || r.gpus % (r.group.size * r.group.stride) != 0) {
+    throw Error("--gpus", fmt::format("a group of {} ranks {} apart does not tile {} GPUs", r.group.size,
+                                      r.group.stride, r.gpus));
+  }
+  const comm::GroupLayout layout = comm::LayoutOf(r.group.size, r.group.stride, f.hb_domain_size);
+  std::string why = comm::AlgorithmInapplicable(r.op, r.algorithm, layout, f);
+  if (!why.empty()) {
+    throw Error("--algorithm", fmt::format("{} cannot run {} here: {}", comm::AlgorithmName(r.algorithm),
+                                           comm::OpName(r.op), why));
+  }
+  comm::PlanOptions options = r.plan_options;
+  options.distance = r.group.stride;
+  out.plan = *comm::MakePlan(r.op, r.algorithm, r.bytes, layout, f, options);
+  out.analytic_s = comm::PlanTime(out.plan, f);
+  for (int i = 0; i < out.plan.count; ++i) out.phase_analytic_s[i] = comm::PhaseTime(out.plan.phases[i], f);
+  if (!r.simulate) return out;
+
+  if (r.network == comm::NetworkKind::kIdeal) {
+    throw Error("--simulate", "the ideal network has no graph to simulate; use rail-only or rail-optimized");
+  }
+  const int64_t flows = sim::PeakFlows(out.plan, r.gpus);
+  if (flows > r.max_flows) {
+    throw Error("--max-flows", fmt::format("the simulation would hold {} flows at once (about {} GB), more than "
+                                           "the limit {}; raise --max-flows (at most {}) to run it anyway",
+                                           flows, flows * 120 / 1000000000, r.max_flows, sim::kHardMaxFlows));
+  }
+  net::TopologyParams p;
+  p.design = r.network == comm::NetworkKind::kRailOnly ? net::Design::kRailOnly : net::Design::kRailOptimized;
+  p.gpus = r.gpus;
+  p.hb_domain_size = static_cast<int>(f.hb_domain_size);
+  p.radix = out.cluster.shape.radix;
+  p.oversubscription = out.cluster.shape.oversubscription;
+  p.port_speed_Bps = f.nic.bw_Bps;
+  p.hb_bw_Bps = f.hb.bw_Bps;
+  net::ValidateTopologyParams(p, r.max_gpus > 0 ? r.max_gpus : net::kMaxBuildGpus);
+  out.topology = net::BuildTopology(p);
+  out.routing = RoutingOf(r);
+  out.seed = r.seed;
+  sim::SimOptions so;
+  so.route = {out.routing, r.seed};
+  so.hb_efficiency = f.hb.efficiency;
+  so.nic_efficiency = f.nic.efficiency;
+  so.progress = r.progress;
+  out.sim = sim::Simulate(out.topology, out.plan, so);
+  out.simulated = true;
+  return out;
+}
+
+}  // namespace railsim::study

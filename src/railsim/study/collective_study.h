@@ -1,0 +1,58 @@
+// One collective on a cluster, timed analytically and, when asked, simulated
+// flow by flow on the built network: what `railsim collective` and
+// `railsim alltoall` run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "railsim/comm/algorithms.h"
+#include "railsim/net/topology.h"
+#include "railsim/perf/context.h"
+#include "railsim/sim/simulator.h"
+#include "railsim/spec/system.h"
+
+namespace railsim::study {
+
+struct CollectiveRequest {
+  spec::SystemSpec system;
+  int64_t gpus = 0;
+  int64_t hb_domain_size = 0;  ///< 0 = the system's
+  comm::NetworkKind network = comm::NetworkKind::kRailOptimized;
+  perf::NetworkOptions network_options;
+  /// Per-GPU, per-direction bandwidths used as given (efficiency 1, no
+  /// latency) instead of the system's, for line-rate analyses.
+  std::optional<double> hb_bw_Bps, nic_bw_Bps;
+  comm::Op op = comm::Op::kAllReduce;
+  comm::Algorithm algorithm = comm::Algorithm::kAuto;
+  double bytes = 0;             ///< as comm::MakePlan takes it
+  comm::GroupFamily group;      ///< every group of this family runs at once
+  comm::PlanOptions plan_options;
+  bool simulate = false;
+  std::optional<net::Routing> routing;  ///< default: the system's nic_routing
+  uint64_t seed = 0;
+  int64_t max_flows = sim::kDefaultMaxFlows;
+  int64_t max_gpus = 0;          ///< graph size limit (0 = net's default)
+  std::function<void(double)> progress;
+};
+
+struct CollectiveOutcome {
+  perf::ClusterNetwork cluster;
+  comm::Plan plan;
+  double analytic_s = 0;
+  double phase_analytic_s[comm::kMaxPhases] = {};
+  bool simulated = false;
+  net::Routing routing = net::Routing::kEcmp;
+  uint64_t seed = 0;
+  net::Topology topology;  ///< built only when simulated
+  sim::SimResult sim;
+};
+
+/// Throws Error naming the flag when the request cannot run: the algorithm
+/// does not apply to the group (--algorithm), the group does not fit the
+/// cluster (--gpus), the ideal network cannot be simulated (--simulate), the
+/// graph or the flow count is over its limit (--max-gpus, --max-flows).
+CollectiveOutcome RunCollective(const CollectiveRequest& request);
+
+}  // namespace railsim::study
