@@ -4,9 +4,11 @@
 #include "railsim/perf/estimate.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include <gtest/gtest.h>
 
+#include "railsim/core/error.h"
 #include "railsim/spec/presets.h"
 
 namespace railsim::perf {
@@ -121,6 +123,86 @@ TEST(EstimateTest, MemoryThatDoesNotFitIsReportedNotRejected) {
   EXPECT_FALSE(e.memory.fits);
   EXPECT_GT(e.memory.total_bytes, e.memory.capacity_bytes);
   EXPECT_GT(e.iteration_time_s, 0);
+}
+
+}  // namespace
+}  // namespace railsim::perf
+
+namespace railsim::perf {
+namespace {
+
+// Issue 7: a rail-optimized network with 2:1 leaves slows a data-parallel
+// all-reduce whose bytes leave the leaves (tp 1: 8 DP members per HB domain;
+// the flat ring per local rank crosses rails, so every NIC byte goes up to a
+// spine), and leaves alone one whose DP group is rail-aligned under one leaf
+// (tp 8: DP members on one rail in consecutive domains).
+TEST(NetworkAwareTest, OversubscribedLeavesSlowOnlyTrafficThatLeavesThem) {
+  spec::ModelSpec m = spec::LoadModel("megatron-1.7b", "--model");
+  spec::SystemSpec a100 = spec::LoadSystem("dgx-a100", "--system");
+  auto time = [&](int tp, double r) {
+    NetworkOptions o;
+    o.radix = 16;  // 64 GPUs need two tiers at radix 16
+    o.oversubscription = r;
+    PerfContext c = MakePerfContext(m, a100, 64, comm::NetworkKind::kRailOptimized, 0, o);
+    EXPECT_EQ(2, c.shape.tiers);
+    spec::Strategy s = Make(tp, 1, 64 / tp, 4, 512);
+    s.overlap_dp_comm = false;
+    return EstimateIteration(c, s).breakdown.dp_comm_s;
+  };
+  std::printf("  tp 1: DP %.4f s at 1:1, %.4f s at 2:1; tp 8: %.4f s, %.4f s\n", time(1, 1), time(1, 2),
+              time(8, 1), time(8, 2));
+  EXPECT_GT(time(1, 2), 1.2 * time(1, 1));
+  EXPECT_DOUBLE_EQ(time(8, 1), time(8, 2));
+}
+
+// With the default network (radix 64, full bisection) the network-aware
+// fabrics change nothing: the same estimate as fabrics without leaf
+// structure and with the system's own NIC latency.
+TEST(NetworkAwareTest, DefaultNetworkKeepsTodaysResults) {
+  spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
+  spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
+  for (comm::NetworkKind kind : {comm::NetworkKind::kRailOnly, comm::NetworkKind::kRailOptimized}) {
+    PerfContext c = MakePerfContext(m, h100, 32768, kind);
+    EXPECT_EQ(64, c.shape.radix);
+    EXPECT_DOUBLE_EQ(h100.nic_latency_s, c.fabrics.nic.latency_s);
+    PerfContext plain = c;
+    plain.fabrics.leaf_gpus = 0;
+    plain.fabrics.leaf_uplink_ratio = 1;
+    spec::Strategy s = Make(8, 64, 64, 1, 4096);
+    s.vp = 2;
+    EXPECT_DOUBLE_EQ(EstimateIteration(plain, s).iteration_time_s, EstimateIteration(c, s).iteration_time_s);
+  }
+}
+
+// A radix that needs more switch tiers adds two switch hops per tier to the
+// NIC latency; a larger one takes them off.
+TEST(NetworkAwareTest, TiersAddSwitchLatency) {
+  spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
+  spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
+  NetworkOptions o;
+  o.radix = 256;  // 32,768 GPUs: 2 tiers instead of 3
+  PerfContext c = MakePerfContext(m, h100, 32768, comm::NetworkKind::kRailOptimized, 0, o);
+  EXPECT_EQ(2, c.shape.tiers);
+  EXPECT_EQ(3, c.shape.reference_tiers);
+  EXPECT_NEAR(h100.nic_latency_s - 2 * h100.switch_latency_s, c.fabrics.nic.latency_s, 1e-15);
+}
+
+TEST(NetworkAwareTest, RadixAndOversubscriptionAreValidated) {
+  spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
+  spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
+  NetworkOptions o;
+  o.radix = 8;
+  try {
+    MakePerfContext(m, h100, 32768, comm::NetworkKind::kRailOptimized, 0, o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string("--radix: 32768 GPUs need more than three switch tiers at radix 8; use a larger "
+                          "radix (at least 64)"),
+              e.what());
+  }
+  o.radix = 64;
+  o.oversubscription = 64;
+  EXPECT_THROW(MakePerfContext(m, h100, 32768, comm::NetworkKind::kRailOptimized, 0, o), Error);
 }
 
 }  // namespace
