@@ -37,6 +37,12 @@ Args With(Args base, const std::string& flag, const std::string& value) {
   return base;
 }
 
+// Appends a flag without a value (--simulate).
+Args Plus(Args base, const std::string& flag) {
+  base.push_back(flag);
+  return base;
+}
+
 Args Without(Args base, const std::string& flag) {
   for (size_t i = 0; i < base.size(); ++i) {
     if (base[i] == flag) {
@@ -107,6 +113,10 @@ const Args kNetwork = {"network", "--design", "rail-only", "--gpus", "4096", "--
 const Args kCost = {"cost", "--gpus", "4096", "--hb-size", "8", "--radix", "64"};
 const Args kEstimate = {"estimate", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "1024", "--tp",
                         "8", "--pp", "8", "--global-batch-size", "512", "--micro-batch-size", "1"};
+const Args kAllToAll = {"alltoall", "--system", "dgx-a100", "--gpus", "72", "--bytes-per-pair", "1MB",
+                        "--network", "rail-only"};
+const Args kCollective = {"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "all-reduce",
+                          "--bytes", "64MiB", "--group", "dp", "--tp", "8"};
 const Args kSearch = {"search", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "1024",
                       "--global-batch-size", "512"};
 
@@ -251,6 +261,62 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   for (std::string v : {"0", "-2", "x", "5000"}) cases.push_back({With(kSearch, "--threads", v), "--threads"});
   cases.push_back({With(kSearch, "--max-strategies", "10"), "--max-strategies"});
   cases.push_back({With(kSearch, "--max-strategies", "0"), "--max-strategies"});
+  // Estimate and search: the network timed.
+  for (const Args& base : {kEstimate, kSearch}) {
+    for (std::string v : {"0", "63", "-64", "x", "70000"}) cases.push_back({With(base, "--radix", v), "--radix"});
+    cases.push_back({With(base, "--radix", "4"), "--radix"});  // more than three tiers
+    for (std::string v : {"0", "0.5", "-1", "abc", "nan", "64"}) {
+      cases.push_back({With(base, "--oversubscription", v), "--oversubscription"});
+    }
+  }
+  // alltoall and collective: the cluster, the network, the simulation.
+  for (const Args& base : {kAllToAll, kCollective}) {
+    for (const std::string& v : bad_counts) cases.push_back({With(base, "--gpus", v), "--gpus"});
+    cases.push_back({Without(base, "--gpus"), "--gpus"});
+    cases.push_back({Without(base, "--system"), "--system"});
+    for (const std::string& f : BadFiles()) cases.push_back({With(base, "--system", f), "--system"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "nic_routing", "\"ospf\"")), "/nic_routing"});
+    cases.push_back({With(base, "--system", Mutated("dgx-a100", "switch_latency", "\"-1us\"")), "/switch_latency"});
+    for (std::string v : {"0", "5", "-8", "x"}) cases.push_back({With(base, "--hb-size", v), "--hb-size"});
+    for (std::string v : {"fat-tree", "", "RAIL-ONLY"}) cases.push_back({With(base, "--network", v), "--network"});
+    for (std::string v : {"0", "63", "x", "4"}) cases.push_back({With(base, "--radix", v), "--radix"});
+    for (std::string v : {"0.5", "x", "nan"}) cases.push_back({With(base, "--oversubscription", v), "--oversubscription"});
+    for (std::string v : {"ospf", "", "ECMP"}) cases.push_back({With(base, "--routing", v), "--routing"});
+    for (std::string v : {"-1", "x", "1.5"}) cases.push_back({With(base, "--seed", v), "--seed"});
+    for (std::string v : {"0", "-1", "x"}) cases.push_back({With(base, "--max-flows", v), "--max-flows"});
+    cases.push_back({Plus(With(base, "--max-flows", "10"), "--simulate"), "--max-flows"});
+    cases.push_back({With(base, "--export-links", Path("links.csv")), "--export-links"});  // needs --simulate
+    cases.push_back({Plus(With(base, "--max-gpus", "8"), "--simulate"), "--gpus"});
+    cases.push_back({With(base, "--format", "csv"), "--format"});
+    cases.push_back({With(base, "--bogus", "1"), "--bogus"});
+  }
+  for (std::string flag : {"--hb-bw", "--nic-bw"}) {
+    for (std::string v : {"0", "-1GB/s", "fast", "nan", "1e30GB/s"}) cases.push_back({With(kAllToAll, flag, v), flag});
+  }
+  for (std::string v : {"0", "-1MB", "x", "1e400", "2TB", ""}) {
+    cases.push_back({With(kAllToAll, "--bytes-per-pair", v), "--bytes-per-pair"});
+  }
+  cases.push_back({Without(kAllToAll, "--bytes-per-pair"), "--bytes-per-pair"});
+  for (std::string v : {"both", "", "Pipelined"}) cases.push_back({With(kAllToAll, "--schedule", v), "--schedule"});
+  for (std::string v : {"1", "0", "x", "5000"}) cases.push_back({With(kAllToAll, "--chunks", v), "--chunks"});
+  cases.push_back({With(kAllToAll, "--gpus", "100"), "--gpus"});  // K = 8 does not divide
+  for (std::string v : {"allreduce", "", "scatter"}) cases.push_back({With(kCollective, "--op", v), "--op"});
+  cases.push_back({Without(kCollective, "--op"), "--op"});
+  for (std::string v : {"0", "-1MB", "x", "2PB"}) cases.push_back({With(kCollective, "--bytes", v), "--bytes"});
+  for (std::string v : {"xp", "", "TP"}) cases.push_back({With(kCollective, "--group", v), "--group"});
+  for (std::string v : {"nccl", "", "Ring"}) cases.push_back({With(kCollective, "--algorithm", v), "--algorithm"});
+  cases.push_back({With(kCollective, "--algorithm", "in-switch"), "--algorithm"});  // dp spans domains
+  cases.push_back({With(kCollective, "--algorithm", "forwarded"), "--algorithm"});  // not all-to-all
+  cases.push_back({With(With(kCollective, "--group", "tp"), "--algorithm", "hierarchical"), "--algorithm"});
+  for (std::string flag : {"--tp", "--pp", "--cp", "--ep", "--dp"}) {
+    for (std::string v : {"0", "-1", "x"}) cases.push_back({With(kCollective, flag, v), flag});
+  }
+  cases.push_back({With(kCollective, "--tp", "3"), "--dp"});
+  cases.push_back({With(kCollective, "--dp", "3"), "--dp"});
+  cases.push_back({With(kCollective, "--ep", "3"), "--ep"});
+  cases.push_back({With(kCollective, "--model", "gpt-3"), "--model"});
+  cases.push_back({With(With(kCollective, "--model", "gpt3-175b"), "--tp", "7"), "--tp"});
+  cases.push_back({Plus(With(kCollective, "--network", "ideal"), "--simulate"), "--simulate"});
   // Top level.
   cases.push_back({{}, "command"});
   cases.push_back({{"netwrok"}, "network"});

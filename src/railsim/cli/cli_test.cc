@@ -166,6 +166,53 @@ bool AllFinite(const nlohmann::json& j) {
   return true;
 }
 
+// Issue 7's contract keys, and the paper's overheads through the command:
+// 8.2% (A100 at line rate, 72 GPUs) and 11.2% (H100-class, K = 256, 32,768 GPUs).
+TEST(CliTest, AllToAllReproducesThePaperAndHasTheContractKeys) {
+  nlohmann::json a100 = JsonOf({"alltoall", "--system", "dgx-a100", "--gpus", "72", "--hb-bw", "300GB/s", "--nic-bw",
+                                "200Gbps", "--bytes-per-pair", "1MB", "--network", "rail-only", "--format", "json"});
+  for (const char* key : {"time_s", "hb_bw_Bps", "nic_bw_Bps", "schedule", "simulated", "overhead_vs_rail_optimized"}) {
+    EXPECT_TRUE(a100.contains(key)) << key;
+  }
+  EXPECT_EQ(300e9, a100["hb_bw_Bps"].get<double>());
+  EXPECT_EQ(25e9, a100["nic_bw_Bps"].get<double>());
+  EXPECT_EQ("sequential", a100["schedule"]);
+  EXPECT_FALSE(a100["simulated"].get<bool>());
+  EXPECT_NEAR(0.082, a100["overhead_vs_rail_optimized"].get<double>(), 0.0005);
+  nlohmann::json h100 = JsonOf({"alltoall", "--system", "dgx-h100", "--gpus", "32768", "--hb-size", "256",
+                                "--hb-bw", "450GB/s", "--nic-bw", "400Gbps", "--bytes-per-pair", "1MB", "--network",
+                                "rail-only", "--format", "json"});
+  EXPECT_NEAR(0.112, h100["overhead_vs_rail_optimized"].get<double>(), 0.0005);
+  nlohmann::json sim = JsonOf({"alltoall", "--system", "dgx-a100", "--gpus", "72", "--hb-bw", "300GB/s", "--nic-bw",
+                               "200Gbps", "--bytes-per-pair", "1MB", "--network", "rail-only", "--radix", "128",
+                               "--simulate", "--format", "json"});
+  for (const char* key : {"flows", "links_busiest", "bytes_by_tier", "analytic_time_s", "routing", "seed"}) {
+    EXPECT_TRUE(sim.contains(key)) << key;
+  }
+  EXPECT_TRUE(sim["simulated"].get<bool>());
+  EXPECT_EQ("d-mod-k", sim["routing"]);  // the DGX presets' InfiniBand default
+  EXPECT_NEAR(0.082, sim["overhead_vs_rail_optimized"].get<double>(), 0.0005);
+  EXPECT_EQ(1080, sim["flows"].get<int64_t>());  // 72 x 7 in domains, 72 x 8 along rails
+  EXPECT_GT(sim["links_busiest"][0]["utilisation"].get<double>(), 0.5);
+  EXPECT_NE(std::string::npos, sim["links_busiest"][0]["name"].get<std::string>().find("->"));
+}
+
+// `collective` times a group as `estimate` does: the data-parallel all-reduce
+// of tp 8 on 256 GPUs is one ring per rail across 32 domains.
+TEST(CliTest, CollectiveTimesTheGroupEstimatePlaces) {
+  nlohmann::json j = JsonOf({"collective", "--system", "dgx-h100", "--gpus", "256", "--op", "all-reduce", "--bytes",
+                             "1GB", "--group", "dp", "--tp", "8", "--simulate", "--export-links",
+                             MakeTempDir() + "/links.csv", "--format", "json"});
+  EXPECT_EQ(32, j["group"]["size"].get<int64_t>());
+  EXPECT_EQ(8, j["group"]["stride"].get<int64_t>());
+  EXPECT_EQ("ring", j["algorithm"]);
+  // 2 x 31/32 x 1 GB over 47 GB/s, plus the latency of a tree (NCCL picks it
+  // over the ring at this size): 2 x 2 x log2 32 = 20 steps of 6 us.
+  EXPECT_NEAR(2.0 * 31 / 32 * 1e9 / (50e9 * 0.94) + 20 * 6e-6, j["analytic_time_s"].get<double>(), 1e-9);
+  EXPECT_NEAR(1, j["simulated_time_s"].get<double>() / j["analytic_time_s"].get<double>(), 0.02);
+  EXPECT_EQ(0, j["bytes_by_tier"]["nvlink"].get<double>());
+}
+
 TEST(CliTest, JsonOutputIsDeterministic) {
   std::vector<Args> commands = {
       {"compare", "--format", "json"},
@@ -177,6 +224,11 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   search.insert(search.end(), {"--format", "json"});
   commands.push_back(estimate);
   commands.push_back(search);
+  commands.push_back({"alltoall", "--system", "dgx-h100", "--gpus", "256", "--bytes-per-pair", "64KiB", "--network",
+                      "rail-only", "--radix", "16", "--simulate", "--routing", "ecmp", "--seed", "7", "--format",
+                      "json"});
+  commands.push_back({"collective", "--system", "dgx-h100", "--gpus", "256", "--op", "all-reduce", "--bytes",
+                      "64MiB", "--group", "dp", "--tp", "8", "--simulate", "--format", "json"});
   for (const Args& args : commands) {
     RunResult a = RunRailsim(args), b = RunRailsim(args);
     ASSERT_EQ(0, a.status) << args[0] << ": " << a.err;

@@ -23,13 +23,16 @@
 namespace railsim::cli {
 namespace {
 
+// --routing's default: whatever the system's preset says.
+constexpr const char* kSystemRouting = "(the system's nic_routing)";
+
 // Flags both commands share: the cluster, the network, the simulation.
 struct ClusterFlags {
   std::string system, gpus, hb_size;
   std::string network = "rail-optimized";
   std::string radix, oversubscription = "1";
   bool simulate = false;
-  std::string routing, seed = "0";
+  std::string routing = kSystemRouting, seed = "0";
   std::string max_flows = std::to_string(sim::kDefaultMaxFlows);
   std::string max_gpus = std::to_string(net::kMaxBuildGpus);
   std::string export_links;
@@ -46,7 +49,7 @@ void AddClusterFlags(CLI::App* sub, ClusterFlags* f, bool ideal_allowed) {
   sub->add_option("--radix", f->radix, "switch radix (default 64, larger if 64 needs over three tiers)");
   sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio")->capture_default_str();
   sub->add_flag("--simulate", f->simulate, "also simulate every flow on the built network");
-  sub->add_option("--routing", f->routing, "ecmp or d-mod-k (default: the system's nic_routing)");
+  sub->add_option("--routing", f->routing, "ecmp or d-mod-k")->capture_default_str();
   sub->add_option("--seed", f->seed, "ECMP hash seed")->capture_default_str();
   sub->add_option("--max-flows", f->max_flows, "refuse simulations holding more flows at once")
       ->capture_default_str();
@@ -86,7 +89,7 @@ study::CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed,
   r.network_options.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
   r.network_options.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
   r.simulate = f.simulate;
-  if (!f.routing.empty()) {
+  if (f.routing != kSystemRouting) {
     r.routing = *net::ParseRouting(ParseChoiceFlag("--routing", f.routing, {"ecmp", "d-mod-k"}));
   }
   r.seed = static_cast<uint64_t>(ParseIntFlag("--seed", f.seed, 0, INT64_MAX));
