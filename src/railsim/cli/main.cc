@@ -14,13 +14,13 @@ int main(int argc, char** argv) {
   try {
     return railsim::cli::Run(argc, argv);
   } catch (const railsim::Error& e) {
-    fmt::print(stderr, "railsim: error: {}\n", e.what());
+    fmt::print(stderr, "railsim: error: {}\n", railsim::Printable(e.what()));
     return 2;
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "railsim: error: out of memory\n");
     return 3;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "railsim: internal error: {}\n", e.what());
+    fmt::print(stderr, "railsim: internal error: {}\n", railsim::Printable(e.what()));
     return 3;
   }
 }

@@ -16,6 +16,7 @@
 #include "railsim/report/network_report.h"
 #include "railsim/report/table.h"
 #include "railsim/spec/presets.h"
+#include "railsim/perf/context.h"
 #include "railsim/study/compare.h"
 #include "railsim/study/network_study.h"
 
@@ -144,12 +145,20 @@ Action SetupCompare(CLI::App* sub) {
   auto scenario_name = std::make_shared<std::string>("paper-headline");
   auto catalog = std::make_shared<std::string>("default");
   auto format = std::make_shared<std::string>("table");
+  auto radix = std::make_shared<std::string>();
+  auto oversubscription = std::make_shared<std::string>("1");
   sub->add_option("--scenario", *scenario_name, "scenario preset or JSON file")->capture_default_str();
+  sub->add_option("--radix", *radix, "switch radix the training side is timed on (default 64)");
+  sub->add_option("--oversubscription", *oversubscription, "leaf down:up ratio the training side is timed on")
+      ->capture_default_str();
   sub->add_option("--catalog", *catalog, "cost/power catalog: preset name or JSON file")
       ->capture_default_str();
   sub->add_option("--format", *format, "table or json")->capture_default_str();
-  return [scenario_name, catalog, format]() {
+  return [scenario_name, catalog, format, radix, oversubscription]() {
     Format output = ParseFormatFlag(*format, false);
+    perf::NetworkOptions timed;
+    timed.radix = radix->empty() ? 0 : int(ParseIntFlag("--radix", *radix, 2, 65536));
+    timed.oversubscription = ParseNumberFlag("--oversubscription", *oversubscription, 1, 65535);
     spec::Scenario scenario = spec::LoadScenario(*scenario_name, "--scenario");
     study::ValidateScenarioNetworks(scenario);
     spec::PortClass port_class = ResolvePortClass(*catalog, scenario.port_speed_Bps);
@@ -161,7 +170,7 @@ Action SetupCompare(CLI::App* sub) {
     }
     int threads = DefaultThreads();
     study::CompareResult result = study::RunCompare(scenario, port_class, model ? &*model : nullptr,
-                                                    system ? &*system : nullptr, threads);
+                                                    system ? &*system : nullptr, threads, timed);
     PrintStdout(output == Format::kJson ? report::CompareJson(result) : report::CompareTable(result));
     return 0;
   };

@@ -37,4 +37,9 @@ class Error : public std::runtime_error {
 /// message stays one short printable line.
 std::string Quoted(std::string_view text);
 
+/// `text` with every byte that is not printable ASCII or part of a valid
+/// UTF-8 sequence written as \xNN (and tabs, newlines as \t, \n), so that an
+/// error line never sends raw bytes of a user's file to the terminal.
+std::string Printable(std::string_view text);
+
 }  // namespace railsim

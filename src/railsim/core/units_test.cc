@@ -71,3 +71,18 @@ TEST(SpellcheckTest, SuggestsCloseNames) {
 
 }  // namespace
 }  // namespace railsim::units
+
+namespace railsim {
+namespace {
+
+// Error lines never carry raw bytes of a user's file to the terminal.
+TEST(PrintableTest, EscapesWhatIsNotPrintable) {
+  EXPECT_EQ("last read: '\\xf2'", Printable("last read: '\xf2'"));
+  EXPECT_EQ("a\\nb\\tc\\x00d\\x7f", Printable(std::string("a\nb\tc\0d\x7f", 8)));
+  EXPECT_EQ("caf\xc3\xa9 \xe2\x82\xac", Printable("caf\xc3\xa9 \xe2\x82\xac"));  // valid UTF-8 stays
+  EXPECT_EQ("\\xc3(", Printable("\xc3("));                                      // truncated sequence
+  EXPECT_EQ("\\xed\\xa0\\x80", Printable("\xed\xa0\x80"));                        // a surrogate
+}
+
+}  // namespace
+}  // namespace railsim

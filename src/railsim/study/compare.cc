@@ -40,7 +40,8 @@ void ValidateScenarioNetworks(const spec::Scenario& scenario) {
 }
 
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
-                         const spec::ModelSpec* model, const spec::SystemSpec* system, int threads) {
+                         const spec::ModelSpec* model, const spec::SystemSpec* system, int threads,
+                         const perf::NetworkOptions& timed) {
   CompareResult result;
   result.scenario = scenario;
   for (const net::TopologyParams& p : Cases(scenario)) {
@@ -56,7 +57,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
       t.global_batch = batch;
       t.feasible = true;
       auto best = [&](comm::NetworkKind network, search::RankedStrategy* out) {
-        perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.gpus, network, k);
+        perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.gpus, network, k, timed);
         search::SearchOptions o;
         o.global_batch = batch;
         o.top_k = 1;

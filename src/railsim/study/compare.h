@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "railsim/perf/context.h"
 #include "railsim/search/search.h"
 #include "railsim/spec/catalog.h"
 #include "railsim/spec/model.h"
@@ -45,6 +46,7 @@ void ValidateScenarioNetworks(const spec::Scenario& scenario);
 /// search per HB domain size, batch and network, on `threads` threads).
 /// Requires ValidateScenarioNetworks to pass.
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
-                         const spec::ModelSpec* model, const spec::SystemSpec* system, int threads);
+                         const spec::ModelSpec* model, const spec::SystemSpec* system, int threads,
+                         const perf::NetworkOptions& timed = {});
 
 }  // namespace railsim::study
