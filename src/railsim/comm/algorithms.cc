@@ -14,9 +14,9 @@ constexpr const char* kAlgorithmNames[] = {"auto",      "ring",   "tree",     "h
 // Latency steps of a collective of n members with `factor` passes (2 for
 // all-reduce): a ring takes factor (n - 1); a tree about 2 factor log2 n.
 double RingSteps(int64_t n, double factor) { return n <= 1 ? 0 : factor * double(n - 1); }
-double TreeSteps(int64_t n, double factor) {
-  return n <= 1 ? 0 : 2.0 * factor * std::ceil(std::log2(double(n)));
-}
+// ceil(log2 n) for n >= 1, without libm (this is on the search's hot path).
+double CeilLog2(int64_t n) { return n <= 1 ? 0 : double(64 - __builtin_clzll(uint64_t(n - 1))); }
+double TreeSteps(int64_t n, double factor) { return n <= 1 ? 0 : 2.0 * factor * CeilLog2(n); }
 // What NCCL's choice between ring and tree costs in latency with scale.
 double AutoSteps(int64_t n, double factor) { return std::min(RingSteps(n, factor), TreeSteps(n, factor)); }
 
@@ -83,7 +83,7 @@ void AddTree(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabric
     p.family = {g.size, g.stride};
     p.downward = down;
     p.bytes_per_flow = bytes / 2;  // each of the two trees carries half
-    p.latency_s = std::ceil(std::log2(double(g.size))) * Latency(g, c);
+    p.latency_s = CeilLog2(g.size) * Latency(g, c);
   }
 }
 
@@ -151,9 +151,7 @@ Plan Named(const char* name) {
   return p;
 }
 
-const Plan& Faster(const Plan& a, const Plan& b, const ClusterFabrics& c) {
-  return PlanTime(b, c) < PlanTime(a, c) ? b : a;
-}
+
 
 }  // namespace
 
@@ -203,11 +201,48 @@ std::string AlgorithmInapplicable(Op op, Algorithm a, const GroupLayout& g, cons
   return "";
 }
 
-std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout& g, const ClusterFabrics& c,
-                             const PlanOptions& o) {
-  if (!AlgorithmInapplicable(op, a, g, c).empty()) return std::nullopt;
+namespace {
+
+bool IsReduction(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather; }
+
+// The auto choice among ring, in-switch and hierarchical for the reductions:
+// returns its time and, when `out` is given, writes its plan. Each candidate
+// is timed once and nothing is copied unless asked: this runs several times
+// per strategy on the search's hot path.
+double AutoReduction(Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c, Plan* out) {
+  // One domain: ring or in-switch; one member per domain: ring; otherwise
+  // hierarchical, which is all Rail-only offers; an any-to-any network may
+  // also run one ring per local rank through every NIC.
+  Plan ring = Named("ring");
+  AddRing(&ring, op, bytes, g, c, true);
+  const double t_ring = PlanTime(ring, c);
+  Plan other;
+  double t_other = t_ring;
+  bool other_only = false;  // Rail-only: hierarchical whatever the ring costs
+  if (g.domains <= 1) {
+    if (op == Op::kAllReduce && c.hb_in_network_allreduce_efficiency > 0) {
+      other = Named("in-switch");
+      AddInSwitch(&other, bytes, g, c);
+      t_other = PlanTime(other, c);
+    }
+  } else if (Hierarchical(g)) {
+    other = Named("hierarchical");
+    AddHierarchical(&other, op, bytes, g, c, true);
+    t_other = PlanTime(other, c);
+    other_only = c.network == NetworkKind::kRailOnly;
+  }
+  const bool take_other = other.count > 0 && (other_only || t_other < t_ring);
+  if (out) *out = take_other ? other : ring;
+  return take_other ? t_other : t_ring;
+}
+
+}  // namespace
+
+namespace {
+
+Plan MakeNamedPlan(Op op, Algorithm a, double bytes, const GroupLayout& g, const ClusterFabrics& c,
+                   const PlanOptions& o) {
   Plan plan = Named(AlgorithmName(a));
-  if (bytes <= 0 || g.size <= 1) return plan;
   switch (op) {
     case Op::kAllReduce:
     case Op::kReduceScatter:
@@ -215,25 +250,8 @@ std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout
       if (a == Algorithm::kRing) { AddRing(&plan, op, bytes, g, c, false); return plan; }
       if (a == Algorithm::kTree) { AddTree(&plan, bytes, g, c); return plan; }
       if (a == Algorithm::kHierarchical) { AddHierarchical(&plan, op, bytes, g, c, false); return plan; }
-      if (a == Algorithm::kInSwitch) { AddInSwitch(&plan, bytes, g, c); return plan; }
-      // auto: one domain: ring or in-switch; one member per domain: ring;
-      // otherwise hierarchical, which is all Rail-only offers; an any-to-any
-      // network may also run one ring per local rank through every NIC.
-      Plan ring = Named("ring");
-      AddRing(&ring, op, bytes, g, c, true);
-      if (g.domains <= 1) {
-        if (op == Op::kAllReduce && c.hb_in_network_allreduce_efficiency > 0) {
-          Plan nvls = Named("in-switch");
-          AddInSwitch(&nvls, bytes, g, c);
-          return Faster(ring, nvls, c);
-        }
-        return ring;
-      }
-      if (!Hierarchical(g)) return ring;
-      Plan hier = Named("hierarchical");
-      AddHierarchical(&hier, op, bytes, g, c, true);
-      if (c.network == NetworkKind::kRailOnly) return hier;
-      return Faster(hier, ring, c);
+      AddInSwitch(&plan, bytes, g, c);  // the only one left: auto is chosen in MakePlan
+      return plan;
     }
     case Op::kAllToAll:
       if (a == Algorithm::kForwarded ||
@@ -253,7 +271,7 @@ std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout
         p.family = {g.size, g.stride};
         p.downward = true;
         p.bytes_per_flow = bytes / 2;
-        p.latency_s = std::ceil(std::log2(double(g.size))) * Latency(g, c);
+        p.latency_s = CeilLog2(g.size) * Latency(g, c);
         return plan;
       }
       plan.algorithm = a == Algorithm::kAuto ? "auto" : "ring";
@@ -272,6 +290,30 @@ std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout
     }
   }
   return plan;
+}
+
+}  // namespace
+
+std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout& g, const ClusterFabrics& c,
+                             const PlanOptions& o, double* analytic_s) {
+  if (a != Algorithm::kAuto && !AlgorithmInapplicable(op, a, g, c).empty()) return std::nullopt;
+  if (analytic_s) *analytic_s = 0;
+  Plan plan = Named(AlgorithmName(a));
+  if (bytes <= 0 || g.size <= 1) return plan;
+  if (IsReduction(op) && a == Algorithm::kAuto) {
+    double t = AutoReduction(op, bytes, g, c, &plan);
+    if (analytic_s) *analytic_s = t;
+    return plan;
+  }
+  plan = MakeNamedPlan(op, a, bytes, g, c, o);
+  if (analytic_s) *analytic_s = PlanTime(plan, c);
+  return plan;
+}
+
+double AutoTime(Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c, const PlanOptions& o) {
+  if (bytes <= 0 || g.size <= 1) return 0;
+  if (IsReduction(op)) return AutoReduction(op, bytes, g, c, nullptr);
+  return PlanTime(MakeNamedPlan(op, Algorithm::kAuto, bytes, g, c, o), c);
 }
 
 }  // namespace railsim::comm

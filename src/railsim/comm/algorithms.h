@@ -45,8 +45,6 @@ constexpr int kMaxForwardChunks = 1024;
 struct PlanOptions {
   bool pipelined = false;  ///< forwarded all-to-all: pipelined in chunks
   int chunks = kDefaultForwardChunks;
-  /// kSendRecv: distance in ranks between neighbours (pipeline stages).
-  int64_t distance = 1;
 };
 
 /// The plan of `op` with algorithm `a` on every group of `group`, moving
@@ -55,8 +53,15 @@ struct PlanOptions {
 /// member including itself; send-recv: the message). Returns nullopt when `a`
 /// does not apply (in-switch outside one HB domain or without switch
 /// reduction, direct across rails... see AlgorithmApplies).
+/// When `analytic_s` is given it receives PlanTime of the returned plan.
 std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout& group,
-                             const ClusterFabrics& c, const PlanOptions& options = {});
+                             const ClusterFabrics& c, const PlanOptions& options = {},
+                             double* analytic_s = nullptr);
+
+/// PlanTime of MakePlan(op, Algorithm::kAuto, ...) without building the
+/// returned plan: the performance model's fast path.
+double AutoTime(Op op, double bytes, const GroupLayout& group, const ClusterFabrics& c,
+                const PlanOptions& options = {});
 
 /// Why `a` cannot run `op` on `group`, or empty when it can.
 std::string AlgorithmInapplicable(Op op, Algorithm a, const GroupLayout& group, const ClusterFabrics& c);

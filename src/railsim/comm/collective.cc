@@ -26,13 +26,6 @@ GroupLayout LayoutOf(int64_t size, int64_t stride, int64_t k) {
   return g;
 }
 
-namespace {
-
-double AutoTime(Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c, const PlanOptions& o = {}) {
-  return PlanTime(*MakePlan(op, Algorithm::kAuto, bytes, g, c, o), c);
-}
-
-}  // namespace
 
 double AllReduceTime(double bytes, const GroupLayout& g, const ClusterFabrics& c) {
   return AutoTime(Op::kAllReduce, bytes, g, c);

@@ -31,10 +31,7 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
     throw Error("--algorithm", fmt::format("{} cannot run {} here: {}", comm::AlgorithmName(r.algorithm),
                                            comm::OpName(r.op), why));
   }
-  comm::PlanOptions options = r.plan_options;
-  options.distance = r.group.stride;
-  out.plan = *comm::MakePlan(r.op, r.algorithm, r.bytes, layout, f, options);
-  out.analytic_s = comm::PlanTime(out.plan, f);
+  out.plan = *comm::MakePlan(r.op, r.algorithm, r.bytes, layout, f, r.plan_options, &out.analytic_s);
   for (int i = 0; i < out.plan.count; ++i) out.phase_analytic_s[i] = comm::PhaseTime(out.plan.phases[i], f);
   if (!r.simulate) return out;
 
