@@ -109,6 +109,9 @@ Json OutcomeObject(const study::CollectiveRequest& r, const study::CollectiveOut
   const sim::TierBytes& b = o.sim.bytes_by_tier;
   j["bytes_by_tier"] = {{"nvlink", b.nvlink}, {"nic_leaf", b.nic_leaf}, {"leaf_spine", b.leaf_spine},
                         {"spine_core", b.spine_core}};
+  const TierPeak peak = PeakByTier(o);
+  j["utilisation_by_tier_max"] = {{"nvlink", peak.nvlink}, {"nic_leaf", peak.nic_leaf},
+                                  {"leaf_spine", peak.leaf_spine}, {"spine_core", peak.spine_core}};
   return j;
 }
 

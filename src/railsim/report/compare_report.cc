@@ -66,6 +66,10 @@ std::string CompareJson(const study::CompareResult& result) {
       entry["hb_domain_size"] = tc.hb_domain_size;
       entry["global_batch_size"] = tc.global_batch;
       entry["feasible"] = tc.feasible;
+      entry["network_timed"] = {{"radix", tc.rail_optimized_network.radix},
+                                {"oversubscription", tc.rail_optimized_network.oversubscription},
+                                {"rail_optimized_tiers", tc.rail_optimized_network.tiers},
+                                {"rail_only_tiers", tc.rail_only_network.tiers}};
       if (tc.feasible) {
         entry["rail_optimized_iteration_time_s"] = tc.rail_optimized.estimate.iteration_time_s;
         entry["rail_only_iteration_time_s"] = tc.rail_only.estimate.iteration_time_s;

@@ -58,6 +58,8 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
       t.feasible = true;
       auto best = [&](comm::NetworkKind network, search::RankedStrategy* out) {
         perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.gpus, network, k, timed);
+        if (network == comm::NetworkKind::kRailOptimized) t.rail_optimized_network = c.shape;
+        if (network == comm::NetworkKind::kRailOnly) t.rail_only_network = c.shape;
         search::SearchOptions o;
         o.global_batch = batch;
         o.top_k = 1;

@@ -28,6 +28,8 @@ struct TrainingCase {
   search::RankedStrategy rail_optimized;
   search::RankedStrategy rail_only;
   search::RankedStrategy ideal;
+  /// The built networks the training side was timed on.
+  perf::NetworkShape rail_optimized_network, rail_only_network;
   bool feasible = false;  ///< some strategy fits in memory on every network
 };
 
