@@ -196,14 +196,7 @@ Action SetupCollective(CLI::App* sub) {
     s.ep = int(ParseIntFlag("--ep", f->ep, 1, 1 << 20));
     if (!f->model.empty()) spec::ValidateDegrees(spec::LoadModel(f->model, "--model"), s);
     const int64_t others = int64_t{s.tp} * s.pp * s.cp;
-    if (f->dp.empty()) {
-      if (others > r.gpus || r.gpus % others != 0) {
-        throw Error("--dp", fmt::format("tp x pp x cp = {} does not divide --gpus {}", others, r.gpus));
-      }
-      s.dp = r.gpus / others;
-    } else {
-      s.dp = ParseIntFlag("--dp", f->dp, 1, spec::kMaxModelGpus);
-    }
+    s.dp = ParseDpFlag(f->dp, s.tp, s.pp, s.cp, r.gpus);
     if (others * s.dp != r.gpus) {
       throw Error("--dp", fmt::format("tp x pp x dp x cp = {} must equal --gpus {}", others * s.dp, r.gpus));
     }

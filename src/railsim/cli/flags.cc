@@ -12,6 +12,7 @@
 #include "railsim/core/error.h"
 #include "railsim/core/spellcheck.h"
 #include "railsim/core/units.h"
+#include "railsim/spec/strategy.h"
 
 namespace railsim::cli {
 int64_t ParseIntFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
@@ -73,6 +74,16 @@ void PrintStdout(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
     throw Error("stdout", "write failed");
   }
+}
+
+int64_t ParseDpFlag(const std::string& text, int tp, int pp, int cp, int64_t gpus) {
+  if (!text.empty()) return ParseIntFlag("--dp", text, 1, spec::kMaxModelGpus);
+  int64_t others = int64_t{tp} * pp * cp;
+  if (others > gpus || gpus % others != 0) {
+    throw Error("--dp", fmt::format("tp x pp x cp = {} x {} x {} = {} does not divide --gpus {}", tp, pp, cp, others,
+                                    gpus));
+  }
+  return gpus / others;
 }
 
 }  // namespace railsim::cli

@@ -22,6 +22,10 @@ double ParseBandwidthFlag(const std::string& flag, const std::string& text);
 std::string ParseChoiceFlag(const std::string& flag, const std::string& text,
                             const std::vector<std::string>& allowed);
 
+/// Data-parallel degree: --dp when given, else gpus / (tp x pp x cp), which
+/// must divide (Error("--dp") otherwise).
+int64_t ParseDpFlag(const std::string& text, int tp, int pp, int cp, int64_t gpus);
+
 /// Output formats a command can print.
 enum class Format { kTable, kJson, kCsv };
 /// Parses --format against the formats the command offers.

@@ -111,16 +111,7 @@ Action SetupEstimate(CLI::App* sub) {
     s.micro_batch = ParseIntFlag("--micro-batch-size", f->micro_batch, 1, spec::kMaxGlobalBatch);
     s.global_batch = job.global_batch;
     spec::ValidateDegrees(job.context.model, s);
-    if (f->dp.empty()) {
-      int64_t others = int64_t{s.tp} * s.pp * s.cp;
-      if (others > n || n % others != 0) {
-        throw Error("--dp", fmt::format("tp x pp x cp = {} x {} x {} = {} does not divide --gpus {}", s.tp,
-                                        s.pp, s.cp, others, n));
-      }
-      s.dp = n / others;
-    } else {
-      s.dp = ParseIntFlag("--dp", f->dp, 1, spec::kMaxModelGpus);
-    }
+    s.dp = ParseDpFlag(f->dp, s.tp, s.pp, s.cp, n);
     std::string r = ParseChoiceFlag("--recompute", f->recompute, {"none", "selective", "full"});
     s.recompute = r == "full" ? spec::Recompute::kFull
                               : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
