@@ -130,13 +130,14 @@ class Engine {
   void Ready(int id) {
     const Task& task = tasks_[id];
     double latency = task.chunk == 0 ? plan_.phases[task.phase].latency_s : 0;
+    PhaseSpan& span = spans_[task.phase];
+    span.start_s = std::min(span.start_s, now_);  // the phase's latency counts in its span
     timers_.push({now_ + latency, id, kTimerStart});
   }
 
   void StartStep(int id) {
     Task& task = tasks_[id];
     PhaseSpan& span = spans_[task.phase];
-    span.start_s = std::min(span.start_s, now_);
     task.step_start = now_;
     task.shared = active_tasks_ > 0;
     for (Task& other : tasks_) {
