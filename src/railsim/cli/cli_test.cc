@@ -213,6 +213,19 @@ TEST(CliTest, CollectiveTimesTheGroupEstimatePlaces) {
   EXPECT_EQ(0, j["bytes_by_tier"]["nvlink"].get<double>());
 }
 
+// Found by a new user (issue 11): an empty search said "global batch 0" and
+// blamed memory when no degree combination fits the GPU count at all.
+TEST(CliTest, EmptySearchSaysWhy) {
+  RunResult r = RunRailsim({"search", "--model", "megatron-1t", "--system", "dgx-h100", "--gpus", "5128",
+                            "--global-batch-size", "2520"});
+  EXPECT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("global batch 2,520"));
+  EXPECT_NE(std::string::npos, r.out.find("no combination of degrees uses exactly 5,128 GPUs with global batch 2,520"));
+  RunResult m = RunRailsim({"search", "--model", "megatron-1t", "--system", "dgx-a100", "--gpus", "8",
+                            "--global-batch-size", "8"});
+  EXPECT_NE(std::string::npos, m.out.find("no strategy fits in memory: all 1,362 strategies need more than the 80.0 GiB"));
+}
+
 TEST(CliTest, JsonOutputIsDeterministic) {
   std::vector<Args> commands = {
       {"compare", "--format", "json"},

@@ -142,9 +142,19 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
       "{} on {} x {} ({}, HB domain {}), global batch {}\n"
       "{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n\n",
       c.model.name, Grouped(c.gpus), c.system.name, NetworkLine(c),
-      c.fabrics.hb_domain_size, r.results.empty() ? 0 : r.results[0].strategy.global_batch,
+      c.fabrics.hb_domain_size, Grouped(r.global_batch),
       Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads);
-  if (r.results.empty()) return out + "no strategy fits in memory\n";
+  if (r.results.empty() && r.candidates == 0) {
+    return out + fmt::format("no strategy: no combination of degrees uses exactly {} GPUs with global batch {} "
+                             "(tp x pp x dp x cp must equal the GPUs, dp x micro-batch divide the batch); try a "
+                             "GPU count with more divisors or another batch size\n",
+                             Grouped(c.gpus), Grouped(r.global_batch));
+  }
+  if (r.results.empty()) {
+    return out + fmt::format("no strategy fits in memory: all {} strategies need more than the {} per GPU; try "
+                             "more GPUs or a GPU with more memory\n",
+                             Grouped(r.candidates), BinaryBytes(c.system.gpu.hbm_bytes));
+  }
   TextTable t;
   for (const char* h : {"#", "tp", "pp", "dp", "cp", "ep", "vp", "mb", "recompute", "sp", "dist-opt"}) {
     t.AddColumn(h, std::string(h) == "recompute" ? TextTable::Align::kLeft : TextTable::Align::kRight);
@@ -186,6 +196,7 @@ std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r
   j["candidates"] = r.candidates;
   j["elapsed_s"] = r.elapsed_s;
   j["threads"] = r.threads;
+  j["global_batch_size"] = r.global_batch;
   Json results = Json::array();
   for (const search::RankedStrategy& rs : r.results) {
     Json entry;

@@ -241,6 +241,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
   }
   std::sort(result.results.begin(), result.results.end(), RanksBefore);
   if (result.results.size() > size_t(o.top_k)) result.results.resize(size_t(o.top_k));
+  result.global_batch = o.global_batch;
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

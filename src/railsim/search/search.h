@@ -46,6 +46,7 @@ struct SearchResult {
   int64_t pruned = 0;      ///< discarded for memory before timing
   double elapsed_s = 0;
   int threads = 1;
+  int64_t global_batch = 0;  ///< the batch searched
 };
 
 /// Number of strategies Search() would enumerate, without timing any.
