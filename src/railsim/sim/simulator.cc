@@ -27,13 +27,15 @@ struct Task {
   int64_t flows_left = 0;
   double step_start = 0;
   bool shared = false;  // another task ran during its current step
-  bool done = false;
 };
 
+// A min-heap entry: a time and what happens then. `tag` is the group's
+// serial (completion heap: entries of refilled groups go stale) or the timer
+// kind (kTimerStart, kTimerFinish).
 struct HeapEntry {
   double key;
   int32_t id;
-  uint32_t version;
+  uint32_t tag;
   bool operator>(const HeapEntry& o) const { return key > o.key || (key == o.key && id > o.id); }
 };
 using MinHeap = std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<HeapEntry>>;
@@ -70,7 +72,7 @@ class Engine {
         HeapEntry e = timers_.top();
         timers_.pop();
         now_ = std::max(now_, e.key);
-        if (e.version == kTimerStart) {
+        if (e.tag == kTimerStart) {
           StartStep(e.id);
         } else {
           FinishTask(e.id);
@@ -213,7 +215,7 @@ class Engine {
   double NextFinish() {
     while (!group_heap_.empty()) {
       const HeapEntry& e = group_heap_.top();
-      if (size_t(e.id) < groups_.size() && groups_[e.id].serial == e.version) return e.key;
+      if (size_t(e.id) < groups_.size() && groups_[e.id].serial == e.tag) return e.key;
       group_heap_.pop();
     }
     return kInf;
@@ -315,7 +317,6 @@ class Engine {
 
   void FinishTask(int id) {
     Task& task = tasks_[id];
-    task.done = true;
     spans_[task.phase].end_s = std::max(spans_[task.phase].end_s, now_);
     for (int d : task.dependents) {
       if (--tasks_[d].deps_left == 0) Ready(d);
