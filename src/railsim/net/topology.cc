@@ -158,7 +158,10 @@ int Topology::AppendFabricPath(int64_t src, int64_t dst, const RouteOptions& opt
       int32_t t_down = static_cast<int32_t>((dmodk ? pos : h2) % static_cast<uint64_t>(ud.count));
       int32_t spine = dmodk ? UpperOf(ud, t_down)
                             : UpperOf(us, static_cast<int32_t>(h % static_cast<uint64_t>(us.count)));
-      out[n++] = {CableTo(us, spine, dmodk ? pos / static_cast<uint64_t>(us.upper_count) : h >> 20), true};
+      // With several cables to that spine, rotate by the destination leaf so
+      // that the destinations sharing a spine spread over them.
+      const uint64_t up_key = pos / static_cast<uint64_t>(us.upper_count) + static_cast<uint64_t>(ld);
+      out[n++] = {CableTo(us, spine, dmodk ? up_key : h >> 20), true};
       out[n++] = {dmodk ? ud.first_link + t_down : CableTo(ud, spine, h2), false};
     } else {
       // Aggregation index j must exist under both leaves.
