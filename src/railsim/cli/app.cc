@@ -42,6 +42,7 @@ int Run(int argc, char** argv) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.require_subcommand(0, 1);
   app.allow_windows_style_options(false);
+  app.set_version_flag("--version", std::string("railsim ") + RAILSIM_VERSION);
   std::map<std::string, Action> actions;
   for (const Command& c : commands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
@@ -58,6 +59,9 @@ int Run(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& e) {
+    PrintStdout(std::string(e.what()) + "\n");
+    return 0;
   } catch (const CLI::CallForHelp&) {
     PrintStdout(app.help());
     return 0;

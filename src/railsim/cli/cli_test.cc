@@ -226,6 +226,21 @@ TEST(CliTest, EmptySearchSaysWhy) {
   EXPECT_NE(std::string::npos, m.out.find("no strategy fits in memory: all 1,362 strategies need more than the 80.0 GiB"));
 }
 
+TEST(CliTest, VersionAndQuiet) {
+  RunResult v = RunRailsim({"--version"});
+  EXPECT_EQ(0, v.status);
+  EXPECT_EQ(0u, v.out.find("railsim "));
+  EXPECT_EQ(1, LineCount(v.out));
+  for (Args args : {Args{"search", "--model", "llama3-70b", "--system", "dgx-h100", "--gpus", "64",
+                         "--global-batch-size", "64", "--quiet"},
+                    Args{"alltoall", "--system", "dgx-a100", "--gpus", "72", "--bytes-per-pair", "1MB", "--simulate",
+                         "--quiet"}}) {
+    RunResult r = RunRailsim(args);
+    EXPECT_EQ(0, r.status) << args[0] << ": " << r.err;
+    EXPECT_EQ("", r.err) << args[0];
+  }
+}
+
 TEST(CliTest, JsonOutputIsDeterministic) {
   std::vector<Args> commands = {
       {"compare", "--format", "json"},

@@ -37,6 +37,7 @@ struct ClusterFlags {
   std::string max_gpus = std::to_string(net::kMaxBuildGpus);
   std::string export_links;
   std::string format = "table";
+  bool quiet = false;
 };
 
 void AddClusterFlags(CLI::App* sub, ClusterFlags* f, bool ideal_allowed) {
@@ -56,6 +57,7 @@ void AddClusterFlags(CLI::App* sub, ClusterFlags* f, bool ideal_allowed) {
   sub->add_option("--max-gpus", f->max_gpus, "refuse to build graphs larger than this")->capture_default_str();
   sub->add_option("--export-links", f->export_links, "with --simulate: one CSV row per directed link");
   sub->add_option("--format", f->format, "table or json")->capture_default_str();
+  sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
 }
 
 comm::NetworkKind ParseNetworkKind(const std::string& text, bool ideal_allowed) {
@@ -67,9 +69,10 @@ comm::NetworkKind ParseNetworkKind(const std::string& text, bool ideal_allowed) 
   return comm::NetworkKind::kRailOptimized;
 }
 
-// Progress on stderr while simulating, only when stderr is a terminal.
-std::function<void(double)> SimulationProgress(bool* shown) {
-  if (isatty(STDERR_FILENO) == 0) return {};
+// Progress on stderr while simulating, only when stderr is a terminal and
+// --quiet is not given.
+std::function<void(double)> SimulationProgress(bool quiet, bool* shown) {
+  if (quiet || isatty(STDERR_FILENO) == 0) return {};
   auto start = std::chrono::steady_clock::now();
   return [start, shown](double fraction) {
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -103,9 +106,9 @@ study::CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed,
 }
 
 // Runs the request with a progress line, clearing it afterwards.
-study::CollectiveOutcome RunWithProgress(study::CollectiveRequest r) {
+study::CollectiveOutcome RunWithProgress(study::CollectiveRequest r, bool quiet) {
   bool shown = false;
-  r.progress = SimulationProgress(&shown);
+  r.progress = SimulationProgress(quiet, &shown);
   study::CollectiveOutcome o = study::RunCollective(r);
   if (shown) fmt::print(stderr, "\n");
   return o;
@@ -139,12 +142,12 @@ Action SetupAllToAll(CLI::App* sub) {
     r.op = comm::Op::kAllToAll;
     r.group = {r.gpus, 1};
     r.bytes = per_pair * double(r.gpus);
-    study::CollectiveOutcome o = RunWithProgress(r);
+    study::CollectiveOutcome o = RunWithProgress(r, f->cluster.quiet);
     std::optional<study::CollectiveOutcome> baseline;
     if (r.network == comm::NetworkKind::kRailOnly) {
       study::CollectiveRequest opt = r;
       opt.network = comm::NetworkKind::kRailOptimized;
-      baseline = RunWithProgress(opt);
+      baseline = RunWithProgress(opt, f->cluster.quiet);
     }
     if (!f->cluster.export_links.empty()) {
       WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
@@ -211,7 +214,7 @@ Action SetupCollective(CLI::App* sub) {
     if (g == "dp") r.group = {s.dp, tp_cp};
     if (g == "pp") r.group = {s.pp, tp_cp * s.dp};
     if (g == "all") r.group = {r.gpus, 1};
-    study::CollectiveOutcome o = RunWithProgress(r);
+    study::CollectiveOutcome o = RunWithProgress(r, f->cluster.quiet);
     if (!f->cluster.export_links.empty()) {
       WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
     }

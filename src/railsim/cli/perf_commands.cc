@@ -137,6 +137,7 @@ Action SetupSearch(CLI::App* sub) {
     std::string top = "10";
     std::string threads;
     std::string max_strategies = std::to_string(kDefaultMaxStrategies);
+    bool quiet = false;
   };
   auto f = std::make_shared<Flags>();
   AddJobFlags(sub, &f->job);
@@ -144,6 +145,7 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_option("--threads", f->threads, "worker threads (default: all cores)");
   sub->add_option("--max-strategies", f->max_strategies, "refuse searches larger than this")
       ->capture_default_str();
+  sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
   return [f]() {
     Job job = ParseJob(f->job, true);
     search::SearchOptions o;
@@ -158,7 +160,7 @@ Action SetupSearch(CLI::App* sub) {
                                                   "limit {}; raise --max-strategies to run it anyway",
                                                   count, limit));
     }
-    bool tty = isatty(STDERR_FILENO) != 0;
+    bool tty = isatty(STDERR_FILENO) != 0 && !f->quiet;
     auto start = std::chrono::steady_clock::now();
     bool shown = false;
     if (tty) {
