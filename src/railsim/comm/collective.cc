@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdlib>
+#include <unordered_map>
 
 #include "railsim/comm/algorithms.h"
 
@@ -26,6 +28,56 @@ GroupLayout LayoutOf(int64_t size, int64_t stride, int64_t k) {
   return g;
 }
 
+GroupLayout LayoutOfMembers(const int64_t* members, int64_t n, int64_t k) {
+  assert(n >= 1 && k >= 1);
+  if (n == 1) return LayoutOf(1, 1, k);
+  const int64_t step = members[1] - members[0];
+  bool even = step != 0;
+  for (int64_t i = 2; even && i < n; ++i) even = members[i] - members[i - 1] == step;
+  // Members per domain, and the rails each domain's members sit on: the group
+  // is rail-aligned when every domain holds the same set of rails.
+  std::unordered_map<int64_t, uint64_t> rails_hash;  // domain -> hash of its rails
+  std::unordered_map<int64_t, int64_t> count;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t d = members[i] / k;
+    ++count[d];
+    rails_hash[d] += uint64_t(members[i] % k) * 0x9E3779B97F4A7C15ull + 1;
+  }
+  int64_t local = 0;
+  for (const auto& [d, c] : count) local = std::max(local, c);
+  const int64_t domains = int64_t(count.size());
+  bool aligned = true;
+  const uint64_t first = rails_hash.begin()->second;
+  for (const auto& [d, h] : rails_hash) aligned = aligned && h == first;
+  auto same = [&](const GroupLayout& g) {
+    return g.domains == domains && g.local == local && g.rail_aligned == aligned;
+  };
+  if (even && same(LayoutOf(n, std::llabs(step), k))) return LayoutOf(n, std::llabs(step), k);
+  // The strided layout with these properties (see LayoutOf).
+  int64_t stride = 1;
+  if (domains == 1) {
+    stride = 1;
+  } else if (local == 1) {
+    stride = aligned ? k : k + 1;
+  } else if (aligned && k % local == 0) {
+    stride = k / local;
+  } else {
+    // Not aligned: the stride that puts `local` members in a domain without
+    // lining them up on rails, if there is one; else the nearest.
+    stride = std::max<int64_t>(1, k / local);
+    for (int64_t s = 1; s < k; ++s) {
+      if ((k + s - 1) / s == local && (local * s) % k != 0) {
+        stride = s;
+        break;
+      }
+    }
+  }
+  GroupLayout g = LayoutOf(n, stride, k);
+  g.domains = domains;
+  g.local = local;
+  g.rail_aligned = aligned;
+  return g;
+}
 
 double AllReduceTime(double bytes, const GroupLayout& g, const ClusterFabrics& c) {
   return AutoTime(Op::kAllReduce, bytes, g, c);
@@ -48,6 +100,11 @@ double AllToAllTime(double bytes, const GroupLayout& g, const ClusterFabrics& c,
 double SendRecvTime(double bytes, int64_t distance, int64_t members, const ClusterFabrics& c) {
   if (bytes <= 0 || distance == 0 || members <= 1) return 0;
   return AutoTime(Op::kSendRecv, bytes, LayoutOf(members, distance, c.hb_domain_size), c);
+}
+
+double SendRecvTime(double bytes, const GroupLayout& chain, const ClusterFabrics& c) {
+  if (bytes <= 0 || chain.size <= 1) return 0;
+  return AutoTime(Op::kSendRecv, bytes, chain, c);
 }
 
 }  // namespace railsim::comm

@@ -70,6 +70,13 @@ struct GroupLayout {
 /// Requires size, stride, hb_domain_size >= 1.
 GroupLayout LayoutOf(int64_t size, int64_t stride, int64_t hb_domain_size);
 
+/// Layout of the group whose members are the GPUs `members[0..n)` (in the
+/// order the algorithm visits them). Exact when they are evenly spaced (the
+/// layout of LayoutOf with that spacing); otherwise the strided layout with
+/// the same number of domains, members per domain and rail alignment, which
+/// is what the collectives' times depend on. Requires n >= 1, distinct GPUs.
+GroupLayout LayoutOfMembers(const int64_t* members, int64_t n, int64_t hb_domain_size);
+
 /// All-reduce of `bytes` (the full buffer on every member).
 double AllReduceTime(double bytes, const GroupLayout& g, const ClusterFabrics& c);
 /// Reduce-scatter of a `bytes` buffer (each member ends with bytes / size).
@@ -89,5 +96,7 @@ double AllToAllTime(double bytes, const GroupLayout& g, const ClusterFabrics& c,
 /// network otherwise. Rail-only forwards a cross-rail transfer through the HB
 /// domain in chunks (as NCCL's PXN), costing one more latency.
 double SendRecvTime(double bytes, int64_t distance, int64_t members, const ClusterFabrics& c);
+/// The same for a chain laid out as `chain` (members in stage order).
+double SendRecvTime(double bytes, const GroupLayout& chain, const ClusterFabrics& c);
 
 }  // namespace railsim::comm

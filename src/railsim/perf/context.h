@@ -9,6 +9,7 @@
 #include "railsim/perf/compute.h"
 #include "railsim/perf/model_stats.h"
 #include "railsim/spec/model.h"
+#include "railsim/spec/placement.h"
 #include "railsim/spec/system.h"
 
 namespace railsim::perf {
@@ -48,6 +49,10 @@ struct PerfContext {
   comm::ClusterFabrics fabrics;  ///< network kind, HB domain size, leaf structure
   NetworkShape shape;
   GpuModel gpu;
+  /// Where ranks run (default: Megatron's order); every strategy timed in
+  /// this context is placed so. A placement file fixes the degrees: only
+  /// strategies with them may be timed (spec::ValidatePlacement).
+  spec::Placement placement;
 };
 
 /// Default switch radix of the network a job is timed on.

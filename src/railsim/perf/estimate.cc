@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "railsim/perf/groups.h"
 #include "railsim/perf/model_stats.h"
 
 namespace railsim::perf {
@@ -60,12 +61,11 @@ double Exposed(double comm, double pass, const spec::Strategy& s) {
   return std::max({0.0, comm / v - pass / v, comm - window});
 }
 
-double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const StageTime& slowest,
-                        const StageParams& params) {
+double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const ParallelGroups& groups,
+                        const StageTime& slowest, const StageParams& params) {
   const comm::ClusterFabrics& f = c.fabrics;
-  const int64_t k = f.hb_domain_size;
   double reduce = 0, gather = 0;
-  const double grad_bytes = s.grad_reduce_16bit ? 2 : 4;
+  const double grad_bytes = GradientBytesPerParam(s);
   // Gradient reduction (and parameter all-gather) of `params` over `group`.
   auto synchronize = [&](double params, const comm::GroupLayout& group) {
     if (s.distributed_optimizer) {
@@ -76,34 +76,35 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Sta
     }
   };
   const int64_t dense_dp = s.dp * s.cp;
-  if (dense_dp > 1) synchronize(params.dense, comm::LayoutOf(dense_dp, s.tp, k));
+  if (dense_dp > 1) synchronize(params.dense, groups[GroupKind::kDp]);
   const int64_t expert_dp = dense_dp / s.ep;
-  if (params.expert > 0 && expert_dp > 1) {
-    synchronize(params.expert, comm::LayoutOf(expert_dp, int64_t{s.tp} * s.cp * s.ep, k));
-  }
+  if (params.expert > 0 && expert_dp > 1) synchronize(params.expert, groups[GroupKind::kExpertDp]);
   double exposed = reduce + gather;
   if (s.overlap_dp_comm) exposed = Exposed(reduce, slowest.bwd, s) + Exposed(gather, slowest.fwd, s);
   if (s.pp > 1 && !c.model.untie_embeddings_and_output_weights) {
-    double bytes = grad_bytes * double(PaddedVocab(c.model, s.tp)) * c.model.hidden_size / s.tp;
-    int64_t distance = int64_t{s.pp - 1} * s.tp * s.cp * s.dp;
-    exposed += comm::AllReduceTime(bytes, comm::LayoutOf(2, distance, k), f);
+    exposed += comm::AllReduceTime(EmbeddingSyncBytes(c, s), groups[GroupKind::kEmbedding], f);
   }
   return exposed;
 }
 
 }  // namespace
 
+double GradientBytesPerParam(const spec::Strategy& s) { return s.grad_reduce_16bit ? 2 : 4; }
+
+double EmbeddingSyncBytes(const PerfContext& c, const spec::Strategy& s) {
+  return GradientBytesPerParam(s) * double(PaddedVocab(c.model, s.tp)) * c.model.hidden_size / s.tp;
+}
+
 Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs) {
   const comm::ClusterFabrics& f = c.fabrics;
-  const int64_t k = f.hb_domain_size;
+  const ParallelGroups groups = PlaceGroups(c, s);
   const double m = double(s.num_microbatches());
 
   // Expert parallelism: dispatch and combine all-to-alls, forward and
   // backward (and again when the forward is recomputed).
   double ep_per_layer = 0;
   if (c.model.is_moe() && s.ep > 1) {
-    comm::GroupLayout group = comm::LayoutOf(s.ep, int64_t{s.tp} * s.cp, k);
-    double one = comm::AllToAllTime(costs.a2a_bytes, group, f, false);
+    double one = comm::AllToAllTime(costs.a2a_bytes, groups[GroupKind::kEp], f, false);
     ep_per_layer = (s.recompute == spec::Recompute::kFull ? 6 : 4) * one;
   }
 
@@ -142,11 +143,10 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   t.ep_comm_s = m * slowest.ep;
   t.bubble_s = (sum_of_stages - slowest.total()) / s.vp;
   if (s.pp > 1) {
-    int64_t distance = int64_t{s.tp} * s.cp * s.dp;
-    double p2p = comm::SendRecvTime(costs.p2p_bytes, distance, s.pp, f);
+    double p2p = comm::SendRecvTime(costs.p2p_bytes, groups[GroupKind::kPp], f);
     t.pp_comm_s = 2 * (s.vp * m + s.pp - 1) * p2p;
   }
-  t.dp_comm_s = DataParallelTime(c, s, slowest, params);
+  t.dp_comm_s = DataParallelTime(c, s, groups, slowest, params);
   t.optimizer_s = kOptimizerBytesPerParam * OptimizerShardParams(params, s) / c.gpu.hbm_Bps;
 
   e.iteration_time_s = t.total();

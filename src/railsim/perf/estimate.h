@@ -69,6 +69,11 @@ struct Estimate {
   MemoryBreakdown memory;
 };
 
+/// Bytes per parameter of the gradient reduction (fp32, or 16-bit).
+double GradientBytesPerParam(const spec::Strategy& s);
+/// The tied word-embedding gradient all-reduced between first and last stage.
+double EmbeddingSyncBytes(const PerfContext& c, const spec::Strategy& s);
+
 /// Estimates one iteration. Requires spec::ValidateStrategy(c.model, c.gpus, s).
 Estimate EstimateIteration(const PerfContext& c, const spec::Strategy& s);
 

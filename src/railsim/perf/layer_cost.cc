@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "railsim/perf/compute.h"
+#include "railsim/perf/groups.h"
 
 namespace railsim::perf {
 namespace {
@@ -106,11 +107,11 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
 
   // --- Tensor parallelism: two all-reduces per pass, or with sequence
   // parallelism an all-gather and a reduce-scatter in their place.
-  const int64_t k = c.fabrics.hb_domain_size;
+  const ParallelGroups groups = PlaceGroups(c, s);
   const double act_bytes = 2 * tokens * h;
   double tp_collective = 0;
   if (s.tp > 1) {
-    comm::GroupLayout tp_group = comm::LayoutOf(s.tp, 1, k);
+    const comm::GroupLayout& tp_group = groups[GroupKind::kTp];
     tp_collective = s.sequence_parallel ? comm::AllGatherTime(act_bytes, tp_group, c.fabrics) +
                                               comm::ReduceScatterTime(act_bytes, tp_group, c.fabrics)
                                         : comm::AllReduceTime(act_bytes, tp_group, c.fabrics);
@@ -121,8 +122,8 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   // --- Context parallelism: ring exchange of K and V chunks (and their
   // gradients backward), overlapped with the attention core.
   if (s.cp > 1) {
-    double kv_chunk = 2 * 2 * b * sl * kv / t;
-    double step = comm::SendRecvTime(kv_chunk, s.tp, s.cp, c.fabrics);
+    out.cp_chunk_bytes = 2 * 2 * b * sl * kv / t;  // K and V of one chunk, 16-bit
+    double step = comm::SendRecvTime(out.cp_chunk_bytes, groups[GroupKind::kCp], c.fabrics);
     double exchange = (s.cp - 1) * step;
     layer.cp_fwd = std::max(0.0, exchange - core_fwd);
     layer.cp_bwd = std::max(0.0, 2 * exchange - core_bwd);

@@ -29,6 +29,7 @@ struct LayerCosts {
   BlockCost output;     ///< last stage: final norm, logits, cross entropy
   double p2p_bytes = 0;       ///< activation sent between pipeline stages, per GPU
   double a2a_bytes = 0;       ///< per GPU per MoE all-to-all (dispatch or combine)
+  double cp_chunk_bytes = 0;  ///< K and V sent per context-parallel ring step
   LayerMemory memory;         ///< activations and parameters per layer on one GPU
 };
 
