@@ -1,5 +1,6 @@
-// `railsim estimate` (one strategy: iteration time, MFU, memory) and
-// `railsim search` (every valid strategy, ranked).
+// `railsim estimate` (one strategy: iteration time, MFU, memory),
+// `railsim search` (every valid strategy, ranked) and `railsim traffic`
+// (who talks to whom in one iteration of a strategy, over which links).
 #include <unistd.h>
 
 
@@ -9,11 +10,17 @@
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
 #include "railsim/core/error.h"
+#include "railsim/core/file.h"
+#include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
 #include "railsim/perf/estimate.h"
+#include "railsim/report/heatmap.h"
 #include "railsim/report/perf_report.h"
+#include "railsim/report/traffic_report.h"
 #include "railsim/search/search.h"
+#include "railsim/spec/placement.h"
 #include "railsim/spec/presets.h"
+#include "railsim/study/traffic.h"
 
 namespace railsim::cli {
 namespace {
@@ -25,15 +32,25 @@ struct JobFlags {
   std::string hb_size;
   std::string attention = "flash";
   std::string radix, oversubscription = "1";
+  std::string placement = "tp-cp-ep-dp-pp";
   std::string format = "table";
 };
 
-void AddJobFlags(CLI::App* sub, JobFlags* f) {
+// `network_flag`: --network (what estimate and search time), or --design
+// (traffic: the built network whose links carry the bytes).
+void AddJobFlags(CLI::App* sub, JobFlags* f, bool design_flag = false) {
   sub->add_option("--model", f->model, "model preset or JSON file")->required();
   sub->add_option("--system", f->system, "system preset or JSON file")->required();
   sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
   sub->add_option("--global-batch-size", f->global_batch, "sequences per iteration")->required();
-  sub->add_option("--network", f->network, "rail-only, rail-optimized or ideal (one HB domain, K = N)")
+  if (design_flag) {
+    sub->add_option("--design", f->network, "rail-optimized, rail-only or fat-tree")->capture_default_str();
+  } else {
+    sub->add_option("--network", f->network, "rail-only, rail-optimized or ideal (one HB domain, K = N)")
+        ->capture_default_str();
+  }
+  sub->add_option("--placement", f->placement,
+                  "rank order fastest first (tp-cp-ep-dp-pp is Megatron's; e.g. dp-tp-pp) or a placement JSON file")
       ->capture_default_str();
   sub->add_option("--hb-size", f->hb_size, "override the system's HB domain size K (what-if)");
   sub->add_option("--attention", f->attention, "flash or classic (materialised softmax)")
@@ -59,11 +76,13 @@ struct Job {
   Format format;
 };
 
-Job ParseJob(const JobFlags& f, bool csv_allowed) {
+Job ParseJob(const JobFlags& f, bool csv_allowed, std::optional<net::Design> design = std::nullopt) {
   Format format = ParseFormatFlag(f.format, csv_allowed);
   int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
   int64_t batch = ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
-  comm::NetworkKind network = ParseNetwork(f.network);
+  comm::NetworkKind network = design ? (*design == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly
+                                                                          : comm::NetworkKind::kRailOptimized)
+                                     : ParseNetwork(f.network);
   int64_t hb = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
   spec::Attention attention =
       ParseChoiceFlag("--attention", f.attention, {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
@@ -73,19 +92,22 @@ Job ParseJob(const JobFlags& f, bool csv_allowed) {
   net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
   spec::ModelSpec model = spec::LoadModel(f.model, "--model");
   spec::SystemSpec system = spec::LoadSystem(f.system, "--system");
-  return {perf::MakePerfContext(model, system, gpus, network, hb, net), batch, attention, format};
+  spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
+  perf::PerfContext context = perf::MakePerfContext(model, system, gpus, network, hb, net);
+  context.placement = placement;
+  if (design == net::Design::kFatTree) context.fabrics.rail_leaves = false;
+  return {context, batch, attention, format};
 }
 
-Action SetupEstimate(CLI::App* sub) {
-  struct Flags {
-    JobFlags job;
-    std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
-    std::string recompute = "none";
-    bool sequence_parallel = false, distributed_optimizer = false, no_dp_overlap = false;
-    bool grad_reduce_in_bf16 = false;
-  };
-  auto f = std::make_shared<Flags>();
-  AddJobFlags(sub, &f->job);
+// The strategy flags of estimate and traffic.
+struct StrategyFlags {
+  std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
+  std::string recompute = "none";
+  bool sequence_parallel = false, distributed_optimizer = false, no_dp_overlap = false;
+  bool grad_reduce_in_bf16 = false;
+};
+
+void AddStrategyFlags(CLI::App* sub, StrategyFlags* f) {
   sub->add_option("--tp", f->tp, "tensor-parallel degree")->required();
   sub->add_option("--pp", f->pp, "pipeline-parallel degree")->required();
   sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
@@ -99,31 +121,84 @@ Action SetupEstimate(CLI::App* sub) {
   sub->add_flag("--no-dp-overlap", f->no_dp_overlap,
                 "do not overlap data-parallel communication with compute");
   sub->add_flag("--grad-reduce-in-bf16", f->grad_reduce_in_bf16, "reduce gradients in 16-bit, not fp32");
+}
+
+// Throws Error naming the flag unless the strategy is valid for the job and
+// its placement.
+spec::Strategy ParseStrategy(const StrategyFlags& f, const Job& job) {
+  const int64_t n = job.context.gpus;
+  spec::Strategy s;
+  s.tp = int(ParseIntFlag("--tp", f.tp, 1, 1 << 20));
+  s.pp = int(ParseIntFlag("--pp", f.pp, 1, 1 << 20));
+  s.cp = int(ParseIntFlag("--cp", f.cp, 1, 1 << 20));
+  s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
+  s.vp = int(ParseIntFlag("--vp", f.vp, 1, 1 << 20));
+  s.micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  s.global_batch = job.global_batch;
+  spec::ValidateDegrees(job.context.model, s);
+  s.dp = ParseDpFlag(f.dp, s.tp, s.pp, s.cp, n);
+  std::string r = ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
+  s.recompute = r == "full" ? spec::Recompute::kFull
+                            : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
+  s.sequence_parallel = f.sequence_parallel;
+  s.distributed_optimizer = f.distributed_optimizer;
+  s.overlap_dp_comm = !f.no_dp_overlap;
+  s.grad_reduce_16bit = f.grad_reduce_in_bf16;
+  s.attention = job.attention;
+  spec::ValidateStrategy(job.context.model, n, s);
+  spec::ValidatePlacement(job.context.placement, s, "--placement");
+  return s;
+}
+
+Action SetupEstimate(CLI::App* sub) {
+  struct Flags {
+    JobFlags job;
+    StrategyFlags strategy;
+  };
+  auto f = std::make_shared<Flags>();
+  AddJobFlags(sub, &f->job);
+  AddStrategyFlags(sub, &f->strategy);
   return [f]() {
     Job job = ParseJob(f->job, false);
-    const int64_t n = job.context.gpus;
-    spec::Strategy s;
-    s.tp = int(ParseIntFlag("--tp", f->tp, 1, 1 << 20));
-    s.pp = int(ParseIntFlag("--pp", f->pp, 1, 1 << 20));
-    s.cp = int(ParseIntFlag("--cp", f->cp, 1, 1 << 20));
-    s.ep = int(ParseIntFlag("--ep", f->ep, 1, 1 << 20));
-    s.vp = int(ParseIntFlag("--vp", f->vp, 1, 1 << 20));
-    s.micro_batch = ParseIntFlag("--micro-batch-size", f->micro_batch, 1, spec::kMaxGlobalBatch);
-    s.global_batch = job.global_batch;
-    spec::ValidateDegrees(job.context.model, s);
-    s.dp = ParseDpFlag(f->dp, s.tp, s.pp, s.cp, n);
-    std::string r = ParseChoiceFlag("--recompute", f->recompute, {"none", "selective", "full"});
-    s.recompute = r == "full" ? spec::Recompute::kFull
-                              : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
-    s.sequence_parallel = f->sequence_parallel;
-    s.distributed_optimizer = f->distributed_optimizer;
-    s.overlap_dp_comm = !f->no_dp_overlap;
-    s.grad_reduce_16bit = f->grad_reduce_in_bf16;
-    s.attention = job.attention;
-    spec::ValidateStrategy(job.context.model, n, s);
+    spec::Strategy s = ParseStrategy(f->strategy, job);
     perf::Estimate e = perf::EstimateIteration(job.context, s);
     PrintStdout(job.format == Format::kJson ? report::EstimateJson(job.context, s, e)
                                             : report::EstimateTable(job.context, s, e));
+    return 0;
+  };
+}
+
+Action SetupTraffic(CLI::App* sub) {
+  struct Flags {
+    JobFlags job;
+    StrategyFlags strategy;
+    std::string heatmap, export_path;
+  };
+  auto f = std::make_shared<Flags>();
+  AddJobFlags(sub, &f->job, true);
+  AddStrategyFlags(sub, &f->strategy);
+  sub->add_option("--heatmap", f->heatmap, "draw the GPU x GPU traffic picture to FILE.png or FILE.svg");
+  sub->add_option("--export", f->export_path, "write one CSV row per communicating GPU pair to this file");
+  return [f]() {
+    std::string design_name =
+        ParseChoiceFlag("--design", f->job.network, {"rail-optimized", "rail-only", "fat-tree"});
+    const net::Design design = *net::ParseDesign(design_name);
+    Job job = ParseJob(f->job, false, design);
+    if (job.context.gpus > net::kMaxBuildGpus) {
+      throw Error("--gpus", fmt::format("the traffic analysis routes on the built network, at most {} GPUs; got {}",
+                                        net::kMaxBuildGpus, job.context.gpus));
+    }
+    spec::Strategy s = ParseStrategy(f->strategy, job);
+    study::TrafficOptions o;
+    o.design = design;
+    study::TrafficResult r = study::AnalyzeTraffic(job.context, s, o);
+    if (!f->heatmap.empty()) {
+      report::WriteHeatmap(f->heatmap, r, {report::TrafficTitle(job.context), report::StrategyLine(s),
+                                           report::TrafficSetting(job.context, r)});
+    }
+    if (!f->export_path.empty()) WriteTextFile(f->export_path, report::TrafficPairsCsv(r), "--export");
+    PrintStdout(job.format == Format::kJson ? report::TrafficJson(job.context, s, r)
+                                            : report::TrafficTable(job.context, s, r));
     return 0;
   };
 }
@@ -148,6 +223,10 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
   return [f]() {
     Job job = ParseJob(f->job, true);
+    if (job.context.placement.map) {
+      throw Error("--placement", "a placement file fixes one strategy's degrees; search takes a rank order "
+                                 "(such as tp-cp-dp-pp)");
+    }
     search::SearchOptions o;
     o.global_batch = job.global_batch;
     o.attention = job.attention;
@@ -189,6 +268,8 @@ std::vector<Command> PerfCommands() {
       {"estimate", "iteration time, MFU and memory of one parallelisation strategy", SetupEstimate},
       {"search", "every valid strategy, memory-infeasible ones dropped, ranked by iteration time",
        SetupSearch},
+      {"traffic", "who talks to whom in one iteration: bytes per GPU pair, parallelism, class and tier; heatmap",
+       SetupTraffic},
   };
 }
 

@@ -199,11 +199,17 @@ std::vector<GroupCheck> CheckPlacement(const PerfContext& c, const spec::Strateg
       for (int64_t j = 1; j < m.size; ++j) {
         if (gpus[j] / k != gpus[0] / k) spans = true;
       }
-      if (spans) {
-        // Cross-rail: two members in different domains on different rails
-        // with no member of the first's domain on the second's rail.
-        comm::GroupLayout l = comm::LayoutOfMembers(gpus, m.size, k);
-        cross = !l.rail_aligned;
+      if (spans && IsChain(kind)) {
+        // A chain talks to its neighbours: cross-rail when two of them sit
+        // in different domains on different rails.
+        for (int64_t j = 0; j + 1 < m.size + (kind == GroupKind::kCp ? 1 : 0); ++j) {
+          const int64_t a = gpus[j], b = gpus[(j + 1) % m.size];
+          cross = cross || (a / k != b / k && a % k != b % k);
+        }
+      } else if (spans) {
+        // A collective is rail-aligned when every domain holds members on
+        // the same rails, so that the part across domains runs rail by rail.
+        cross = !comm::LayoutOfMembers(gpus, m.size, k).rail_aligned;
       }
       check.groups_spanning_domains += spans ? 1 : 0;
       check.groups_crossing_rails += cross ? 1 : 0;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "railsim/perf/context.h"
+#include "railsim/spec/strategy.h"
 #include "railsim/study/network_study.h"
 
 namespace railsim::report {
@@ -17,5 +19,10 @@ using Json = nlohmann::ordered_json;
 Json DesignObject(const study::DesignResult& result);
 /// DesignObject of each, plus cost_saving and power_saving.
 Json DesignsArray(const std::vector<study::DesignResult>& results);
+
+/// A strategy's degrees and switches, with the keys of `estimate --format json`.
+Json StrategyObject(const spec::Strategy& s);
+/// Model, system, network timed, GPUs, HB domain, placement.
+Json ContextObject(const perf::PerfContext& c);
 
 }  // namespace railsim::report

@@ -9,7 +9,6 @@
 #include "railsim/report/table.h"
 
 namespace railsim::report {
-namespace {
 
 Json StrategyObject(const spec::Strategy& s) {
   Json j;
@@ -30,6 +29,8 @@ Json StrategyObject(const spec::Strategy& s) {
   j["grad_reduce_in_bf16"] = s.grad_reduce_16bit;
   return j;
 }
+
+namespace {
 
 // The built NIC network the collectives were timed on.
 Json NetworkTimedObject(const perf::PerfContext& c) {
@@ -72,6 +73,8 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   j["memory"] = mem;
 }
 
+}  // namespace
+
 Json ContextObject(const perf::PerfContext& c) {
   Json j;
   j["model"] = c.model.name;
@@ -81,6 +84,7 @@ Json ContextObject(const perf::PerfContext& c) {
   j["gpus"] = c.gpus;
   j["hb_domain_size"] = c.fabrics.hb_domain_size;
   j["model_params"] = perf::CountParams(c.model).total;
+  j["placement"] = c.placement.Name();
   return j;
 }
 
@@ -92,8 +96,6 @@ std::string NetworkLine(const perf::PerfContext& c) {
   if (c.shape.oversubscription > 1) line += fmt::format(", {:g}:1 leaves", c.shape.oversubscription);
   return line + ")";
 }
-
-}  // namespace
 
 std::string StrategyLine(const spec::Strategy& s) {
   std::string line = fmt::format("tp {} pp {} dp {} cp {}", s.tp, s.pp, s.dp, s.cp);

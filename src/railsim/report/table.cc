@@ -95,4 +95,16 @@ std::string BinaryBytes(double bytes) {
   return i == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[i]);
 }
 
+std::string DecimalBytes(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+  int i = 0;
+  while (std::fabs(bytes) >= 1000 && i < 6) {
+    bytes /= 1000;
+    ++i;
+  }
+  if (i == 0) return fmt::format("{:.0f} B", bytes);
+  const int decimals = std::fabs(bytes) < 10 ? 2 : std::fabs(bytes) < 100 ? 1 : 0;
+  return fmt::format("{:.{}f} {}", bytes, decimals, units[i]);
+}
+
 }  // namespace railsim::report

@@ -37,5 +37,7 @@ std::string Percent(double fraction, int decimals = 1);
 std::string Seconds(double s);
 /// Bytes with a binary prefix: "61.2 GiB".
 std::string BinaryBytes(double bytes);
+/// Bytes with a decimal prefix, three significant digits: "3.57 PB", "10 kB".
+std::string DecimalBytes(double bytes);
 
 }  // namespace railsim::report

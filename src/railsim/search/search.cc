@@ -202,6 +202,9 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
           c, o, units[i], [&](const spec::Strategy& s) { costs = perf::ComputeLayerCosts(c, s); },
           [&](const spec::Strategy& s) {
             ++w->candidates;
+            // Another rank order moves the tensor- and context-parallel
+            // groups with dp and pp: their costs are the strategy's own.
+            if (!c.placement.is_default()) costs = perf::ComputeLayerCosts(c, s);
             perf::MemoryBreakdown memory = perf::EstimateMemory(c, s, costs.memory);
             if (!memory.fits) {
               ++w->pruned;

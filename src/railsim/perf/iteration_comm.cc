@@ -1,0 +1,123 @@
+#include "railsim/perf/iteration_comm.h"
+
+#include "railsim/perf/estimate.h"
+#include "railsim/perf/layer_cost.h"
+#include "railsim/perf/memory.h"
+
+namespace railsim::perf {
+namespace {
+
+constexpr const char* kParallelismNames[kParallelisms] = {"tp", "cp", "ep", "pp", "dp", "embedding"};
+
+// Layers on pipeline stage `i`, by spec::Strategy's uneven-split rule: the
+// remainder goes one each to the middle stages first, then to the first.
+int LayersOfStage(const spec::ModelSpec& m, const spec::Strategy& s, int i) {
+  const int n = m.num_layers;
+  if (s.pp == 1) return n;
+  if (i == 0) return s.layers_on_first(n);
+  if (i == s.pp - 1) return s.layers_on_last(n);
+  return n / s.pp + (i <= n % s.pp ? 1 : 0);
+}
+
+Stage StageKind(const spec::Strategy& s, int i) {
+  if (s.pp == 1) return Stage::kOnly;
+  if (i == 0) return Stage::kFirst;
+  return i == s.pp - 1 ? Stage::kLast : Stage::kMiddle;
+}
+
+}  // namespace
+
+const char* ParallelismName(Parallelism p) { return kParallelismNames[int(p)]; }
+
+std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& s) {
+  const LayerCosts costs = ComputeLayerCosts(c, s);
+  const double m = double(s.num_microbatches());
+  const bool full = s.recompute == spec::Recompute::kFull;
+  const int pp = s.pp;
+  std::vector<CommCall> out;
+  // One call whose count per stage is `per_layer` x layers + `first` on the
+  // first stage + `last` on the last, all per micro-batch.
+  auto per_stage = [&](double per_layer, double first, double last) {
+    std::vector<double> times(static_cast<size_t>(pp));
+    for (int i = 0; i < pp; ++i) {
+      times[size_t(i)] = m * (per_layer * LayersOfStage(c.model, s, i) + (i == 0 ? first : 0) +
+                              (i == pp - 1 ? last : 0));
+    }
+    return times;
+  };
+  auto add = [&](Parallelism par, GroupKind g, comm::Op op, PointToPoint p2p, double bytes,
+                 std::vector<double> times) {
+    bool any = false;
+    for (double t : times) any = any || t > 0;
+    if (bytes > 0 && any) out.push_back({par, g, op, p2p, bytes, std::move(times)});
+  };
+
+  // Tensor parallelism: the activation of one micro-batch, 16-bit.
+  if (s.tp > 1) {
+    const double act = 2.0 * double(s.micro_batch) * (double(c.model.seq_length) / s.cp) * c.model.hidden_size;
+    const double per_layer = full ? 6 : 4;
+    if (s.sequence_parallel) {
+      add(Parallelism::kTp, GroupKind::kTp, comm::Op::kAllGather, PointToPoint::kNone, act,
+          per_stage(per_layer, 0, 1));
+      add(Parallelism::kTp, GroupKind::kTp, comm::Op::kReduceScatter, PointToPoint::kNone, act,
+          per_stage(per_layer, 1, 1));
+    } else {
+      add(Parallelism::kTp, GroupKind::kTp, comm::Op::kAllReduce, PointToPoint::kNone, act,
+          per_stage(per_layer, 1, 1));
+    }
+  }
+  // Context parallelism: the K/V ring.
+  if (s.cp > 1) {
+    add(Parallelism::kCp, GroupKind::kCp, comm::Op::kSendRecv, PointToPoint::kRing, costs.cp_chunk_bytes,
+        per_stage((full ? 4 : 3) * double(s.cp - 1), 0, 0));
+  }
+  // Expert parallelism: dispatch and combine.
+  if (c.model.is_moe() && s.ep > 1) {
+    add(Parallelism::kEp, GroupKind::kEp, comm::Op::kAllToAll, PointToPoint::kNone, costs.a2a_bytes,
+        per_stage(full ? 6 : 4, 0, 0));
+  }
+  // Pipeline: activations forward, their gradients back.
+  if (pp > 1) {
+    const double along = double(s.vp) * m, wrap = double(s.vp - 1) * m;
+    add(Parallelism::kPp, GroupKind::kPp, comm::Op::kSendRecv, PointToPoint::kNext, costs.p2p_bytes, {along});
+    add(Parallelism::kPp, GroupKind::kPp, comm::Op::kSendRecv, PointToPoint::kPrevious, costs.p2p_bytes, {along});
+    add(Parallelism::kPp, GroupKind::kPp, comm::Op::kSendRecv, PointToPoint::kLastToFirst, costs.p2p_bytes, {wrap});
+    add(Parallelism::kPp, GroupKind::kPp, comm::Op::kSendRecv, PointToPoint::kFirstToLast, costs.p2p_bytes, {wrap});
+  }
+  // Data parallelism: per stage, the parameters that stage holds.
+  const double grad = GradientBytesPerParam(s);
+  const int busiest_middle = s.layers_on_middle(c.model.num_layers);
+  auto synchronize = [&](GroupKind g, bool expert) {
+    std::vector<double> params(static_cast<size_t>(pp));
+    for (int i = 0; i < pp; ++i) {
+      StageParams p = ParamsOnGpu(c, s, costs.memory, StageKind(s, i));
+      if (StageKind(s, i) == Stage::kMiddle) {
+        const double fewer = busiest_middle - LayersOfStage(c.model, s, i);
+        p.dense -= fewer * costs.memory.params_layer_dense;
+        p.expert -= fewer * costs.memory.params_layer_expert;
+      }
+      params[size_t(i)] = expert ? p.expert : p.dense;
+    }
+    // One call per stage, since the bytes differ by stage.
+    for (int i = 0; i < pp; ++i) {
+      std::vector<double> once(size_t(pp), 0.0);
+      once[size_t(i)] = 1;
+      if (s.distributed_optimizer) {
+        add(Parallelism::kDp, g, comm::Op::kReduceScatter, PointToPoint::kNone, grad * params[size_t(i)], once);
+        add(Parallelism::kDp, g, comm::Op::kAllGather, PointToPoint::kNone, 2 * params[size_t(i)], once);
+      } else {
+        add(Parallelism::kDp, g, comm::Op::kAllReduce, PointToPoint::kNone, grad * params[size_t(i)], once);
+      }
+    }
+  };
+  if (int64_t{s.dp} * s.cp > 1) synchronize(GroupKind::kDp, false);
+  if (c.model.is_moe() && int64_t{s.dp} * s.cp / s.ep > 1) synchronize(GroupKind::kExpertDp, true);
+  // The tied embedding between the first and last stage.
+  if (pp > 1 && !c.model.untie_embeddings_and_output_weights) {
+    add(Parallelism::kEmbedding, GroupKind::kEmbedding, comm::Op::kAllReduce, PointToPoint::kNone,
+        EmbeddingSyncBytes(c, s), {1});
+  }
+  return out;
+}
+
+}  // namespace railsim::perf
