@@ -117,6 +117,8 @@ const Args kAllToAll = {"alltoall", "--system", "dgx-a100", "--gpus", "72", "--b
                         "--network", "rail-only"};
 const Args kCollective = {"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "all-reduce",
                           "--bytes", "64MiB", "--group", "dp", "--tp", "8"};
+const Args kTraffic = {"traffic", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "64", "--tp", "8",
+                       "--pp", "4", "--global-batch-size", "64", "--micro-batch-size", "1"};
 const Args kSearch = {"search", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "1024",
                       "--global-batch-size", "512"};
 
@@ -317,6 +319,70 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({With(kCollective, "--model", "gpt-3"), "--model"});
   cases.push_back({With(With(kCollective, "--model", "gpt3-175b"), "--tp", "7"), "--tp"});
   cases.push_back({Plus(With(kCollective, "--network", "ideal"), "--simulate"), "--simulate"});
+  // Placement: orders and files, on every command that takes one.
+  {
+    // A valid file for 16 GPUs (tp 8, pp 2): identity, then broken copies.
+    std::string ranks;
+    for (int g = 0; g < 16; ++g) {
+      ranks += std::string(g ? ", " : "") + "{\"tp\": " + std::to_string(g % 8) + ", \"dp\": 0, \"pp\": " +
+               std::to_string(g / 8) + ", \"gpu\": " + std::to_string(g) + "}";
+    }
+    auto file = [&](const std::string& name, const std::string& degrees, const std::string& body) {
+      Write(name, "{\"degrees\": " + degrees + ", \"ranks\": [" + body + "]}");
+      return Path(name);
+    };
+    const std::string d16 = "{\"tp\": 8, \"dp\": 1, \"pp\": 2}";
+    auto replace_last = [](std::string text, const std::string& from, const std::string& to) {
+      return text.replace(text.rfind(from), from.size(), to);
+    };
+    std::string dup = replace_last(ranks, "\"gpu\": 15", "\"gpu\": 14");
+    std::string far = replace_last(ranks, "\"gpu\": 15", "\"gpu\": 16");
+    std::string twice = replace_last(ranks, "\"pp\": 1, \"gpu\": 15", "\"pp\": 0, \"gpu\": 15");
+    Args small = With(With(With(kTraffic, "--gpus", "16"), "--pp", "2"), "--global-batch-size", "8");
+    std::vector<Case> placement = {
+        {With(small, "--placement", file("p-dup.json", d16, dup)), "/ranks/15/gpu"},
+        {With(small, "--placement", file("p-far.json", d16, far)), "/ranks/15/gpu"},
+        {With(small, "--placement", file("p-twice.json", d16, twice)), "/ranks/15"},
+        {With(small, "--placement", file("p-short.json", d16, ranks.substr(0, ranks.rfind(", {")))), "/ranks"},
+        {With(small, "--placement", file("p-nodeg.json", "{\"tp\": 8}", ranks)), "/degrees"},
+        {With(small, "--placement", file("p-zero.json", "{\"tp\": 0, \"dp\": 1, \"pp\": 2}", ranks)), "/degrees/tp"},
+        {With(small, "--placement", file("p-ep.json", "{\"tp\": 8, \"dp\": 1, \"pp\": 2, \"ep\": 2}", ranks)),
+         "/degrees/ep"},
+        {With(small, "--placement", file("p-other.json", "{\"tp\": 4, \"dp\": 2, \"pp\": 2}", ranks)),
+         "--placement"},  // rank indices out of range for tp 4
+        {With(small, "--placement", file("p-key.json", d16, ranks + ", {\"tp\": 0, \"gpu\": 0, \"xp\": 1}")),
+         "/ranks"},
+    };
+    for (const Case& c : placement) cases.push_back(c);
+    // The file is for other degrees than the strategy's.
+    Write("p-8.json", "{\"degrees\": {\"tp\": 4, \"dp\": 1, \"pp\": 4}, \"ranks\": [" + [&] {
+      std::string r;
+      for (int g = 0; g < 16; ++g) {
+        r += std::string(g ? ", " : "") + "{\"tp\": " + std::to_string(g % 4) + ", \"dp\": 0, \"pp\": " +
+             std::to_string(g / 4) + ", \"gpu\": " + std::to_string(g) + "}";
+      }
+      return r;
+    }() + "]}");
+    cases.push_back({With(small, "--placement", Path("p-8.json")), "--placement"});
+    cases.push_back({With(With(kSearch, "--gpus", "16"), "--placement", Path("p-8.json")), "--placement"});
+    for (const Args& base : {kEstimate, kSearch, kTraffic}) {
+      for (std::string v : {"tp-tp-dp-pp", "tp-dp", "tp-xp-dp-pp", "", "TP-DP-PP", "tp--dp-pp"}) {
+        cases.push_back({With(base, "--placement", v), "--placement"});
+      }
+      for (const std::string& f : BadFiles()) cases.push_back({With(base, "--placement", f), "--placement"});
+    }
+  }
+  // Traffic: the built network and its outputs.
+  for (std::string v : {"ideal", "", "Rail-Only", "clos"}) cases.push_back({With(kTraffic, "--design", v), "--design"});
+  for (std::string v : {"0", "63", "x", "4"}) cases.push_back({With(kTraffic, "--radix", v), "--radix"});
+  for (const std::string& v : bad_counts) cases.push_back({With(kTraffic, "--gpus", v), "--gpus"});
+  for (std::string flag : {"--tp", "--pp", "--micro-batch-size"}) cases.push_back({Without(kTraffic, flag), flag});
+  cases.push_back({With(kTraffic, "--tp", "7"), "--tp"});
+  cases.push_back({With(kTraffic, "--heatmap", Path("traffic.jpg")), "--heatmap"});
+  cases.push_back({With(kTraffic, "--heatmap", Path("no/such/dir/traffic.png")), "--heatmap"});
+  cases.push_back({With(kTraffic, "--export", Path("no/such/dir/pairs.csv")), "--export"});
+  cases.push_back({With(kTraffic, "--format", "csv"), "--format"});
+  cases.push_back({With(kTraffic, "--gpus", "2097152"), "--gpus"});  // beyond the build limit
   // Top level.
   cases.push_back({{}, "command"});
   cases.push_back({{"netwrok"}, "network"});

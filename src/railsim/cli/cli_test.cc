@@ -241,6 +241,54 @@ TEST(CliTest, VersionAndQuiet) {
   }
 }
 
+const Args kTraffic = {"traffic", "--model", "megatron-18.4b", "--system", "dgx-h100", "--gpus", "64",
+                       "--tp", "4", "--pp", "4", "--micro-batch-size", "1", "--global-batch-size", "256"};
+
+TEST(CliTest, TrafficJsonHeatmapAndPairs) {
+  std::string dir = MakeTempDir();
+  Args args = kTraffic;
+  args.insert(args.end(), {"--design", "rail-only", "--placement", "tp-pp-dp", "--heatmap", dir + "/t.png",
+                           "--export", dir + "/pairs.csv", "--format", "json"});
+  RunResult r = RunRailsim(args);
+  ASSERT_EQ(0, r.status) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const char* key : {"gpu_pairs", "gpu_pairs_communicating", "bytes_total", "bytes_by_class",
+                          "bytes_by_parallelism", "bytes_by_tier", "placement_check", "bytes_between_rails"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  for (const char* key : {"hb_domain", "same_rail", "cross_rail"}) EXPECT_TRUE(j["bytes_by_class"].contains(key));
+  for (const char* key : {"tp", "cp", "ep", "pp", "dp"}) EXPECT_TRUE(j["bytes_by_parallelism"].contains(key));
+  EXPECT_EQ(j["gpu_pairs"], 64 * 63);
+  EXPECT_EQ(j["placement"], "tp-cp-pp-ep-dp");
+  EXPECT_GT(j["bytes_by_class"]["cross_rail"].get<double>(), 0);
+  // The PNG exists and is one; the CSV has a row per communicating pair.
+  std::ifstream png(dir + "/t.png", std::ios::binary);
+  char magic[8] = {};
+  png.read(magic, 8);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+  std::ifstream csv(dir + "/pairs.csv");
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "src,dst,bytes,class,tp,cp,ep,pp,dp,embedding");
+  // Rows with src == dst are in-switch (NVLink SHARP) reductions: bytes to
+  // the HB switch and back, not to another GPU.
+  int64_t rows = 0, via_switch = 0;
+  while (std::getline(csv, line)) {
+    size_t comma = line.find(',');
+    ++(line.substr(0, comma) == line.substr(comma + 1, line.find(',', comma + 1) - comma - 1) ? via_switch : rows);
+  }
+  EXPECT_EQ(rows, j["gpu_pairs_communicating"].get<int64_t>());
+  EXPECT_EQ(via_switch, 64);  // TP 4 without sequence parallelism: NVLS all-reduce on every GPU
+  // SVG too.
+  Args svg = kTraffic;
+  svg.insert(svg.end(), {"--heatmap", dir + "/t.svg"});
+  ASSERT_EQ(0, RunRailsim(svg).status);
+  std::ifstream svg_file(dir + "/t.svg");
+  std::string first;
+  std::getline(svg_file, first);
+  EXPECT_NE(first.find("<?xml"), std::string::npos);
+}
+
 TEST(CliTest, JsonOutputIsDeterministic) {
   std::vector<Args> commands = {
       {"compare", "--format", "json"},
@@ -252,6 +300,9 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   search.insert(search.end(), {"--format", "json"});
   commands.push_back(estimate);
   commands.push_back(search);
+  Args traffic = kTraffic;
+  traffic.insert(traffic.end(), {"--format", "json"});
+  commands.push_back(traffic);
   commands.push_back({"alltoall", "--system", "dgx-h100", "--gpus", "256", "--bytes-per-pair", "64KiB", "--network",
                       "rail-only", "--radix", "16", "--simulate", "--routing", "ecmp", "--seed", "7", "--format",
                       "json"});

@@ -110,8 +110,9 @@ std::string StrategyLine(const spec::Strategy& s) {
 
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
   std::string out = fmt::format(
-      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\n\n", c.model.name, Grouped(c.gpus),
-      c.system.name, NetworkLine(c), c.fabrics.hb_domain_size, StrategyLine(s));
+      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\n{}\n", c.model.name, Grouped(c.gpus),
+      c.system.name, NetworkLine(c), c.fabrics.hb_domain_size, StrategyLine(s),
+      c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
   TextTable t;
   t.AddColumn("time", TextTable::Align::kLeft);
   t.AddColumn("seconds");
@@ -142,10 +143,11 @@ std::string EstimateJson(const perf::PerfContext& c, const spec::Strategy& s, co
 std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& r) {
   std::string out = fmt::format(
       "{} on {} x {} ({}, HB domain {}), global batch {}\n"
-      "{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n\n",
+      "{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n{}\n",
       c.model.name, Grouped(c.gpus), c.system.name, NetworkLine(c),
       c.fabrics.hb_domain_size, Grouped(r.global_batch),
-      Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads);
+      Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads,
+      c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
   if (r.results.empty() && r.candidates == 0) {
     return out + fmt::format("no strategy: no combination of degrees uses exactly {} GPUs with global batch {} "
                              "(tp x pp x dp x cp must equal the GPUs, dp x micro-batch divide the batch); try a "
