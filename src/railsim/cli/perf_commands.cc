@@ -105,6 +105,8 @@ struct StrategyFlags {
   std::string recompute = "none";
   bool sequence_parallel = false, distributed_optimizer = false, no_dp_overlap = false;
   bool grad_reduce_in_bf16 = false;
+  bool tp_comm_overlap = false, no_p2p_overlap = false;
+  std::string precision = "bf16";
 };
 
 void AddStrategyFlags(CLI::App* sub, StrategyFlags* f) {
@@ -121,6 +123,22 @@ void AddStrategyFlags(CLI::App* sub, StrategyFlags* f) {
   sub->add_flag("--no-dp-overlap", f->no_dp_overlap,
                 "do not overlap data-parallel communication with compute");
   sub->add_flag("--grad-reduce-in-bf16", f->grad_reduce_in_bf16, "reduce gradients in 16-bit, not fp32");
+  sub->add_flag("--tp-comm-overlap", f->tp_comm_overlap,
+                "overlap the sequence-parallel all-gathers and reduce-scatters with the GEMMs (needs "
+                "--sequence-parallel)");
+  sub->add_flag("--no-overlap-p2p-communication", f->no_p2p_overlap,
+                "with --vp > 1, send between pipeline stages in the critical path instead of behind compute");
+  sub->add_option("--precision", f->precision, "GEMM precision: bf16 or fp8")->capture_default_str();
+}
+
+spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c) {
+  spec::Precision p = ParseChoiceFlag("--precision", text, {"bf16", "fp8"}) == "fp8" ? spec::Precision::kFp8
+                                                                                     : spec::Precision::kBf16;
+  if (p == spec::Precision::kFp8 && c.gpu.fp8_gemm_flops <= 0) {
+    throw Error("--precision", fmt::format("the system's GPU {} has no FP8 peak (gpu.peak_flops_fp8); use bf16",
+                                           c.system.gpu.name));
+  }
+  return p;
 }
 
 // Throws Error naming the flag unless the strategy is valid for the job and
@@ -144,6 +162,9 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const Job& job) {
   s.distributed_optimizer = f.distributed_optimizer;
   s.overlap_dp_comm = !f.no_dp_overlap;
   s.grad_reduce_16bit = f.grad_reduce_in_bf16;
+  s.tp_comm_overlap = f.tp_comm_overlap;
+  s.overlap_p2p_comm = !f.no_p2p_overlap;
+  s.precision = ParsePrecision(f.precision, job.context);
   s.attention = job.attention;
   spec::ValidateStrategy(job.context.model, n, s);
   spec::ValidatePlacement(job.context.placement, s, "--placement");
@@ -212,6 +233,7 @@ Action SetupSearch(CLI::App* sub) {
     std::string top = "10";
     std::string threads;
     std::string max_strategies = std::to_string(kDefaultMaxStrategies);
+    std::string precision = "bf16";
     bool quiet = false;
   };
   auto f = std::make_shared<Flags>();
@@ -221,6 +243,8 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_option("--max-strategies", f->max_strategies, "refuse searches larger than this")
       ->capture_default_str();
   sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
+  sub->add_option("--precision", f->precision, "GEMM precision to explore: bf16, fp8 or any (both)")
+      ->capture_default_str();
   return [f]() {
     Job job = ParseJob(f->job, true);
     if (job.context.placement.map) {
@@ -230,6 +254,12 @@ Action SetupSearch(CLI::App* sub) {
     search::SearchOptions o;
     o.global_batch = job.global_batch;
     o.attention = job.attention;
+    std::string precision = ParseChoiceFlag("--precision", f->precision, {"bf16", "fp8", "any"});
+    if (precision == "any") {
+      o.precisions = {spec::Precision::kBf16, spec::Precision::kFp8};
+    } else {
+      o.precisions = {ParsePrecision(precision, job.context)};
+    }
     o.top_k = int(ParseIntFlag("--top", f->top, 1, 100000));
     o.threads = f->threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f->threads, 1, 1024));
     int64_t limit = ParseIntFlag("--max-strategies", f->max_strategies, 1, INT64_MAX);

@@ -64,6 +64,7 @@ spec::Strategy StrategyFor(const Row& r) {
   s.attention = spec::Attention::kClassic;
   s.overlap_dp_comm = false;
   s.grad_reduce_16bit = true;
+  s.overlap_p2p_comm = false;  // 2021 Megatron-LM sent between stages in the critical path
   return s;
 }
 

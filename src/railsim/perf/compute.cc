@@ -43,13 +43,22 @@ GpuModel GpuModel::From(const spec::GpuSpec& gpu) {
   g.hbm_Bps = gpu.hbm_bw_Bps * gpu.memory_efficiency;
   g.kernel_s = gpu.kernel_overhead_s;
   g.sms = gpu.num_sms;
+  g.fp8_gemm_flops = gpu.peak_flops_fp8 * gpu.fp8_gemm_efficiency;
+  g.tp_comm_overlap_cost = gpu.tp_comm_overlap_cost;
+  return g;
+}
+
+GpuModel GpuModel::WithFp8Gemms() const {
+  GpuModel g = *this;
+  g.gemm_flops = fp8_gemm_flops;
+  g.gemm_element_bytes = 1;
   return g;
 }
 
 double GemmTime(const GpuModel& g, double m, double n, double k, double batch) {
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
   double flops = 2 * m * n * k * batch;
-  double bytes = 2 * (m * k + k * n + m * n) * batch;
+  double bytes = (g.gemm_element_bytes * (m * k + k * n) + 2 * m * n) * batch;
   double compute = flops / (g.gemm_flops * WaveEfficiency(g.sms, m, n, batch));
   return std::max(compute, bytes / g.hbm_Bps) + g.kernel_s;
 }

@@ -22,15 +22,21 @@ namespace railsim::perf {
 struct GpuModel {
   double peak_flops = 0;
   double gemm_flops = 0;       ///< peak x gemm_efficiency
+  double gemm_element_bytes = 2;  ///< operand size of GEMMs (16-bit)
+  double fp8_gemm_flops = 0;   ///< FP8 peak x fp8_gemm_efficiency (0: no FP8)
+  double tp_comm_overlap_cost = 0;  ///< see spec::GpuSpec
   double flash_flops = 0;      ///< peak x flash_attention_efficiency
   double hbm_Bps = 0;          ///< achieved streaming bandwidth
   double kernel_s = 0;
   double sms = 1;
 
   static GpuModel From(const spec::GpuSpec& gpu);
+  /// The same GPU running its GEMMs in FP8 (1-byte operands at the FP8 rate).
+  GpuModel WithFp8Gemms() const;
 };
 
-/// Time of `batch` independent GEMMs C[m x n] = A[m x k] B[k x n] in 16-bit.
+/// Time of `batch` independent GEMMs C[m x n] = A[m x k] B[k x n]
+/// (operands of g.gemm_element_bytes, 16-bit output).
 double GemmTime(const GpuModel& g, double m, double n, double k, double batch = 1);
 
 /// Time of a kernel that streams `bytes` through HBM (elementwise, norms,

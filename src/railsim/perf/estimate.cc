@@ -144,7 +144,15 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   t.bubble_s = (sum_of_stages - slowest.total()) / s.vp;
   if (s.pp > 1) {
     double p2p = comm::SendRecvTime(costs.p2p_bytes, groups[GroupKind::kPp], f);
-    t.pp_comm_s = 2 * (s.vp * m + s.pp - 1) * p2p;
+    if (s.vp > 1 && s.overlap_p2p_comm) {
+      // Interleaved with overlap: each send runs behind the next chunk's
+      // compute; only the fill and drain chains and what a chunk cannot
+      // cover are exposed.
+      const double chunk = std::min(slowest.fwd, slowest.bwd) / s.vp;
+      t.pp_comm_s = 2 * (s.pp - 1) * p2p + 2 * s.vp * m * std::max(0.0, p2p - chunk);
+    } else {
+      t.pp_comm_s = 2 * (s.vp * m + s.pp - 1) * p2p;
+    }
   }
   t.dp_comm_s = DataParallelTime(c, s, groups, slowest, params);
   t.optimizer_s = kOptimizerBytesPerParam * OptimizerShardParams(params, s) / c.gpu.hbm_Bps;

@@ -52,27 +52,37 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   const double hs = s.sequence_parallel ? h / t : h;  // width of replicated elementwise work
   const double mask = m.hidden_dropout > 0 ? 1 : 0;
   const double vocab = double(PaddedVocab(m, s.tp));
+  const bool fp8 = s.precision == spec::Precision::kFp8;
+  // The transformer layer's linear GEMMs run in FP8 when asked; attention,
+  // the router and the output layer stay 16-bit (Transformer Engine).
+  const GpuModel lin = fp8 ? g.WithFp8Gemms() : g;
   LayerCosts out;
 
   // --- Transformer layer: GEMMs.
-  Pass qkv = Linear(g, tokens, (h + 2 * kv) / t, h);
-  Pass proj = Linear(g, tokens, h, h / t);
+  Pass qkv = Linear(lin, tokens, (h + 2 * kv) / t, h);
+  Pass proj = Linear(lin, tokens, h, h / t);
   Pass fc1, fc2, router;
   Stream ew;
   if (m.is_moe()) {
     double local_experts = double(m.num_experts) / s.ep;
     double tokens_per_expert = tokens * m.moe_router_topk * s.ep / m.num_experts;
-    fc1 = Linear(g, tokens_per_expert, f * (m.swiglu ? 2 : 1) / t, h, local_experts);
-    fc2 = Linear(g, tokens_per_expert, h, f / t, local_experts);
+    fc1 = Linear(lin, tokens_per_expert, f * (m.swiglu ? 2 : 1) / t, h, local_experts);
+    fc2 = Linear(lin, tokens_per_expert, h, f / t, local_experts);
     router = Linear(g, tokens, m.num_experts, h);
     // Permute before and unpermute after the experts: read and write each
     // token's top-k copies.
     ew.Add(2 * 4 * tokens * m.moe_router_topk * hs, 2);
   } else {
-    fc1 = Linear(g, tokens, f * (m.swiglu ? 2 : 1) / t, h);
-    fc2 = Linear(g, tokens, h, f / t);
+    fc1 = Linear(lin, tokens, f * (m.swiglu ? 2 : 1) / t, h);
+    fc2 = Linear(lin, tokens, h, f / t);
   }
   const double mlp_tokens = tokens * (m.is_moe() ? m.moe_router_topk : 1);
+  if (fp8) {
+    // Casts to FP8 (read 16-bit, write 8-bit) of each GEMM's input forward
+    // and of each GEMM's output gradient backward; counted forward here and
+    // doubled by Stream::Bwd, about what the backward casts add.
+    ew.Add(3 * (tokens * (h + h / t) + mlp_tokens * (h + f / t)), 4);
+  }
 
   // --- Elementwise: two norms, two bias-dropout-adds, the MLP activation,
   // rotary embedding of q and k.
@@ -109,15 +119,36 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   // parallelism an all-gather and a reduce-scatter in their place.
   const ParallelGroups groups = PlaceGroups(c, s);
   const double act_bytes = 2 * tokens * h;
-  double tp_collective = 0;
+  double tp_collective = 0, all_gather = 0, reduce_scatter = 0;
   if (s.tp > 1) {
     const comm::GroupLayout& tp_group = groups[GroupKind::kTp];
-    tp_collective = s.sequence_parallel ? comm::AllGatherTime(act_bytes, tp_group, c.fabrics) +
-                                              comm::ReduceScatterTime(act_bytes, tp_group, c.fabrics)
-                                        : comm::AllReduceTime(act_bytes, tp_group, c.fabrics);
+    if (s.sequence_parallel) {
+      // FP8 layers all-gather their inputs already cast (1 byte per element).
+      all_gather = comm::AllGatherTime(act_bytes / (fp8 && s.tp_comm_overlap ? 2 : 1), tp_group, c.fabrics);
+      reduce_scatter = comm::ReduceScatterTime(act_bytes, tp_group, c.fabrics);
+      tp_collective = comm::AllGatherTime(act_bytes, tp_group, c.fabrics) + reduce_scatter;
+    } else {
+      tp_collective = comm::AllReduceTime(act_bytes, tp_group, c.fabrics);
+    }
   }
-  layer.tp_fwd = 2 * tp_collective;
-  layer.tp_bwd = 2 * tp_collective;
+  if (s.tp_comm_overlap) {
+    // Each all-gather is split into tp chunks consumed by the GEMM after it,
+    // each reduce-scatter fed by the GEMM before it: the first (last) chunk
+    // waits, the rest hides behind the GEMM as far as it lasts, and what
+    // hides still costs the GEMMs a fraction (they share SMs and HBM).
+    const double cost = g.tp_comm_overlap_cost;
+    auto hide = [&](double comm, double gemm) {
+      const double rest = comm * (t - 1) / t;
+      return comm / t + std::max(0.0, rest - gemm) + cost * std::min(rest, gemm);
+    };
+    layer.tp_fwd = hide(all_gather, qkv.fwd) + hide(reduce_scatter, proj.fwd) + hide(all_gather, fc1.fwd) +
+                   hide(reduce_scatter, fc2.fwd);
+    layer.tp_bwd = hide(all_gather + reduce_scatter, qkv.bwd + proj.bwd) +
+                   hide(all_gather + reduce_scatter, fc1.bwd + fc2.bwd);
+  } else {
+    layer.tp_fwd = 2 * tp_collective;
+    layer.tp_bwd = 2 * tp_collective;
+  }
 
   // --- Context parallelism: ring exchange of K and V chunks (and their
   // gradients backward), overlapped with the attention core.

@@ -83,6 +83,15 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   } else {
     scores = scores_selective = 4 * m.num_attention_heads * b * sl / t;  // fp32 log-sum-exp per row
   }
+  if (s.precision == spec::Precision::kFp8) {
+    // Transformer Engine keeps the GEMM inputs it needs for backward in FP8:
+    // the QKV and fc1 inputs, the attention output and the fc2 input, each
+    // at half its 16-bit size.
+    const double fc2_input = sl * b * f / t * (m.is_moe() ? m.moe_router_topk : 1);  // elements
+    replicated -= 2 * sbh / rep_div;
+    split -= sbh / t;
+    mlp -= fc2_input;
+  }
   lm.act_layer = replicated + split + mlp + scores;
   lm.act_layer_selective = replicated + split + mlp + scores_selective;
   lm.act_layer_input = 2 * sbh / rep_div;
@@ -98,6 +107,8 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   lm.params_embedding = lm.params_word + (p.embedding - vocab * h);  // + learned positions, replicated
   lm.params_output = p.output_layer / t;
   lm.params_final_norm = p.final_norm;
+  lm.params_layer_linear = lm.params_layer_dense + lm.params_layer_expert - p.norms_per_layer -
+                           (m.is_moe() ? h * double(m.num_experts) : 0);
   return lm;
 }
 
@@ -124,12 +135,16 @@ MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, co
     StageParams p = ParamsOnGpu(c, s, lm, stage);
     MemoryBreakdown mb;
     mb.weights_bytes = kWeightBytes * p.total();
+    if (s.precision == spec::Precision::kFp8) {
+      mb.fp8_weights_bytes = 2.0 * lm.params_layer_linear * LayersOnStage(c.model, s, stage);
+    }
     mb.gradients_bytes = kGradientBytes * p.total();
     mb.optimizer_bytes = kOptimizerBytes * OptimizerShardParams(p, s);
     mb.activations_bytes = StageActivationBytes(s, lm, LayersOnStage(c.model, s, stage), stage);
     mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
     mb.total_bytes =
-        mb.weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes + mb.reserved_bytes;
+        mb.weights_bytes + mb.fp8_weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +
+        mb.reserved_bytes;
     mb.capacity_bytes = c.system.gpu.hbm_bytes;
     mb.fits = mb.total_bytes <= mb.capacity_bytes;
     return mb;

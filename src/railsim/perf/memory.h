@@ -36,6 +36,7 @@ struct LayerMemory {
   double params_word = 0;          ///< the word-embedding share alone
   double params_output = 0;        ///< untied output layer share (0 when tied)
   double params_final_norm = 0;
+  double params_layer_linear = 0;  ///< GEMM weights of one layer on this GPU (FP8 copies)
 };
 
 /// Requires a strategy that passed spec::ValidateStrategy for c.model.
@@ -61,6 +62,7 @@ StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const Lay
 
 struct MemoryBreakdown {
   double weights_bytes = 0;
+  double fp8_weights_bytes = 0;  ///< FP8 copies of the GEMM weights and their transposes
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
   double activations_bytes = 0;

@@ -27,6 +27,9 @@ Json StrategyObject(const spec::Strategy& s) {
   j["attention"] = spec::AttentionName(s.attention);
   j["overlap_dp_comm"] = s.overlap_dp_comm;
   j["grad_reduce_in_bf16"] = s.grad_reduce_16bit;
+  j["tp_comm_overlap"] = s.tp_comm_overlap;
+  j["overlap_p2p_comm"] = s.overlap_p2p_comm;
+  j["precision"] = spec::PrecisionName(s.precision);
   return j;
 }
 
@@ -64,6 +67,7 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   const perf::MemoryBreakdown& m = e.memory;
   Json mem;
   mem["weights_bytes"] = m.weights_bytes;
+  mem["fp8_weights_bytes"] = m.fp8_weights_bytes;
   mem["gradients_bytes"] = m.gradients_bytes;
   mem["optimizer_bytes"] = m.optimizer_bytes;
   mem["activations_bytes"] = m.activations_bytes;
@@ -104,7 +108,9 @@ std::string StrategyLine(const spec::Strategy& s) {
   line += fmt::format(", micro-batch {} x {}, recompute {}", s.micro_batch, s.num_microbatches(),
                       spec::RecomputeName(s.recompute));
   if (s.sequence_parallel) line += ", sp";
+  if (s.tp_comm_overlap) line += ", tp-overlap";
   if (s.distributed_optimizer) line += ", dist-opt";
+  if (s.precision == spec::Precision::kFp8) line += ", fp8";
   return line;
 }
 
@@ -160,7 +166,8 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
                              Grouped(r.candidates), BinaryBytes(c.system.gpu.hbm_bytes));
   }
   TextTable t;
-  for (const char* h : {"#", "tp", "pp", "dp", "cp", "ep", "vp", "mb", "recompute", "sp", "dist-opt"}) {
+  for (const char* h : {"#", "tp", "pp", "dp", "cp", "ep", "vp", "mb", "recompute", "sp", "tp-ovl", "dist-opt",
+                        "prec"}) {
     t.AddColumn(h, std::string(h) == "recompute" ? TextTable::Align::kLeft : TextTable::Align::kRight);
   }
   for (const char* h : {"iteration", "MFU", "TFLOP/s", "memory"}) t.AddColumn(h);
@@ -170,8 +177,9 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
     const perf::Estimate& e = rs.estimate;
     t.AddRow({std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
               std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
-              spec::RecomputeName(s.recompute), s.sequence_parallel ? "yes" : "no",
-              s.distributed_optimizer ? "yes" : "no", fmt::format("{:.3f} s", e.iteration_time_s),
+              spec::RecomputeName(s.recompute), s.sequence_parallel ? "yes" : "no", s.tp_comm_overlap ? "yes" : "no",
+              s.distributed_optimizer ? "yes" : "no", spec::PrecisionName(s.precision),
+              fmt::format("{:.3f} s", e.iteration_time_s),
               Percent(e.mfu), fmt::format("{:.1f}", e.tflops_per_gpu), BinaryBytes(e.memory.total_bytes)});
   }
   return out + t.Render();
@@ -179,7 +187,8 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
 
 std::string SearchCsv(const search::SearchResult& r) {
   CsvTable t({"rank", "tp", "pp", "dp", "cp", "ep", "vp", "micro_batch_size", "recompute", "sequence_parallel",
-              "distributed_optimizer", "iteration_time_s", "mfu", "hfu", "tflops_per_gpu", "memory_per_gpu_bytes"});
+              "distributed_optimizer", "tp_comm_overlap", "precision", "iteration_time_s", "mfu", "hfu",
+              "tflops_per_gpu", "memory_per_gpu_bytes"});
   int rank = 1;
   for (const search::RankedStrategy& rs : r.results) {
     const spec::Strategy& s = rs.strategy;
@@ -187,7 +196,8 @@ std::string SearchCsv(const search::SearchResult& r) {
     t.AddRow({std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
               std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
               spec::RecomputeName(s.recompute), s.sequence_parallel ? "true" : "false",
-              s.distributed_optimizer ? "true" : "false", CsvNumber(e.iteration_time_s), CsvNumber(e.mfu),
+              s.distributed_optimizer ? "true" : "false", s.tp_comm_overlap ? "true" : "false",
+              spec::PrecisionName(s.precision), CsvNumber(e.iteration_time_s), CsvNumber(e.mfu),
               CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), CsvNumber(e.memory.total_bytes)});
   }
   return t.Render();

@@ -75,11 +75,28 @@ std::vector<int64_t> ExpertDegrees(const spec::ModelSpec& m, const Unit& u) {
   return eps;
 }
 
-// Sequence parallelism only matters with tp > 1, where MoE models require it.
-std::vector<bool> SequenceParallelChoices(const spec::ModelSpec& m, const Unit& u) {
-  if (u.tp == 1) return {false};
-  if (m.is_moe()) return {true};
-  return {false, true};
+// What the per-layer costs depend on besides the degrees and micro-batch:
+// sequence parallelism (only with tp > 1, where MoE models require it), TP
+// communication overlap (only with sequence parallelism) and the GEMM
+// precision (those asked for that the GPU has).
+struct LayerChoice {
+  bool sequence_parallel = false;
+  bool tp_comm_overlap = false;
+  spec::Precision precision = spec::Precision::kBf16;
+};
+
+std::vector<LayerChoice> LayerChoices(const perf::PerfContext& c, const SearchOptions& o, const Unit& u) {
+  std::vector<bool> sps = u.tp == 1 ? std::vector<bool>{false}
+                          : c.model.is_moe() ? std::vector<bool>{true} : std::vector<bool>{false, true};
+  std::vector<LayerChoice> out;
+  for (spec::Precision p : o.precisions) {
+    if (p == spec::Precision::kFp8 && c.gpu.fp8_gemm_flops <= 0) continue;
+    for (bool sp : sps) {
+      out.push_back({sp, false, p});
+      if (sp) out.push_back({sp, true, p});
+    }
+  }
+  return out;
 }
 
 // The distributed optimizer only matters with data-parallel ranks to shard over.
@@ -103,11 +120,11 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
   const spec::ModelSpec& m = c.model;
   const std::vector<int64_t> vps = VirtualStages(m, u);
   const std::vector<int64_t> eps = ExpertDegrees(m, u);
-  const std::vector<bool> sps = SequenceParallelChoices(m, u);
+  const std::vector<LayerChoice> choices = LayerChoices(c, o, u);
   for (int64_t b : Divisors(o.global_batch / u.dp)) {
     const size_t usable_vps = UsableVirtualStages(vps, o.global_batch / (u.dp * b), u.pp);
     for (int64_t e : eps) {
-      for (bool sp : sps) {
+      for (const LayerChoice& choice : choices) {
         spec::Strategy s;
         s.tp = u.tp;
         s.cp = u.cp;
@@ -116,7 +133,9 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
         s.ep = int(e);
         s.micro_batch = b;
         s.global_batch = o.global_batch;
-        s.sequence_parallel = sp;
+        s.sequence_parallel = choice.sequence_parallel;
+        s.tp_comm_overlap = choice.tp_comm_overlap;
+        s.precision = choice.precision;
         s.attention = o.attention;
         on_group(s);
         for (size_t i = 0; i < usable_vps; ++i) {
@@ -136,7 +155,7 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
 
 auto Key(const spec::Strategy& s) {
   return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.vp, s.micro_batch, int(s.recompute),
-                         s.sequence_parallel, s.distributed_optimizer);
+                         s.sequence_parallel, s.distributed_optimizer, s.tp_comm_overlap, int(s.precision));
 }
 
 // A worker's best-k list: a max-heap on rank, so the worst is at the front.
@@ -174,7 +193,7 @@ int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& o) {
   for (const Unit& u : Units(c, o)) {
     const std::vector<int64_t> vps = VirtualStages(c.model, u);
     const int64_t groups_per_b =
-        int64_t(ExpertDegrees(c.model, u).size() * SequenceParallelChoices(c.model, u).size());
+        int64_t(ExpertDegrees(c.model, u).size() * LayerChoices(c, o, u).size());
     for (int64_t b : Divisors(o.global_batch / u.dp)) {
       int64_t usable_vps = int64_t(UsableVirtualStages(vps, o.global_batch / (u.dp * b), u.pp));
       count += groups_per_b * usable_vps * int64_t(std::size(kRecomputeModes)) * OptimizerChoices(u);

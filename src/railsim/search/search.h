@@ -30,6 +30,8 @@ struct SearchOptions {
   /// Largest context-parallel degree tried (powers of two).
   int max_cp = 16;
   spec::Attention attention = spec::Attention::kFlash;
+  /// GEMM precisions tried (fp8 only where the GPU has an FP8 peak).
+  std::vector<spec::Precision> precisions = {spec::Precision::kBf16};
   /// Called now and then from the calling thread with (units done, units total).
   std::function<void(int64_t, int64_t)> progress;
 };

@@ -69,12 +69,13 @@ TEST(SearchTest, BestEqualsBruteForceMinimum) {
         for (int64_t b : {1, 2, 4, 8, 16, 32, 64}) {
           for (int vp = 1; vp <= 36; ++vp) {
             for (auto rc : {spec::Recompute::kNone, spec::Recompute::kSelective, spec::Recompute::kFull}) {
-              for (int sp = 0; sp < 2; ++sp) {
+              for (int sp = 0; sp < 3; ++sp) {  // 2: with TP-communication overlap
                 for (int dist = 0; dist < 2; ++dist) {
                   spec::Strategy s;
                   s.tp = tp, s.pp = pp, s.cp = cp, s.vp = vp, s.micro_batch = b, s.global_batch = 64;
                   s.dp = 64 / (int64_t{tp} * pp * cp) > 0 ? 64 / (int64_t{tp} * pp * cp) : 1;
-                  s.recompute = rc, s.sequence_parallel = sp, s.distributed_optimizer = dist;
+                  s.recompute = rc, s.sequence_parallel = sp > 0, s.distributed_optimizer = dist;
+                  s.tp_comm_overlap = sp == 2;
                   if (sp && tp == 1) continue;
                   if (dist && s.dp * cp == 1) continue;
                   if (!spec::IsValidStrategy(c.model, 64, s)) continue;

@@ -43,7 +43,7 @@ TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
     }
   }
   EXPECT_EQ(4, systems);
-  EXPECT_EQ(14, models);
+  EXPECT_EQ(17, models);
 }
 
 TEST(PresetsTest, NamesAreUniqueAcrossKinds) {

@@ -86,6 +86,10 @@ std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
     return fail("--vp", fmt::format("interleaving needs the microbatches ({}) to be a multiple of pp {}",
                                     s.num_microbatches(), s.pp));
   }
+  if (s.tp_comm_overlap && (!s.sequence_parallel || s.tp < 2)) {
+    return fail("--tp-comm-overlap", "requires --sequence-parallel with --tp > 1 (it overlaps the sequence-parallel "
+                                     "all-gathers and reduce-scatters)");
+  }
   if (m.is_moe()) {
     if (s.dp % s.ep != 0) {
       return fail("--ep", fmt::format("expected a divisor of dp {} (experts are split across "
@@ -128,6 +132,8 @@ const char* RecomputeName(Recompute r) {
 }
 
 const char* AttentionName(Attention a) { return a == Attention::kFlash ? "flash" : "classic"; }
+
+const char* PrecisionName(Precision p) { return p == Precision::kFp8 ? "fp8" : "bf16"; }
 
 void ValidateDegrees(const ModelSpec& model, const Strategy& s) { ThrowIf(CheckDegrees(model, s)); }
 

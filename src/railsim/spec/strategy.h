@@ -18,9 +18,13 @@ namespace railsim::spec {
 
 enum class Recompute { kNone, kSelective, kFull };
 enum class Attention { kFlash, kClassic };
+/// Number format of the GEMMs: bf16, or fp8 (Transformer Engine; attention,
+/// norms, activations and the optimizer stay in 16/32 bit).
+enum class Precision { kBf16, kFp8 };
 
 const char* RecomputeName(Recompute r);
 const char* AttentionName(Attention a);
+const char* PrecisionName(Precision p);
 
 /// Plain value; copyable on purpose (the search makes millions).
 struct Strategy {
@@ -42,7 +46,17 @@ struct Strategy {
   /// Gradients are reduced in 16-bit (Megatron-Core's --grad-reduce-in-bf16;
   /// also what 2021 Megatron-LM did in fp16 runs) instead of fp32.
   bool grad_reduce_16bit = false;
+  /// With interleaving (vp > 1), pipeline sends and receives run behind the
+  /// neighbouring chunks' compute (Megatron-Core's default;
+  /// --no-overlap-p2p-communication turns it off).
+  bool overlap_p2p_comm = true;
   Attention attention = Attention::kFlash;
+  /// Sequence-parallel TP all-gathers and reduce-scatters split and
+  /// overlapped with the GEMMs that consume and produce them
+  /// (Megatron-Core's --tp-comm-overlap, Transformer Engine userbuffers).
+  /// Requires sequence_parallel.
+  bool tp_comm_overlap = false;
+  Precision precision = Precision::kBf16;
 
   int64_t gpus() const { return int64_t{tp} * pp * dp * cp; }
   /// Layers on the busiest middle stage, and on the first and last stage.
@@ -68,7 +82,8 @@ constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
 /// dividing the layers per stage of an even split and at most the smallest
 /// stage's layers of an uneven one, tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
 /// cp dividing the sequence into 2*cp chunks, ep dividing experts and dp,
-/// interleaving only with pp >= 2 and microbatches divisible by pp.
+/// interleaving only with pp >= 2 and microbatches divisible by pp,
+/// TP-communication overlap only with sequence parallelism.
 void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
 
 /// Only the checks of tp, pp, vp, cp and ep against the model (no cluster

@@ -24,6 +24,11 @@ GpuSpec ReadGpu(JsonReader r) {
   g.memory_efficiency = r.Number("memory_efficiency", 0.01, 1.0);
   g.flash_attention_efficiency = r.Number("flash_attention_efficiency", 0.01, 1.0);
   g.kernel_overhead_s = r.Duration("kernel_overhead");
+  if (r.Has("peak_flops_fp8")) {
+    g.peak_flops_fp8 = r.FlopRate("peak_flops_fp8");
+    g.fp8_gemm_efficiency = r.Number("fp8_gemm_efficiency", 0.01, 1.0);
+  }
+  g.tp_comm_overlap_cost = r.NumberOr("tp_comm_overlap_cost", 0.5, 0, 1);
   g.memory_reserved_bytes = r.BytesOr("memory_reserved", 0);
   g.sources = r.StringMapOr("sources");
   r.Finish();
@@ -68,6 +73,11 @@ std::string SystemToJson(const SystemSpec& s) {
   gpu["memory_efficiency"] = s.gpu.memory_efficiency;
   gpu["flash_attention_efficiency"] = s.gpu.flash_attention_efficiency;
   gpu["kernel_overhead"] = units::FormatDuration(s.gpu.kernel_overhead_s);
+  if (s.gpu.peak_flops_fp8 > 0) {
+    gpu["peak_flops_fp8"] = units::FormatFlopRate(s.gpu.peak_flops_fp8);
+    gpu["fp8_gemm_efficiency"] = s.gpu.fp8_gemm_efficiency;
+  }
+  gpu["tp_comm_overlap_cost"] = s.gpu.tp_comm_overlap_cost;
   gpu["memory_reserved"] = units::FormatBytes(s.gpu.memory_reserved_bytes);
   gpu["sources"] = SourcesJson(s.gpu.sources);
   nlohmann::ordered_json j;

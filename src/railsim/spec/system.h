@@ -23,6 +23,12 @@ struct GpuSpec {
   double memory_efficiency = 0; ///< achieved fraction of HBM bandwidth on streaming kernels
   double flash_attention_efficiency = 0;  ///< fused attention, fraction of peak
   double kernel_overhead_s = 0; ///< fixed cost per kernel (launch, ramp, tail)
+  double peak_flops_fp8 = 0;    ///< dense FP8 tensor-core FLOP/s; 0 = no FP8
+  double fp8_gemm_efficiency = 0;  ///< achieved fraction of the FP8 peak on large GEMMs
+  /// With TP-communication overlap: the fraction of the overlapped
+  /// communication time that still lengthens the GEMMs it hides behind
+  /// (they share SMs and HBM with the communication kernels).
+  double tp_comm_overlap_cost = 0;
   double memory_reserved_bytes = 0;  ///< CUDA context, NCCL and allocator slack
   std::map<std::string, std::string> sources;  ///< field -> where its number comes from
 };
