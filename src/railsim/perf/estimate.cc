@@ -155,7 +155,11 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
     }
   }
   t.dp_comm_s = DataParallelTime(c, s, groups, slowest, params);
-  t.optimizer_s = kOptimizerBytesPerParam * OptimizerShardParams(params, s) / c.gpu.hbm_Bps;
+  // The Adam step streams the local shard; before it, gradient clipping
+  // all-reduces the squared gradient norm over every GPU (a latency-bound
+  // collective of one fp32 number).
+  t.optimizer_s = kOptimizerBytesPerParam * OptimizerShardParams(params, s) / c.gpu.hbm_Bps +
+                  comm::AllReduceTime(4, comm::LayoutOf(c.gpus, 1, f.hb_domain_size), f);
 
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();

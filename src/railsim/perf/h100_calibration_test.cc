@@ -175,6 +175,40 @@ TEST(H100CalibrationTest, Fp8StepTimes) {
   EXPECT_LE(o.mean_abs, 0.06);
 }
 
+// FP8 against BF16 on the same GPT-3 175B layouts: the step-time ratio the
+// runs show, and the memory that FP8 weight copies add; TP-communication
+// overlap off makes every row with tp > 1 slower.
+TEST(H100CalibrationTest, Fp8AndTpOverlapChangeWhatTheRunsShow) {
+  spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
+  std::vector<Row> bf16 = ReadBf16(), fp8 = ReadFp8();
+  std::printf("  %-20s %14s %15s\n", "layout", "measured fp8/bf16", "predicted");
+  for (const Row& r8 : fp8) {
+    const Row* r16 = nullptr;
+    for (const Row& r : bf16) {
+      if (r.model == r8.model && r.gpus == r8.gpus) r16 = &r;
+    }
+    ASSERT_NE(r16, nullptr) << r8.id;
+    PerfContext c = MakePerfContext(ModelFor(*r16), h100, r8.gpus, comm::NetworkKind::kRailOptimized);
+    Estimate e16 = EstimateIteration(c, StrategyFor(*r16));
+    Estimate e8 = EstimateIteration(c, StrategyFor(r8));
+    const double measured = r8.step_time_s / r16->step_time_s, predicted = e8.iteration_time_s / e16.iteration_time_s;
+    std::printf("  %-20s %14.3f %15.3f\n", r8.id.c_str(), measured, predicted);
+    EXPECT_NEAR(predicted, measured, 0.07) << r8.id;
+    EXPECT_GT(e8.memory.fp8_weights_bytes, 0);
+    EXPECT_EQ(e16.memory.fp8_weights_bytes, 0);
+    EXPECT_LT(e8.memory.activations_bytes, e16.memory.activations_bytes);
+  }
+  for (const Row& r : bf16) {
+    if (!r.tp_comm_overlap) continue;
+    PerfContext c = MakePerfContext(ModelFor(r), h100, r.gpus, comm::NetworkKind::kRailOptimized);
+    spec::Strategy with = StrategyFor(r), without = with;
+    without.tp_comm_overlap = false;
+    Estimate a = EstimateIteration(c, with), b = EstimateIteration(c, without);
+    EXPECT_LT(a.iteration_time_s, b.iteration_time_s) << r.id;
+    EXPECT_LT(a.breakdown.tp_comm_s, 0.5 * b.breakdown.tp_comm_s) << r.id;
+  }
+}
+
 // How the H100 numbers in presets/systems/dgx-h100.json were fitted: a grid
 // over the three compute parameters on the BF16 rows (least mean absolute
 // error with no row beyond 7.5%), then the FP8 GEMM efficiency on the FP8
