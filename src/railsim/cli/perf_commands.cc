@@ -234,7 +234,7 @@ Action SetupSearch(CLI::App* sub) {
     std::string threads;
     std::string max_strategies = std::to_string(kDefaultMaxStrategies);
     std::string precision = "bf16";
-    bool quiet = false;
+    bool quiet = false, no_tp_comm_overlap = false;
   };
   auto f = std::make_shared<Flags>();
   AddJobFlags(sub, &f->job);
@@ -245,6 +245,8 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
   sub->add_option("--precision", f->precision, "GEMM precision to explore: bf16, fp8 or any (both)")
       ->capture_default_str();
+  sub->add_flag("--no-tp-comm-overlap", f->no_tp_comm_overlap,
+                "sequence-parallel strategies without TP-communication overlap (frameworks without it)");
   return [f]() {
     Job job = ParseJob(f->job, true);
     if (job.context.placement.map) {
@@ -254,6 +256,7 @@ Action SetupSearch(CLI::App* sub) {
     search::SearchOptions o;
     o.global_batch = job.global_batch;
     o.attention = job.attention;
+    o.tp_comm_overlap = !f->no_tp_comm_overlap;
     std::string precision = ParseChoiceFlag("--precision", f->precision, {"bf16", "fp8", "any"});
     if (precision == "any") {
       o.precisions = {spec::Precision::kBf16, spec::Precision::kFp8};

@@ -102,6 +102,7 @@ PerfContext MakePerfContext(const spec::ModelSpec& model, const spec::SystemSpec
   c.fabrics = n.fabrics;
   c.shape = n.shape;
   c.gpu = GpuModel::From(system.gpu);
+  c.grad_norm_allreduce_s = comm::AllReduceTime(4, comm::LayoutOf(gpus, 1, c.fabrics.hb_domain_size), c.fabrics);
   return c;
 }
 

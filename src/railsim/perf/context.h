@@ -53,6 +53,9 @@ struct PerfContext {
   /// this context is placed so. A placement file fixes the degrees: only
   /// strategies with them may be timed (spec::ValidatePlacement).
   spec::Placement placement;
+  /// The gradient-norm all-reduce of one fp32 number over every GPU before
+  /// the optimizer step (the same for every strategy).
+  double grad_norm_allreduce_s = 0;
 };
 
 /// Default switch radix of the network a job is timed on.

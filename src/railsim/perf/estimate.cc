@@ -158,8 +158,7 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   // The Adam step streams the local shard; before it, gradient clipping
   // all-reduces the squared gradient norm over every GPU (a latency-bound
   // collective of one fp32 number).
-  t.optimizer_s = kOptimizerBytesPerParam * OptimizerShardParams(params, s) / c.gpu.hbm_Bps +
-                  comm::AllReduceTime(4, comm::LayoutOf(c.gpus, 1, f.hb_domain_size), f);
+  t.optimizer_s = kOptimizerBytesPerParam * OptimizerShardParams(params, s) / c.gpu.hbm_Bps + c.grad_norm_allreduce_s;
 
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();

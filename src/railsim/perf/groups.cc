@@ -116,14 +116,23 @@ ParallelGroups PlaceGroups(const PerfContext& c, const spec::Strategy& s) {
   ParallelGroups out;
   const int64_t pp_distance = int64_t{s.tp} * s.cp * s.dp;
   if (c.placement.is_default()) {
-    // Megatron's order: the strided layouts the model always assumed.
+    // Megatron's order: the strided layouts the model always assumed. Groups
+    // of one member keep the default (size 1) layout; this runs for every
+    // strategy the search times.
     out.layout[int(GroupKind::kTp)] = comm::LayoutOf(s.tp, 1, k);
-    out.layout[int(GroupKind::kCp)] = comm::LayoutOf(s.cp, s.tp, k);
-    out.layout[int(GroupKind::kEp)] = comm::LayoutOf(s.ep, int64_t{s.tp} * s.cp, k);
-    out.layout[int(GroupKind::kPp)] = comm::LayoutOf(s.pp, pp_distance, k);
     out.layout[int(GroupKind::kDp)] = comm::LayoutOf(s.dp * s.cp, s.tp, k);
-    out.layout[int(GroupKind::kExpertDp)] = comm::LayoutOf(s.dp * s.cp / s.ep, int64_t{s.tp} * s.cp * s.ep, k);
-    out.layout[int(GroupKind::kEmbedding)] = comm::LayoutOf(s.pp > 1 ? 2 : 1, std::max<int64_t>(1, (s.pp - 1) * pp_distance), k);
+    if (s.cp > 1) out.layout[int(GroupKind::kCp)] = comm::LayoutOf(s.cp, s.tp, k);
+    if (s.ep > 1) {
+      out.layout[int(GroupKind::kEp)] = comm::LayoutOf(s.ep, int64_t{s.tp} * s.cp, k);
+    }
+    if (c.model.is_moe()) {
+      out.layout[int(GroupKind::kExpertDp)] =
+          comm::LayoutOf(s.dp * s.cp / s.ep, int64_t{s.tp} * s.cp * s.ep, k);
+    }
+    if (s.pp > 1) {
+      out.layout[int(GroupKind::kPp)] = comm::LayoutOf(s.pp, pp_distance, k);
+      out.layout[int(GroupKind::kEmbedding)] = comm::LayoutOf(2, (s.pp - 1) * pp_distance, k);
+    }
     return out;
   }
   for (int i = 0; i < kGroupKinds; ++i) {

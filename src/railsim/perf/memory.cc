@@ -112,8 +112,9 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   return lm;
 }
 
-StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage) {
-  const double layers = LayersOnStage(c.model, s, stage);
+namespace {
+
+StageParams ParamsWithLayers(const PerfContext& c, const LayerMemory& lm, Stage stage, double layers) {
   StageParams out;
   out.dense = layers * lm.params_layer_dense;
   out.expert = layers * lm.params_layer_expert;
@@ -130,17 +131,29 @@ StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const Lay
   return out;
 }
 
-MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm) {
+}  // namespace
+
+StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage) {
+  return ParamsWithLayers(c, lm, stage, LayersOnStage(c.model, s, stage));
+}
+
+namespace {
+
+// The most loaded stage's memory; with `stop_when_over`, the first stage
+// found over capacity instead (enough to prune, and the first stage, which
+// holds the most activations, is tried first).
+MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
+                            bool stop_when_over) {
+  // Runs for every strategy the search enumerates: the layer count is read once.
   auto for_stage = [&](Stage stage) {
-    StageParams p = ParamsOnGpu(c, s, lm, stage);
+    const double layers = LayersOnStage(c.model, s, stage);
+    StageParams p = ParamsWithLayers(c, lm, stage, layers);
     MemoryBreakdown mb;
     mb.weights_bytes = kWeightBytes * p.total();
-    if (s.precision == spec::Precision::kFp8) {
-      mb.fp8_weights_bytes = 2.0 * lm.params_layer_linear * LayersOnStage(c.model, s, stage);
-    }
+    if (s.precision == spec::Precision::kFp8) mb.fp8_weights_bytes = 2.0 * lm.params_layer_linear * layers;
     mb.gradients_bytes = kGradientBytes * p.total();
     mb.optimizer_bytes = kOptimizerBytes * OptimizerShardParams(p, s);
-    mb.activations_bytes = StageActivationBytes(s, lm, LayersOnStage(c.model, s, stage), stage);
+    mb.activations_bytes = StageActivationBytes(s, lm, layers, stage);
     mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
     mb.total_bytes =
         mb.weights_bytes + mb.fp8_weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +
@@ -151,6 +164,7 @@ MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, co
   };
   if (s.pp == 1) return for_stage(Stage::kOnly);
   MemoryBreakdown worst = for_stage(Stage::kFirst);
+  if (!worst.fits && stop_when_over) return worst;
   MemoryBreakdown last = for_stage(Stage::kLast);
   if (last.total_bytes > worst.total_bytes) worst = last;
   if (s.pp > 2) {
@@ -158,6 +172,16 @@ MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, co
     if (middle.total_bytes > worst.total_bytes) worst = middle;
   }
   return worst;
+}
+
+}  // namespace
+
+MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm) {
+  return StageMemory(c, s, lm, false);
+}
+
+bool FitsInMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm) {
+  return StageMemory(c, s, lm, true).fits;
 }
 
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s) {

@@ -77,4 +77,8 @@ struct MemoryBreakdown {
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm);
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s);
 
+/// EstimateMemory(c, s, lm).fits, stopping at the first stage over capacity
+/// (the search's pruning test).
+bool FitsInMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm);
+
 }  // namespace railsim::perf

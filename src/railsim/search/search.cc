@@ -77,8 +77,11 @@ std::vector<int64_t> ExpertDegrees(const spec::ModelSpec& m, const Unit& u) {
 
 // What the per-layer costs depend on besides the degrees and micro-batch:
 // sequence parallelism (only with tp > 1, where MoE models require it), TP
-// communication overlap (only with sequence parallelism) and the GEMM
-// precision (those asked for that the GPU has).
+// communication overlap (with sequence parallelism, unless the options rule
+// it out: it never makes a strategy slower, since the model charges at most
+// the communication it hides, and it needs no memory, so the strategy without
+// it need not be timed too) and the GEMM precision (those asked for that the
+// GPU has).
 struct LayerChoice {
   bool sequence_parallel = false;
   bool tp_comm_overlap = false;
@@ -91,10 +94,7 @@ std::vector<LayerChoice> LayerChoices(const perf::PerfContext& c, const SearchOp
   std::vector<LayerChoice> out;
   for (spec::Precision p : o.precisions) {
     if (p == spec::Precision::kFp8 && c.gpu.fp8_gemm_flops <= 0) continue;
-    for (bool sp : sps) {
-      out.push_back({sp, false, p});
-      if (sp) out.push_back({sp, true, p});
-    }
+    for (bool sp : sps) out.push_back({sp, sp && o.tp_comm_overlap, p});
   }
   return out;
 }
@@ -216,19 +216,30 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
   std::atomic<int64_t> done{0};
   auto work = [&](Worker* w) {
     perf::LayerCosts costs;
+    // A group's timing costs are computed when its first strategy fits in
+    // memory (most groups of a large search are pruned whole); its memory
+    // quantities up front.
+    bool timed_costs = false;
     for (int64_t i = next++; i < int64_t(units.size()); i = next++) {
       Enumerate(
-          c, o, units[i], [&](const spec::Strategy& s) { costs = perf::ComputeLayerCosts(c, s); },
+          c, o, units[i],
+          [&](const spec::Strategy& s) {
+            costs.memory = perf::ComputeLayerMemory(c, s);
+            timed_costs = false;
+          },
           [&](const spec::Strategy& s) {
             ++w->candidates;
-            // Another rank order moves the tensor- and context-parallel
-            // groups with dp and pp: their costs are the strategy's own.
-            if (!c.placement.is_default()) costs = perf::ComputeLayerCosts(c, s);
-            perf::MemoryBreakdown memory = perf::EstimateMemory(c, s, costs.memory);
-            if (!memory.fits) {
+            if (!perf::FitsInMemory(c, s, costs.memory)) {
               ++w->pruned;
               return;
             }
+            // Another rank order moves the tensor- and context-parallel
+            // groups with dp and pp: their costs are the strategy's own.
+            if (!timed_costs || !c.placement.is_default()) {
+              costs = perf::ComputeLayerCosts(c, s);
+              timed_costs = true;
+            }
+            perf::MemoryBreakdown memory = perf::EstimateMemory(c, s, costs.memory);
             ++w->evaluated;
             perf::Estimate e = perf::ComposeIteration(c, s, costs);
             e.memory = memory;

@@ -30,6 +30,9 @@ struct SearchOptions {
   /// Largest context-parallel degree tried (powers of two).
   int max_cp = 16;
   spec::Attention attention = spec::Attention::kFlash;
+  /// Sequence-parallel strategies run with TP-communication overlap (off for
+  /// frameworks without it).
+  bool tp_comm_overlap = true;
   /// GEMM precisions tried (fp8 only where the GPU has an FP8 peak).
   std::vector<spec::Precision> precisions = {spec::Precision::kBf16};
   /// Called now and then from the calling thread with (units done, units total).

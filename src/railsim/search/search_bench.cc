@@ -22,9 +22,11 @@ perf::PerfContext Gpt1T(int64_t gpus) {
 
 // Strategies enumerated (memory-checked, and timed when they fit) per second
 // on one thread.
-void RunOneThreadSearch(benchmark::State& state, const perf::PerfContext& c, int64_t batch) {
+void RunOneThreadSearch(benchmark::State& state, const perf::PerfContext& c, int64_t batch,
+                        std::vector<spec::Precision> precisions = {spec::Precision::kBf16}) {
   SearchOptions o;
   o.global_batch = batch;
+  o.precisions = precisions;
   o.threads = 1;
   int64_t candidates = 0, timed = 0;
   for (auto _ : state) {
@@ -41,6 +43,12 @@ void BM_SearchOneThread(benchmark::State& state) {
   RunOneThreadSearch(state, Gpt1T(state.range(0)), state.range(1));
 }
 BENCHMARK(BM_SearchOneThread)->Args({32768, 4096})->Args({4096, 2048})->Unit(benchmark::kMillisecond);
+
+// `search --precision any`: BF16 and FP8 GEMMs both explored.
+void BM_SearchBothPrecisionsOneThread(benchmark::State& state) {
+  RunOneThreadSearch(state, Gpt1T(32768), 4096, {spec::Precision::kBf16, spec::Precision::kFp8});
+}
+BENCHMARK(BM_SearchBothPrecisionsOneThread)->Unit(benchmark::kMillisecond);
 
 void BM_SearchTwoThreads(benchmark::State& state) {
   perf::PerfContext c = Gpt1T(32768);
