@@ -258,6 +258,16 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   Args moe = With(With(kEstimate, "--model", "mixtral-8x22b"), "--ep", "3");
   cases.push_back({moe, "--ep"});
   cases.push_back({With(moe, "--ep", "2"), "--sequence-parallel"});  // MoE with tp > 1 needs SP
+  // Precision and TP-communication overlap.
+  for (std::string v : {"fp16", "", "FP8", "int8"}) cases.push_back({With(kEstimate, "--precision", v), "--precision"});
+  cases.push_back({With(kEstimate, "--precision", "fp8"), "--precision"});  // A100: no FP8 peak
+  cases.push_back({Plus(kEstimate, "--tp-comm-overlap"), "--tp-comm-overlap"});  // needs --sequence-parallel
+  cases.push_back({Plus(With(kEstimate, "--tp", "1"), "--tp-comm-overlap"), "--tp-comm-overlap"});
+  for (std::string v : {"fp16", "", "all"}) cases.push_back({With(kSearch, "--precision", v), "--precision"});
+  cases.push_back({With(kSearch, "--precision", "fp8"), "--precision"});
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "fp8_gemm_efficiency", "1.5")), "/gpu/fp8_gemm_efficiency"});
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "peak_flops_fp8", "\"-1TFLOPS\"")), "/gpu/peak_flops_fp8"});
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "tp_comm_overlap_cost", "2")), "/gpu/tp_comm_overlap_cost"});
   // Search: its own limits.
   for (std::string v : {"0", "-1", "x", "100001"}) cases.push_back({With(kSearch, "--top", v), "--top"});
   for (std::string v : {"0", "-2", "x", "5000"}) cases.push_back({With(kSearch, "--threads", v), "--threads"});
