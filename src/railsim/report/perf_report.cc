@@ -132,10 +132,12 @@ std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, c
                      e.tflops_per_gpu, Percent(e.mfu), Percent(e.hfu), e.tokens_per_s);
   const perf::MemoryBreakdown& m = e.memory;
   out += fmt::format(
-      "memory per GPU: {} of {} ({}): weights {}, gradients {}, optimizer {}, activations {}, reserved {}\n",
+      "memory per GPU: {} of {} ({}): weights {}{}, gradients {}, optimizer {}, activations {}, reserved {}\n",
       BinaryBytes(m.total_bytes), BinaryBytes(m.capacity_bytes), m.fits ? "fits" : "DOES NOT FIT",
-      BinaryBytes(m.weights_bytes), BinaryBytes(m.gradients_bytes), BinaryBytes(m.optimizer_bytes),
-      BinaryBytes(m.activations_bytes), BinaryBytes(m.reserved_bytes));
+      BinaryBytes(m.weights_bytes),
+      m.fp8_weights_bytes > 0 ? fmt::format(" (+ {} FP8 copies)", BinaryBytes(m.fp8_weights_bytes)) : "",
+      BinaryBytes(m.gradients_bytes), BinaryBytes(m.optimizer_bytes), BinaryBytes(m.activations_bytes),
+      BinaryBytes(m.reserved_bytes));
   return out;
 }
 
