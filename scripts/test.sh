@@ -18,7 +18,8 @@ echo "== sanitizer build (ASan + UBSan) and tests" >&2
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILSIM_SANITIZE=ON \
       -DRAILSIM_BENCH=OFF >/dev/null
 cmake --build build/asan -j"$jobs"
-(cd build/asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
+(cd build/asan && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/../../scripts/lsan.supp:print_suppressions=0" \
+   ctest --output-on-failure -j"$jobs")
 
 echo "== fuzzing" >&2
 bash scripts/fuzz.sh "${RAILSIM_FUZZ_SECONDS:-30}"
