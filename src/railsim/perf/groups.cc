@@ -33,18 +33,6 @@ bool IsChain(GroupKind kind) {
   return kind == GroupKind::kPp || kind == GroupKind::kCp || kind == GroupKind::kEmbedding;
 }
 
-// The indices of Megatron rank `rank` by Dim.
-std::array<int64_t, spec::kDims> IndicesOf(int64_t rank, const spec::Strategy& s) {
-  std::array<int64_t, spec::kDims> idx{};
-  const int64_t dp = rank / (int64_t{s.tp} * s.cp) % s.dp;
-  idx[int(Dim::kTp)] = rank % s.tp;
-  idx[int(Dim::kCp)] = rank / s.tp % s.cp;
-  idx[int(Dim::kEp)] = dp % s.ep;
-  idx[int(Dim::kDp)] = dp / s.ep;
-  idx[int(Dim::kPp)] = rank / (int64_t{s.tp} * s.cp * s.dp);
-  return idx;
-}
-
 // Layout of an order placement's groups of `dims` (all congruent): strided
 // when the dims that matter follow each other in the order, else read off
 // group 0's members.
@@ -162,7 +150,7 @@ GroupMembers MembersOf(const PerfContext& c, const spec::Strategy& s, GroupKind 
   out.stage.assign(size_t(out.count), -1);
   const std::vector<int32_t> gpu_of_rank = spec::GpuOfEveryRank(c.placement, s);
   for (int64_t rank = 0; rank < n; ++rank) {
-    const std::array<int64_t, spec::kDims> idx = IndicesOf(rank, s);
+    const std::array<int64_t, spec::kDims> idx = spec::RankIndices(rank, s);
     int64_t member = 0, scale = 1;
     int64_t group = 0, group_scale = 1;
     for (int d = 0; d < spec::kDims; ++d) {

@@ -190,6 +190,17 @@ void ValidatePlacement(const Placement& p, const Strategy& s, const std::string&
   }
 }
 
+std::array<int64_t, kDims> RankIndices(int64_t rank, const Strategy& s) {
+  std::array<int64_t, kDims> index{};
+  const int64_t dp = rank / (int64_t{s.tp} * s.cp) % s.dp;
+  index[int(Dim::kTp)] = rank % s.tp;
+  index[int(Dim::kCp)] = rank / s.tp % s.cp;
+  index[int(Dim::kEp)] = dp % s.ep;
+  index[int(Dim::kDp)] = dp / s.ep;
+  index[int(Dim::kPp)] = rank / (int64_t{s.tp} * s.cp * s.dp);
+  return index;
+}
+
 int64_t GpuOf(const Placement& p, const Strategy& s, const std::array<int64_t, kDims>& index) {
   if (p.map) {
     const int64_t dp = index[int(Dim::kEp)] + int64_t{s.ep} * index[int(Dim::kDp)];
@@ -209,16 +220,7 @@ std::vector<int32_t> GpuOfEveryRank(const Placement& p, const Strategy& s) {
   if (p.map) return p.map->gpu_of_rank;
   const int64_t n = s.gpus();
   std::vector<int32_t> out(static_cast<size_t>(n));
-  std::array<int64_t, kDims> index{};
-  for (int64_t rank = 0; rank < n; ++rank) {
-    const int64_t dp = rank / (int64_t{s.tp} * s.cp) % s.dp;
-    index[int(Dim::kTp)] = rank % s.tp;
-    index[int(Dim::kCp)] = rank / s.tp % s.cp;
-    index[int(Dim::kEp)] = dp % s.ep;
-    index[int(Dim::kDp)] = dp / s.ep;
-    index[int(Dim::kPp)] = rank / (int64_t{s.tp} * s.cp * s.dp);
-    out[size_t(rank)] = int32_t(GpuOf(p, s, index));
-  }
+  for (int64_t rank = 0; rank < n; ++rank) out[size_t(rank)] = int32_t(GpuOf(p, s, RankIndices(rank, s)));
   return out;
 }
 

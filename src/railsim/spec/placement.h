@@ -88,6 +88,10 @@ Placement LoadPlacement(const std::string& text, const std::string& flag);
 /// Throws Error(flag) unless a placement map was made for the degrees of `s`.
 void ValidatePlacement(const Placement& p, const Strategy& s, const std::string& flag);
 
+/// The indices (by Dim: tp, cp, ep, dp / ep, pp) of Megatron rank `rank`
+/// (tp_i + tp (cp_i + cp (dp_i + dp pp_i))).
+std::array<int64_t, kDims> RankIndices(int64_t rank, const Strategy& s);
+
 /// GPU of the rank with indices `index` (by Dim: tp, cp, ep, dp / ep, pp).
 int64_t GpuOf(const Placement& p, const Strategy& s, const std::array<int64_t, kDims>& index);
 
