@@ -123,10 +123,12 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   if (s.tp > 1) {
     const comm::GroupLayout& tp_group = groups[GroupKind::kTp];
     if (s.sequence_parallel) {
-      // FP8 layers all-gather their inputs already cast (1 byte per element).
-      all_gather = comm::AllGatherTime(act_bytes / (fp8 && s.tp_comm_overlap ? 2 : 1), tp_group, c.fabrics);
       reduce_scatter = comm::ReduceScatterTime(act_bytes, tp_group, c.fabrics);
-      tp_collective = comm::AllGatherTime(act_bytes, tp_group, c.fabrics) + reduce_scatter;
+      all_gather = comm::AllGatherTime(act_bytes, tp_group, c.fabrics);
+      tp_collective = all_gather + reduce_scatter;
+      // Overlapped FP8 layers all-gather their inputs already cast (1 byte
+      // per element).
+      if (fp8 && s.tp_comm_overlap) all_gather = comm::AllGatherTime(act_bytes / 2, tp_group, c.fabrics);
     } else {
       tp_collective = comm::AllReduceTime(act_bytes, tp_group, c.fabrics);
     }
