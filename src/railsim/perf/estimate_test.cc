@@ -10,25 +10,18 @@
 
 #include "railsim/core/error.h"
 #include "railsim/spec/presets.h"
+#include "railsim/spec/strategy_test_util.h"
 
 namespace railsim::perf {
 namespace {
 
-spec::Strategy Make(int tp, int pp, int64_t dp, int64_t b, int64_t batch) {
-  spec::Strategy s;
-  s.tp = tp;
-  s.pp = pp;
-  s.dp = dp;
-  s.micro_batch = b;
-  s.global_batch = batch;
-  return s;
-}
+using testutil::MakeStrategy;
 
 TEST(ModelStatsTest, MegatronFlopFormulas) {
   // Narayanan et al. (SC'21): with full recomputation
   // F = 96 B s l h^2 (1 + s / 6h + V / 16lh); without, 72 B s l h^2 (1 + s / 6h) + 6 B s h V.
   spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
-  spec::Strategy s = Make(8, 64, 6, 1, 3072);
+  spec::Strategy s = MakeStrategy(8, 64, 6, 1, 3072);
   double B = 3072, sq = 2048, l = 128, h = 25600, V = 51200;
   double with = 96 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (16 * l * h));
   double without = 72 * B * sq * l * h * h * (1 + sq / (6 * h)) + 6 * B * sq * h * V;
@@ -51,7 +44,7 @@ TEST(MemoryTest, EighteenBytesPerParameter) {
   spec::ModelSpec m = spec::LoadModel("gpt3-175b", "--model");
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 1024,
                                   comm::NetworkKind::kRailOptimized);
-  spec::Strategy s = Make(8, 8, 16, 1, 512);
+  spec::Strategy s = MakeStrategy(8, 8, 16, 1, 512);
   MemoryBreakdown plain = EstimateMemory(c, s);
   double params = plain.weights_bytes / 2;
   EXPECT_NEAR(4 * params, plain.gradients_bytes, 1);
@@ -68,7 +61,7 @@ TEST(MemoryTest, KorthikantiActivationsWithoutRecomputation) {
   spec::ModelSpec m = spec::LoadModel("megatron-18.4b", "--model");
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 8,
                                   comm::NetworkKind::kRailOptimized);
-  spec::Strategy s = Make(8, 1, 1, 2, 2);
+  spec::Strategy s = MakeStrategy(8, 1, 1, 2, 2);
   s.attention = spec::Attention::kClassic;
   double sq = 2048, b = 2, h = 6144, a = 48, t = 8, l = 40, V = 51200;
   double per_layer = sq * b * h * (10 + 24 / t + 5 * a * sq / (h * t));
@@ -85,7 +78,7 @@ TEST(EstimateTest, BreakdownAddsUpAndMetricsAgree) {
   spec::ModelSpec m = spec::LoadModel("llama3-70b", "--model");
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-h100", "--system"), 1024,
                                   comm::NetworkKind::kRailOnly);
-  spec::Strategy s = Make(8, 4, 32, 1, 512);
+  spec::Strategy s = MakeStrategy(8, 4, 32, 1, 512);
   s.vp = 5;
   s.sequence_parallel = true;
   s.distributed_optimizer = true;
@@ -105,8 +98,8 @@ TEST(EstimateTest, MoreMicrobatchesShrinkTheBubbleShare) {
   spec::ModelSpec m = spec::LoadModel("gpt3-175b", "--model");
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 512,
                                   comm::NetworkKind::kRailOptimized);
-  Estimate small = EstimateIteration(c, Make(8, 8, 8, 1, 64));
-  Estimate large = EstimateIteration(c, Make(8, 8, 8, 1, 1024));
+  Estimate small = EstimateIteration(c, MakeStrategy(8, 8, 8, 1, 64));
+  Estimate large = EstimateIteration(c, MakeStrategy(8, 8, 8, 1, 1024));
   EXPECT_GT(small.breakdown.bubble_s / small.iteration_time_s, large.breakdown.bubble_s / large.iteration_time_s);
   // 1F1B bubble: (p - 1) micro-batch times; with 8 micro-batches and 8
   // stages the bubble is 7/8 of the steady-state time, up to stage imbalance.
@@ -119,7 +112,7 @@ TEST(EstimateTest, MemoryThatDoesNotFitIsReportedNotRejected) {
   spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-h100", "--system"), 64,
                                   comm::NetworkKind::kRailOptimized);
-  Estimate e = EstimateIteration(c, Make(8, 8, 1, 1, 8));
+  Estimate e = EstimateIteration(c, MakeStrategy(8, 8, 1, 1, 8));
   EXPECT_FALSE(e.memory.fits);
   EXPECT_GT(e.memory.total_bytes, e.memory.capacity_bytes);
   EXPECT_GT(e.iteration_time_s, 0);
@@ -145,7 +138,7 @@ TEST(NetworkAwareTest, OversubscribedLeavesSlowOnlyTrafficThatLeavesThem) {
     o.oversubscription = r;
     PerfContext c = MakePerfContext(m, a100, 64, comm::NetworkKind::kRailOptimized, 0, o);
     EXPECT_EQ(2, c.shape.tiers);
-    spec::Strategy s = Make(tp, 1, 64 / tp, 4, 512);
+    spec::Strategy s = MakeStrategy(tp, 1, 64 / tp, 4, 512);
     s.overlap_dp_comm = false;
     return EstimateIteration(c, s).breakdown.dp_comm_s;
   };
@@ -168,7 +161,7 @@ TEST(NetworkAwareTest, DefaultNetworkKeepsTodaysResults) {
     PerfContext plain = c;
     plain.fabrics.leaf_gpus = 0;
     plain.fabrics.leaf_uplink_ratio = 1;
-    spec::Strategy s = Make(8, 64, 64, 1, 4096);
+    spec::Strategy s = MakeStrategy(8, 64, 64, 1, 4096);
     s.vp = 2;
     EXPECT_DOUBLE_EQ(EstimateIteration(plain, s).iteration_time_s, EstimateIteration(c, s).iteration_time_s);
   }

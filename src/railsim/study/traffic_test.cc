@@ -11,21 +11,14 @@
 #include "railsim/perf/estimate.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/presets.h"
+#include "railsim/spec/strategy_test_util.h"
 
 namespace railsim::study {
 namespace {
 
 using perf::Parallelism;
 
-spec::Strategy Make(int tp, int pp, int64_t dp, int64_t micro, int64_t batch) {
-  spec::Strategy s;
-  s.tp = tp;
-  s.pp = pp;
-  s.dp = dp;
-  s.micro_batch = micro;
-  s.global_batch = batch;
-  return s;
-}
+using testutil::MakeStrategy;
 
 comm::NetworkKind KindOf(net::Design d) {
   return d == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly : comm::NetworkKind::kRailOptimized;
@@ -57,7 +50,7 @@ TEST(TrafficTest, SixteenGpusPairByPair) {
       "seq_length": 128, "position_embedding_type": "rope", "normalization": "RMSNorm",
       "add_bias_linear": false, "hidden_dropout": 0, "attention_dropout": 0})");
   perf::PerfContext c = Context(m, "dgx-a100", 16, net::Design::kRailOptimized, 4);
-  TrafficResult r = Analyze(c, Make(4, 2, 2, 1, 4), net::Design::kRailOptimized);
+  TrafficResult r = Analyze(c, MakeStrategy(4, 2, 2, 1, 4), net::Design::kRailOptimized);
 
   // TP: per stage 2 micro-batches x (2 layers x 4 all-reduces + 1 for the
   // embedding or the output layer) = 18 all-reduces of the activation
@@ -112,7 +105,7 @@ int64_t LeafAtRadix256(int64_t gpu, net::Design d) {
 
 TEST(TrafficTest, Gpt1tOn32768GpusStaysOnRails) {
   spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
-  spec::Strategy s = Make(8, 64, 64, 1, 4096);
+  spec::Strategy s = MakeStrategy(8, 64, 64, 1, 4096);
   s.sequence_parallel = true;
   for (net::Design d : {net::Design::kRailOptimized, net::Design::kRailOnly, net::Design::kFatTree}) {
     SCOPED_TRACE(net::DesignName(d));
@@ -163,7 +156,7 @@ TEST(TrafficTest, MisalignedPlacementCrossesRailsAndCostsRailOnlyTime) {
   // domain (stride 4 on K = 8), so every other stage boundary moves to another
   // rail in the next domain.
   spec::ModelSpec m = spec::LoadModel("megatron-18.4b", "--model");
-  spec::Strategy s = Make(4, 4, 4, 1, 256);
+  spec::Strategy s = MakeStrategy(4, 4, 4, 1, 256);
   double time[2];
   int i = 0;
   for (net::Design d : {net::Design::kRailOptimized, net::Design::kRailOnly}) {
@@ -185,7 +178,7 @@ TEST(TrafficTest, MixtralAllToAllCrossRailShare) {
   // EP 8 over TP 2: each expert-parallel group spans two HB domains, four
   // members in each, on rails {0, 2, 4, 6} or {1, 3, 5, 7}.
   spec::ModelSpec m = spec::LoadModel("mixtral-8x22b", "--model");
-  spec::Strategy s = Make(2, 8, 16, 1, 256);
+  spec::Strategy s = MakeStrategy(2, 8, 16, 1, 256);
   s.ep = 8;
   s.sequence_parallel = true;
   double share[2];
