@@ -72,7 +72,8 @@ std::vector<Suffix> FlopSuffixes() {
 }
 
 std::vector<Suffix> DurationSuffixes() {
-  return {{"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"\xC2\xB5s", 1e-6}, {"ns", 1e-9}};
+  return {{"s", 1.0},      {"ms", 1e-3},     {"us", 1e-6}, {"\xC2\xB5s", 1e-6},
+          {"ns", 1e-9},     {"min", 60.0},    {"h", 3600.0}, {"d", 86400.0}};
 }
 
 std::string_view Trim(std::string_view text) {
@@ -138,7 +139,7 @@ double ParseFlopRate(std::string_view text, const std::string& where) {
 
 double ParseDuration(std::string_view text, const std::string& where) {
   static const std::vector<Suffix> kSuffixes = DurationSuffixes();
-  return Parse(text, kSuffixes, where, "a duration such as \"5us\" or \"1.5ms\"");
+  return Parse(text, kSuffixes, where, "a duration such as \"5us\", \"1.5ms\" or \"30min\"");
 }
 
 double ParseNumber(std::string_view text, const std::string& where) {

@@ -24,7 +24,8 @@ double ParseBytes(std::string_view text, const std::string& where);
 /// FLOP per second from "989TFLOPS", "312 TFLOP/s", "2.5PFLOPS".
 double ParseFlopRate(std::string_view text, const std::string& where);
 
-/// Seconds from "5us", "1.5ms", "2s", "100ns" ("µs" is accepted too).
+/// Seconds from "5us", "1.5ms", "2s", "100ns", "30min", "4h", "2d" ("µs" is
+/// accepted too).
 double ParseDuration(std::string_view text, const std::string& where);
 
 /// A plain finite number with no suffix.

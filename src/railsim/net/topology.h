@@ -172,12 +172,22 @@ class Topology {
   /// The nodes of Route(src, dst), starting with gpu src and ending with gpu dst.
   std::vector<NodeId> RouteNodes(int64_t src, int64_t dst, const RouteOptions& options = {}) const;
 
+  /// The NIC-network part of a route only: from src's PCIe link up to dst's,
+  /// for two GPUs whose NICs are on the same fabric (no NVLink forwarding).
+  /// Writes at most kMaxRouteHops hops to `out` and returns how many.
+  int FabricRouteInto(int64_t src, int64_t dst, const RouteOptions& options, Hop* out) const {
+    return AppendFabricPath(src, dst, options, out);
+  }
+
   /// Fabric, leaf (within its fabric) and position under that leaf of a GPU's
   /// NIC: which GPUs share a leaf switch.
   int32_t fabric_of(int64_t gpu) const { return gpu_fabric_[gpu]; }
   /// A GPU's NVLink link to its HB domain's switch fabric.
   LinkId hb_link(int64_t gpu) const { return gpu_hb_link_[gpu]; }
   int32_t leaf_of(int64_t gpu) const { return gpu_leaf_[gpu]; }
+  /// A GPU's host link to its NIC, and its NIC's cable to the leaf.
+  LinkId pcie_link(int64_t gpu) const { return gpu_pcie_link_[gpu]; }
+  LinkId nic_leaf_link(int64_t gpu) const { return gpu_nic_leaf_link_[gpu]; }
 
  private:
   friend class TopologyBuilder;

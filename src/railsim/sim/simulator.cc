@@ -55,8 +55,9 @@ class Engine {
     unfrozen_.assign(directed, 0);
     slot_.assign(directed, -1);
     bytes_.assign(directed, 0);
-    // Forwarding (2) + NIC-leaf (2) + up and down the Clos + a cap link.
-    stride_ = 2 + 2 + 2 * std::max(0, t.tiers() - 1) + 1;
+    // Forwarding at the source, NIC-leaf up and down, the switch tiers, the
+    // cap link; around failures also forwarding at the destination.
+    stride_ = 2 + 2 + 2 * std::max(0, t.tiers() - 1) + 1 + (o.failures ? 2 : 0);
     BuildTasks();
   }
 
@@ -149,8 +150,11 @@ class Engine {
     p.chunks = task.chunks;
     int64_t added = 0;
     comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double bytes) {
-      AddFlow(src, dst, bytes, p.flow_cap_Bps, id);
-      ++added;
+      if (AddFlow(src, dst, bytes, p.flow_cap_Bps, id)) {
+        ++added;
+      } else {
+        ++unroutable_;
+      }
     });
     ++span.steps_simulated;
     flows_simulated_ += added;
@@ -163,7 +167,11 @@ class Engine {
     pending_full_ = true;
   }
 
-  void AddFlow(int64_t src, int64_t dst, double bytes, double cap_Bps, int task) {
+  // Adds the flow; false (and nothing added) when it has no live path.
+  bool AddFlow(int64_t src, int64_t dst, double bytes, double cap_Bps, int task) {
+    net::Hop hops[net::kMaxRouteHops];
+    int count = src == dst ? 0 : Route(src, dst, hops);
+    if (count < 0) return false;
     int32_t f;
     if (!free_.empty()) {
       f = free_.back();
@@ -185,8 +193,6 @@ class Engine {
       path[n++] = 2 * nv;
       path[n++] = 2 * nv + 1;
     } else {
-      net::Hop hops[net::kMaxRouteHops];
-      int count = t_.RouteInto(src, dst, o_.route, hops);
       for (int i = 0; i < count; ++i) {
         if (t_.links()[hops[i].link].kind == net::LinkKind::kPcie) continue;
         path[n++] = 2 * hops[i].link + (hops[i].upward ? 0 : 1);
@@ -209,6 +215,14 @@ class Engine {
     task_[f] = task;
     active_[f] = 1;
     ++active_count_;
+    return true;
+  }
+
+  // The flow's hops on the graph, around the failures if there are any; -1
+  // when no live path exists.
+  int Route(int64_t src, int64_t dst, net::Hop* hops) const {
+    if (o_.failures) return net::RouteAroundFailures(t_, *o_.failures, src, dst, o_.route, hops);
+    return t_.RouteInto(src, dst, o_.route, hops);
   }
 
   // Earliest finish among the groups (dropping stale heap entries).
@@ -310,7 +324,7 @@ class Engine {
         bytes_[2 * t_.hb_link(src) + 1] += b;
         return;
       }
-      int count = t_.RouteInto(src, dst, o_.route, hops);
+      int count = std::max(0, Route(src, dst, hops));
       for (int i = 0; i < count; ++i) bytes_[2 * hops[i].link + (hops[i].upward ? 0 : 1)] += b;
     });
   }
@@ -442,6 +456,7 @@ class Engine {
     SimResult r;
     r.time_s = now_;
     r.flows_simulated = flows_simulated_;
+    r.flows_unroutable = unroutable_;
     r.events = events_;
     for (int i = 0; i < plan_.count; ++i) {
       if (spans_[i].start_s == kInf) spans_[i].start_s = 0;
@@ -483,7 +498,7 @@ class Engine {
   std::vector<double> rate_, remaining_, updated_;
   std::vector<int32_t> task_, path_, free_;
   std::vector<uint8_t> path_len_, active_, frozen_mark_;
-  int64_t active_count_ = 0, flows_done_ = 0, flows_simulated_ = 0, events_ = 0;
+  int64_t active_count_ = 0, flows_done_ = 0, flows_simulated_ = 0, events_ = 0, unroutable_ = 0;
   // Filling state.
   std::vector<int32_t> refill_, touched_, list_, order_;
   std::vector<uint32_t> list_begin_, fill_pos_;

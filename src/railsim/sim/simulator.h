@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "railsim/comm/plan.h"
+#include "railsim/net/failures.h"
 #include "railsim/net/topology.h"
 
 namespace railsim::sim {
@@ -47,6 +48,9 @@ struct SimOptions {
   /// capacities are scaled by them, as the analytic model's bandwidths are.
   double hb_efficiency = 1;
   double nic_efficiency = 1;
+  /// Devices down (net/failures.h): flows route around them, and flows with
+  /// no live path are dropped and counted. Null: the healthy network.
+  const net::FailureSet* failures = nullptr;
   /// Called now and then with the fraction of flows done (may be empty).
   std::function<void(double)> progress;
 };
@@ -77,6 +81,7 @@ struct SimResult {
   double time_s = 0;
   int64_t flows_simulated = 0;   ///< flows injected into the simulation
   int64_t flows_represented = 0; ///< counting every repeated step
+  int64_t flows_unroutable = 0;  ///< dropped: no live path around the failures
   int64_t events = 0;            ///< rate recomputations
   std::vector<PhaseSpan> phases;
   std::vector<LinkLoad> links;   ///< every directed link that carried bytes, by id

@@ -79,6 +79,7 @@ const char* PresetKindName(PresetKind kind) {
     case PresetKind::kModel: return "model";
     case PresetKind::kCatalog: return "catalog";
     case PresetKind::kScenario: return "scenario";
+    case PresetKind::kFailureCatalog: return "failure-catalog";
   }
   return "?";
 }
@@ -86,7 +87,8 @@ const char* PresetKindName(PresetKind kind) {
 std::vector<PresetInfo> ListPresets() {
   std::vector<PresetInfo> out;
   for (PresetKind kind :
-       {PresetKind::kSystem, PresetKind::kModel, PresetKind::kCatalog, PresetKind::kScenario}) {
+       {PresetKind::kSystem, PresetKind::kModel, PresetKind::kCatalog, PresetKind::kScenario,
+        PresetKind::kFailureCatalog}) {
     std::vector<std::string> names = NamesOf(kind);
     std::sort(names.begin(), names.end());
     for (const std::string& name : names) {
@@ -129,6 +131,10 @@ Catalog LoadCatalog(const std::string& name_or_path, const std::string& flag) {
 
 Scenario LoadScenario(const std::string& name_or_path, const std::string& flag) {
   return Load(PresetKind::kScenario, name_or_path, flag, ParseScenarioJson);
+}
+
+FailureCatalog LoadFailureCatalog(const std::string& name_or_path, const std::string& flag) {
+  return Load(PresetKind::kFailureCatalog, name_or_path, flag, ParseFailureCatalogJson);
 }
 
 }  // namespace railsim::spec

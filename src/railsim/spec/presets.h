@@ -9,15 +9,16 @@
 #include <vector>
 
 #include "railsim/spec/catalog.h"
+#include "railsim/spec/failure_catalog.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/scenario.h"
 #include "railsim/spec/system.h"
 
 namespace railsim::spec {
 
-enum class PresetKind { kSystem, kModel, kCatalog, kScenario };
+enum class PresetKind { kSystem, kModel, kCatalog, kScenario, kFailureCatalog };
 
-/// "system", "model", "catalog" or "scenario".
+/// "system", "model", "catalog", "scenario" or "failure-catalog".
 const char* PresetKindName(PresetKind kind);
 
 struct PresetInfo {
@@ -43,5 +44,6 @@ SystemSpec LoadSystem(const std::string& name_or_path, const std::string& flag);
 ModelSpec LoadModel(const std::string& name_or_path, const std::string& flag);
 Catalog LoadCatalog(const std::string& name_or_path, const std::string& flag);
 Scenario LoadScenario(const std::string& name_or_path, const std::string& flag);
+FailureCatalog LoadFailureCatalog(const std::string& name_or_path, const std::string& flag);
 
 }  // namespace railsim::spec

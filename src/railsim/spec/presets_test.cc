@@ -40,6 +40,7 @@ TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
       }
       case PresetKind::kCatalog: LoadCatalog(p.name, "--catalog"); break;
       case PresetKind::kScenario: LoadScenario(p.name, "--scenario"); break;
+      case PresetKind::kFailureCatalog: LoadFailureCatalog(p.name, "--failure-catalog"); break;
     }
   }
   EXPECT_EQ(4, systems);

@@ -1,0 +1,530 @@
+#include "railsim/study/failures.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "railsim/comm/algorithms.h"
+#include "railsim/core/error.h"
+#include "railsim/net/builder.h"
+#include "railsim/perf/estimate.h"
+#include "railsim/perf/groups.h"
+#include "railsim/perf/iteration_comm.h"
+#include "railsim/sim/simulator.h"
+
+namespace railsim::study {
+namespace {
+
+constexpr double kSecondsPerYear = 365.25 * 86400;
+// The collective check simulates at most this many flows at once.
+constexpr int64_t kMaxCheckFlows = int64_t{1} << 22;
+// Without a job, the check all-reduces this much per GPU.
+constexpr double kCheckBytes = 256.0 * 1024 * 1024;
+
+comm::NetworkKind KindOf(net::Design design) {
+  return design == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly : comm::NetworkKind::kRailOptimized;
+}
+
+// Live share of one switch's uplinks, or -1 when the switch is down or has
+// no live uplink (its GPUs then count as cut off, not narrowed).
+double LiveUplinkFraction(const net::Topology& t, const net::FailureSet& f, const net::UplinkBundle& up) {
+  if (up.count <= 0) return -1;
+  if (f.node_down[t.links()[up.first_link].a]) return -1;
+  int32_t live = 0;
+  for (int32_t i = 0; i < up.count; ++i) live += f.link_down[up.first_link + i] ? 0 : 1;
+  return live == 0 ? -1 : double(live) / double(up.count);
+}
+
+// The collective the check times: the job's largest data-parallel call (or
+// its largest call spanning HB domains), else an all-reduce across domains
+// on every rail.
+struct CheckCall {
+  std::string name;
+  comm::Op op = comm::Op::kAllReduce;
+  double bytes = 0;
+  comm::GroupLayout layout;
+};
+
+std::optional<CheckCall> ChooseCheckCall(const FailureSetup& setup, const DesignSetup& d) {
+  const int64_t k = d.context.fabrics.hb_domain_size;
+  if (!setup.model) {
+    if (d.topology.gpus() / k < 2) return std::nullopt;
+    return CheckCall{"all-reduce across HB domains on every rail (256 MiB per GPU)", comm::Op::kAllReduce,
+                     kCheckBytes, comm::LayoutOf(d.topology.gpus() / k, k, k)};
+  }
+  if (d.context.placement.map) return std::nullopt;  // groups are not one strided family
+  const perf::ParallelGroups groups = perf::PlaceGroups(d.context, setup.strategy);
+  std::optional<CheckCall> best;
+  bool best_dp = false;
+  for (const perf::CommCall& call : perf::IterationComm(d.context, setup.strategy)) {
+    if (call.p2p != perf::PointToPoint::kNone) continue;
+    const comm::GroupLayout& layout = groups[call.group];
+    if (layout.domains < 2) continue;
+    const bool dp = call.parallelism == perf::Parallelism::kDp;
+    if (best && (best_dp && !dp)) continue;
+    if (best && best_dp == dp && call.bytes <= best->bytes) continue;
+    best = CheckCall{fmt::format("{} {} on the {} groups", perf::ParallelismName(call.parallelism),
+                                 comm::OpName(call.op), perf::GroupKindName(call.group)),
+                     call.op, call.bytes, layout};
+    best_dp = dp;
+  }
+  return best;
+}
+
+std::optional<CollectiveCheck> CheckCollective(const FailureSetup& setup, const DesignSetup& d,
+                                               const net::FailureSet& failures, const comm::ClusterFabrics& after) {
+  std::optional<CheckCall> call = ChooseCheckCall(setup, d);
+  if (!call) return std::nullopt;
+  CollectiveCheck check;
+  check.name = call->name;
+  std::optional<comm::Plan> before_plan =
+      comm::MakePlan(call->op, comm::Algorithm::kAuto, call->bytes, call->layout, d.context.fabrics, {},
+                     &check.analytic_before_s);
+  std::optional<comm::Plan> after_plan =
+      comm::MakePlan(call->op, comm::Algorithm::kAuto, call->bytes, call->layout, after, {}, &check.analytic_after_s);
+  if (!before_plan || !after_plan) return std::nullopt;
+  const int64_t n = d.topology.gpus();
+  if (std::max(sim::PeakFlows(*before_plan, n), sim::PeakFlows(*after_plan, n)) > kMaxCheckFlows) return std::nullopt;
+  sim::SimOptions so;
+  so.route = {setup.system.nic_routing == "d-mod-k" ? net::Routing::kDModK : net::Routing::kEcmp, 0};
+  so.hb_efficiency = d.context.fabrics.hb.efficiency;
+  so.nic_efficiency = d.context.fabrics.nic.efficiency;
+  check.simulated_before_s = sim::Simulate(d.topology, *before_plan, so).time_s;
+  so.failures = &failures;
+  sim::SimResult r = sim::Simulate(d.topology, *after_plan, so);
+  check.simulated_after_s = r.time_s;
+  check.flows = r.flows_simulated;
+  check.flows_unroutable = r.flows_unroutable;
+  return check;
+}
+
+// SplitMix64: a small, fast generator whose stream is the same on every
+// platform (std:: distributions are not), so a seed reproduces a run.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in (0, 1].
+  double Uniform() { return (double(Next() >> 11) + 1.0) * 0x1.0p-53; }
+  double Exponential(double mean) { return -std::log(Uniform()) * mean; }
+  int64_t Below(int64_t n) { return int64_t(Uniform() * double(n)) % n; }
+  /// Poisson with a small mean (inversion), for the parts under repair at the start.
+  int64_t Poisson(double mean) {
+    if (mean <= 0) return 0;
+    if (mean > 500) return std::max<int64_t>(0, std::llround(mean + std::sqrt(mean) * Normal()));
+    double p = std::exp(-mean), cdf = p, u = Uniform();
+    int64_t k = 0;
+    while (u > cdf && k < 100000) {
+      ++k;
+      p *= mean / double(k);
+      cdf += p;
+    }
+    return k;
+  }
+
+ private:
+  double Normal() { return std::sqrt(-2 * std::log(Uniform())) * std::cos(2 * M_PI * Uniform()); }
+  uint64_t state_;
+};
+
+// Time at each level of spare demand, over all trials: demand rises when a
+// part needing a spare fails and falls when it is repaired.
+class DemandLevels {
+ public:
+  struct Change {
+    double t;
+    int32_t delta;
+    int32_t pool;  ///< rail for per-rail pools, else 0
+  };
+
+  void Accumulate(std::vector<Change>& changes, int pools, double horizon) {
+    std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.t < b.t; });
+    counts_.assign(size_t(pools), 0);
+    rails_at_.assign(1, pools);
+    int32_t max_level = 0;
+    double last = 0;
+    for (const Change& c : changes) {
+      const double t = std::clamp(c.t, 0.0, horizon);
+      Add(max_level, t - last);
+      last = t;
+      int32_t& count = counts_[size_t(c.pool)];
+      --rails_at_[size_t(count)];
+      count = std::max(0, count + c.delta);
+      if (size_t(count) >= rails_at_.size()) rails_at_.resize(size_t(count) + 1, 0);
+      ++rails_at_[size_t(count)];
+      if (count > max_level) max_level = count;
+      while (max_level > 0 && rails_at_[size_t(max_level)] == 0) --max_level;
+    }
+    Add(max_level, horizon - last);
+  }
+
+  /// The smallest level held for at least `fraction` of the time.
+  int64_t LevelCovering(double fraction) const {
+    double total = 0;
+    for (double t : time_at_) total += t;
+    double covered = 0;
+    for (size_t level = 0; level < time_at_.size(); ++level) {
+      covered += time_at_[level];
+      if (covered >= fraction * total * (1 - 1e-12)) return int64_t(level);
+    }
+    return int64_t(time_at_.size()) - 1;
+  }
+
+ private:
+  void Add(int32_t level, double dt) {
+    if (dt <= 0) return;
+    if (size_t(level) >= time_at_.size()) time_at_.resize(size_t(level) + 1, 0);
+    time_at_[size_t(level)] += dt;
+  }
+
+  std::vector<int32_t> counts_;
+  std::vector<int32_t> rails_at_;  ///< pools at each count
+  std::vector<double> time_at_;
+};
+
+}  // namespace
+
+const char* SparePolicyName(SparePolicy p) {
+  switch (p) {
+    case SparePolicy::kAny: return "any";
+    case SparePolicy::kSameRail: return "same-rail";
+    case SparePolicy::kDomain: return "domain";
+    case SparePolicy::kOcs: return "ocs";
+  }
+  return "?";
+}
+
+std::optional<SparePolicy> ParseSparePolicy(std::string_view name) {
+  for (SparePolicy p : {SparePolicy::kAny, SparePolicy::kSameRail, SparePolicy::kDomain, SparePolicy::kOcs}) {
+    if (name == SparePolicyName(p)) return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> SparePolicyNames() { return {"any", "same-rail", "domain", "ocs"}; }
+
+SparePolicy DefaultSparePolicy(net::Design design) {
+  return design == net::Design::kRailOnly ? SparePolicy::kSameRail : SparePolicy::kAny;
+}
+
+const char* NetworkTierName(int tier) {
+  static const char* kNames[] = {"nic_to_leaf", "leaf_to_spine", "spine_to_core"};
+  return tier >= 0 && tier < kNetworkTiers ? kNames[tier] : "?";
+}
+
+DesignSetup SetUpDesign(const FailureSetup& setup, net::Design design) {
+  DesignSetup d;
+  d.design = design;
+  const comm::NetworkKind kind = KindOf(design);
+  if (setup.model) {
+    d.context = perf::MakePerfContext(*setup.model, setup.system, setup.gpus, kind, setup.hb_domain_size,
+                                      setup.network);
+  } else {
+    perf::ClusterNetwork cluster =
+        perf::MakeClusterNetwork(setup.system, setup.gpus, kind, setup.hb_domain_size, setup.network);
+    d.context.system = setup.system;
+    d.context.gpus = setup.gpus;
+    d.context.fabrics = cluster.fabrics;
+    d.context.shape = cluster.shape;
+  }
+  if (design == net::Design::kFatTree) d.context.fabrics.rail_leaves = false;
+  net::TopologyParams p;
+  p.design = design;
+  p.gpus = setup.gpus;
+  p.hb_domain_size = static_cast<int>(d.context.fabrics.hb_domain_size);
+  p.radix = d.context.shape.radix;
+  p.oversubscription = d.context.shape.oversubscription;
+  p.port_speed_Bps = setup.system.nic_bw_Bps;
+  p.hb_bw_Bps = setup.system.hb_bw_Bps;
+  net::ValidateTopologyParams(p);
+  d.topology = net::BuildTopology(p);
+  return d;
+}
+
+comm::ClusterFabrics DegradedFabrics(const DesignSetup& d, const FailureImpact& impact) {
+  comm::ClusterFabrics f = d.context.fabrics;
+  if (!impact.rerouted.empty()) {
+    // Every GPU of a domain sends at once in the collectives that leave it,
+    // so a forwarder's NIC is shared by all it carries; forwarded bytes also
+    // cross NVLink once more (at both ends on Rail-only).
+    f.nic.bw_Bps /= impact.max_forwarder_load;
+    f.nic.latency_s += f.hb.latency_s * (d.design == net::Design::kRailOnly ? 2 : 1);
+  }
+  if (impact.worst_uplink_fraction < 1 && f.leaf_gpus > 0) f.leaf_uplink_ratio /= impact.worst_uplink_fraction;
+  return f;
+}
+
+FailureImpact AnalyzeFailures(const FailureSetup& setup, const DesignSetup& d, const net::FailureSet& failures,
+                              SparePolicy policy, bool simulate) {
+  const net::Topology& t = d.topology;
+  FailureImpact r;
+  r.design = d.design;
+  r.policy = policy;
+  r.devices = failures.devices;
+  r.nic_bw_Bps = t.params().port_speed_Bps;
+  r.tiers_built = t.tiers();
+  std::vector<uint8_t> degraded(size_t(t.gpus()), 0);
+  for (int64_t g = 0; g < t.gpus(); ++g) {
+    if (failures.gpu_removed[g]) {
+      r.removed.push_back(g);
+    } else if (!failures.nic_path_ok[g]) {
+      r.disconnected.push_back(g);
+      if (failures.forwarder[g] >= 0) {
+        r.rerouted.push_back(g);
+        degraded[size_t(g)] = 1;
+        degraded[size_t(failures.forwarder[g])] = 1;
+        r.max_forwarder_load = std::max(r.max_forwarder_load, 1 + failures.forwarded_for[failures.forwarder[g]]);
+      } else {
+        ++r.unreachable;
+      }
+    }
+  }
+  r.affected_gpu_bw_Bps = r.nic_bw_Bps / r.max_forwarder_load;
+  for (const net::ClosFabric& fabric : t.fabrics()) {
+    for (const auto* bundles : {&fabric.leaf_up, &fabric.agg_up}) {
+      for (const net::UplinkBundle& up : *bundles) {
+        double live = LiveUplinkFraction(t, failures, up);
+        if (live >= 0) r.worst_uplink_fraction = std::min(r.worst_uplink_fraction, live);
+      }
+    }
+  }
+  for (int64_t g = 0; g < t.gpus(); ++g) {
+    const net::ClosFabric& fabric = t.fabrics()[t.fabric_of(g)];
+    if (failures.gpu_removed[g] || fabric.tiers < 2) continue;
+    double live = LiveUplinkFraction(t, failures, fabric.leaf_up[t.leaf_of(g)]);
+    if (live >= 0 && live < 1) degraded[size_t(g)] = 1;
+  }
+  for (int64_t g = 0; g < t.gpus(); ++g) {
+    if (degraded[size_t(g)]) r.degraded.push_back(g);
+  }
+  for (net::LinkId l = 0; l < static_cast<net::LinkId>(t.links().size()); ++l) {
+    const net::Link& link = t.links()[l];
+    if (!net::IsNetworkLink(link.kind)) continue;
+    TierCapacity& tier = r.tiers[size_t(int(link.kind) - int(net::LinkKind::kNicToLeaf))];
+    tier.before_Bps += link.capacity_Bps;
+    if (!failures.link_down[l]) tier.after_Bps += link.capacity_Bps;
+  }
+  r.interrupts = !r.removed.empty() || !r.disconnected.empty();
+  const comm::ClusterFabrics after = DegradedFabrics(d, r);
+  if (setup.model) {
+    r.has_job = true;
+    r.iteration_time_s_before = perf::EstimateIteration(d.context, setup.strategy).iteration_time_s;
+    perf::PerfContext degraded_context = d.context;
+    degraded_context.fabrics = after;
+    r.iteration_time_s_after = perf::EstimateIteration(degraded_context, setup.strategy).iteration_time_s;
+  }
+  if (simulate && r.unreachable == 0) r.check = CheckCollective(setup, d, failures, after);
+  return r;
+}
+
+std::vector<ComponentEffect> ComponentEffects(const FailureSetup& setup, const DesignSetup& d,
+                                              const spec::FailureCatalog& catalog, double days) {
+  const net::Topology& t = d.topology;
+  const int64_t n = t.gpus();
+  const int64_t k = t.params().hb_domain_size;
+  int64_t host_gpus = std::min<int64_t>(k, catalog.gpus_per_host);
+  if (k % host_gpus != 0) host_gpus = k;
+  std::vector<ComponentEffect> out;
+  // One failure of the first instance, analysed with the job.
+  auto add = [&](spec::Component c, std::string name, int64_t count, const std::vector<std::string>& devices) {
+    if (count <= 0) return;
+    ComponentEffect e;
+    e.component = c;
+    e.name = std::move(name);
+    e.count = count;
+    e.rate_per_year = catalog.of(c).rate_per_year;
+    e.mttr_hours = catalog.of(c).mttr_hours;
+    e.expected_failures = double(count) * e.rate_per_year * days * 86400 / kSecondsPerYear;
+    if (c == spec::Component::kHost) {
+      e.interrupts = true;
+      e.spare_gpus = int(host_gpus);
+    } else {
+      FailureImpact impact =
+          AnalyzeFailures(setup, d, net::ResolveFailures(t, devices, "--failure-catalog"), SparePolicy::kAny, false);
+      e.interrupts = impact.interrupts;
+      e.spare_gpus = int(impact.removed.size() + size_t(impact.unreachable));
+      if (impact.has_job && impact.iteration_time_s_before > 0) {
+        e.slowdown = std::max(1.0, impact.iteration_time_s_after / impact.iteration_time_s_before);
+      }
+    }
+    out.push_back(std::move(e));
+  };
+  add(spec::Component::kGpu, "gpu", n, {"gpu0"});
+  add(spec::Component::kHbm, "hbm", n, {"gpu0"});
+  add(spec::Component::kHost, "host", n / host_gpus, {});
+  add(spec::Component::kNic, "nic", n, {"nic0"});
+  // Links by tier: the first of each, and its count.
+  std::array<int64_t, kNetworkTiers> links{};
+  std::array<net::LinkId, kNetworkTiers> first{-1, -1, -1};
+  for (net::LinkId l = 0; l < static_cast<net::LinkId>(t.links().size()); ++l) {
+    if (!net::IsNetworkLink(t.links()[l].kind)) continue;
+    const size_t tier = size_t(int(t.links()[l].kind) - int(net::LinkKind::kNicToLeaf));
+    if (links[tier]++ == 0) first[tier] = l;
+  }
+  for (int tier = 0; tier < kNetworkTiers; ++tier) {
+    if (links[size_t(tier)] == 0) continue;
+    const std::string link = net::LinkName(t, first[size_t(tier)]);
+    add(spec::Component::kTransceiver, fmt::format("transceiver ({})", NetworkTierName(tier)),
+        2 * links[size_t(tier)], {link});
+    add(spec::Component::kCable, fmt::format("cable ({})", NetworkTierName(tier)), links[size_t(tier)], {link});
+  }
+  // Switch chassis by tier: a chassis failure takes every partition in it.
+  for (net::Tier tier : {net::Tier::kLeaf, net::Tier::kSpine, net::Tier::kCore}) {
+    std::set<int32_t> chassis;
+    int32_t first_chassis = -1;
+    for (const net::Node& node : t.nodes()) {
+      if (node.kind != net::NodeKind::kSwitch || node.tier != tier) continue;
+      if (chassis.empty()) first_chassis = node.chassis;
+      chassis.insert(node.chassis);
+    }
+    std::vector<std::string> devices;
+    for (net::NodeId id = 0; id < static_cast<net::NodeId>(t.nodes().size()); ++id) {
+      const net::Node& node = t.nodes()[id];
+      if (node.kind == net::NodeKind::kSwitch && node.tier == tier && node.chassis == first_chassis) {
+        devices.push_back("switch:" + t.NodeName(id));
+      }
+    }
+    const spec::Component c = tier == net::Tier::kLeaf    ? spec::Component::kLeafSwitch
+                              : tier == net::Tier::kSpine ? spec::Component::kSpineSwitch
+                                                          : spec::Component::kCoreSwitch;
+    add(c, spec::ComponentName(c), int64_t(chassis.size()), devices);
+  }
+  return out;
+}
+
+MonteCarloResult RunMonteCarlo(const DesignSetup& d, const std::vector<ComponentEffect>& components,
+                               SparePolicy policy, const MonteCarloOptions& o) {
+  const net::Topology& t = d.topology;
+  const int64_t n = t.gpus();
+  const int64_t k = t.params().hb_domain_size;
+  const double horizon = o.days * 86400;
+  MonteCarloResult r;
+  r.design = d.design;
+  r.policy = policy;
+  r.trials = o.trials;
+  r.days = o.days;
+  r.seed = o.seed;
+  r.components = components;
+  for (const ComponentEffect& c : components) r.slowdowns_timed = r.slowdowns_timed || c.slowdown != 1;
+  // Pools the spares are counted in: one (any GPU, or spare domains) or one per rail.
+  const bool per_rail = policy == SparePolicy::kSameRail;
+  const int pools = per_rail ? int(k) : 1;
+  DemandLevels demand, ports;  // ports: OCS spare ports per rail
+  std::vector<DemandLevels::Change> changes, port_changes;
+  struct Interruption {
+    double t;
+    bool network;
+  };
+  std::vector<Interruption> interruptions;
+  std::vector<int64_t> counts(size_t(o.trials));
+  double useful_sum = 0, network_interruptions = 0, all_interruptions = 0;
+  Rng rng(o.seed);
+  // A part out of service: spare demand from t for `repair` seconds.
+  auto demand_spare = [&](const ComponentEffect& c, int64_t instance, double start, double repair) {
+    const int64_t gpus = c.spare_gpus;
+    const int64_t first_gpu = c.component == spec::Component::kHost ? instance * gpus : instance % n;
+    auto change = [&](std::vector<DemandLevels::Change>& list, int32_t units, int32_t pool) {
+      list.push_back({start, units, pool});
+      list.push_back({start + repair, -units, pool});
+    };
+    switch (policy) {
+      case SparePolicy::kAny: change(changes, int32_t(gpus), 0); break;
+      case SparePolicy::kDomain: change(changes, 1, 0); break;
+      case SparePolicy::kSameRail:
+        for (int64_t g = first_gpu; g < first_gpu + gpus; ++g) change(changes, 1, int32_t(t.rail_of(g % n)));
+        break;
+      case SparePolicy::kOcs:
+        change(changes, int32_t(gpus), 0);
+        for (int64_t g = first_gpu; g < first_gpu + gpus; ++g) change(port_changes, 1, int32_t(t.rail_of(g % n)));
+        break;
+    }
+  };
+  for (int64_t trial = 0; trial < o.trials; ++trial) {
+    changes.clear();
+    port_changes.clear();
+    interruptions.clear();
+    double degraded_loss = 0;
+    for (const ComponentEffect& c : components) {
+      const double rate = double(c.count) * c.rate_per_year / kSecondsPerYear;  // per second, all instances
+      if (rate <= 0) continue;
+      const double mttr = c.mttr_hours * 3600;
+      if (c.spare_gpus > 0) {
+        // Steady state: parts already under repair at the start (M/M/inf:
+        // Poisson many, each with an exponential residual repair time).
+        for (int64_t i = rng.Poisson(rate * mttr); i > 0; --i) {
+          demand_spare(c, rng.Below(c.count), 0, rng.Exponential(mttr));
+        }
+      }
+      for (double time = rng.Exponential(1 / rate); time < horizon; time += rng.Exponential(1 / rate)) {
+        const int64_t instance = rng.Below(c.count);
+        const double repair = rng.Exponential(mttr);
+        if (c.interrupts) interruptions.push_back({time, spec::IsNetworkComponent(c.component)});
+        if (c.slowdown > 1) degraded_loss += std::min(repair, horizon - time) * (1 - 1 / c.slowdown);
+        if (c.spare_gpus > 0) demand_spare(c, instance, time, repair);
+      }
+    }
+    // Progress since the last restart; a failure loses the work since the
+    // last checkpoint (checkpoints every interval of progress) and restarts.
+    std::sort(interruptions.begin(), interruptions.end(),
+              [](const Interruption& a, const Interruption& b) { return a.t < b.t; });
+    double useful = 0, resume = 0;
+    for (const Interruption& i : interruptions) {
+      if (i.t > resume) {
+        const double run = i.t - resume;
+        useful += run - std::fmod(run, o.checkpoint_interval_s);
+      }
+      resume = i.t + o.restart_time_s;  // a failure during a restart starts it again
+      network_interruptions += i.network ? 1 : 0;
+    }
+    if (horizon > resume) useful += horizon - resume;
+    useful = std::max(0.0, useful - degraded_loss);
+    useful_sum += useful;
+    counts[size_t(trial)] = int64_t(interruptions.size());
+    all_interruptions += double(interruptions.size());
+    demand.Accumulate(changes, pools, horizon);
+    if (policy == SparePolicy::kOcs) ports.Accumulate(port_changes, int(k), horizon);
+    if (o.progress && (trial + 1) % 1000 == 0) o.progress(double(trial + 1) / double(o.trials));
+  }
+  const double trials = double(o.trials);
+  r.interruptions_mean = all_interruptions / trials;
+  double var = 0;
+  for (int64_t c : counts) var += (double(c) - r.interruptions_mean) * (double(c) - r.interruptions_mean);
+  var = o.trials > 1 ? var / (trials - 1) : 0;
+  r.interruptions_ci95 = 1.96 * std::sqrt(var / trials);
+  auto quantile = [&](double q) {
+    size_t index = std::min(counts.size() - 1, size_t(q * double(counts.size() - 1) + 0.5));
+    std::nth_element(counts.begin(), counts.begin() + std::ptrdiff_t(index), counts.end());
+    return counts[index];
+  };
+  r.interruptions_p05 = quantile(0.05);
+  r.interruptions_p95 = quantile(0.95);
+  r.goodput = useful_sum / trials / horizon;
+  r.gpu_hours_lost_mean = (horizon - useful_sum / trials) / 3600 * double(n);
+  r.network_share = all_interruptions > 0 ? network_interruptions / all_interruptions : 0;
+  const int64_t level = demand.LevelCovering(o.target_availability);
+  switch (policy) {
+    case SparePolicy::kAny:
+    case SparePolicy::kOcs: r.spares_needed = level; break;
+    case SparePolicy::kSameRail: r.spares_needed = level * k; break;
+    case SparePolicy::kDomain: r.spares_needed = level * k; break;
+  }
+  r.spare_domains = (r.spares_needed + k - 1) / k;
+  if (policy == SparePolicy::kOcs) {
+    // The OCS sits on every NIC-to-leaf cable (a port each side) plus its
+    // spare NIC-side ports per rail.
+    r.ocs_ports_per_rail = ports.LevelCovering(o.target_availability);
+    r.ocs_ports = 2 * n + k * r.ocs_ports_per_rail;
+    r.ocs_cost_usd = double(r.ocs_ports) * o.catalog.ocs_port_cost_usd;
+    r.ocs_power_w = double(r.ocs_ports) * o.catalog.ocs_port_power_w;
+  }
+  return r;
+}
+
+}  // namespace railsim::study
