@@ -14,7 +14,7 @@ namespace {
 
 std::vector<Command> AllCommands() {
   std::vector<Command> all;
-  for (auto group : {NetworkCommands(), PerfCommands(), CommCommands(), PresetCommands()}) {
+  for (auto group : {NetworkCommands(), PerfCommands(), CommCommands(), FailureCommands(), PresetCommands()}) {
     all.insert(all.end(), group.begin(), group.end());
   }
   return all;

@@ -69,20 +69,6 @@ comm::NetworkKind ParseNetworkKind(const std::string& text, bool ideal_allowed) 
   return comm::NetworkKind::kRailOptimized;
 }
 
-// Progress on stderr while simulating, only when stderr is a terminal and
-// --quiet is not given.
-std::function<void(double)> SimulationProgress(bool quiet, bool* shown) {
-  if (quiet || isatty(STDERR_FILENO) == 0) return {};
-  auto start = std::chrono::steady_clock::now();
-  return [start, shown](double fraction) {
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed < 1.0) return;
-    *shown = true;
-    fmt::print(stderr, "\rsimulate: {:.0f}% of flows done, {:.1f} s", 100 * fraction, elapsed);
-    std::fflush(stderr);
-  };
-}
-
 study::CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed, Format* format) {
   *format = ParseFormatFlag(f.format, false);
   study::CollectiveRequest r;
@@ -108,7 +94,7 @@ study::CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed,
 // Runs the request with a progress line, clearing it afterwards.
 study::CollectiveOutcome RunWithProgress(study::CollectiveRequest r, bool quiet) {
   bool shown = false;
-  r.progress = SimulationProgress(quiet, &shown);
+  r.progress = ProgressLine("simulate", "of flows", quiet, &shown);
   study::CollectiveOutcome o = study::RunCollective(r);
   if (shown) fmt::print(stderr, "\n");
   return o;

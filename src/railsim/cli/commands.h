@@ -26,6 +26,7 @@ std::vector<Command> NetworkCommands();  ///< compare, network, cost
 std::vector<Command> PresetCommands();   ///< presets
 std::vector<Command> PerfCommands();     ///< estimate, search
 std::vector<Command> CommCommands();     ///< alltoall, collective
+std::vector<Command> FailureCommands();  ///< failures
 
 /// Parses argv and runs the chosen command. Throws Error on bad input.
 int Run(int argc, char** argv);

@@ -1,6 +1,9 @@
 #include "railsim/cli/flags.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -69,6 +72,18 @@ Format ParseFormatFlag(const std::string& text, bool csv_allowed) {
 }
 
 int DefaultThreads() { return int(std::max(1u, std::thread::hardware_concurrency())); }
+
+std::function<void(double)> ProgressLine(std::string label, std::string what, bool quiet, bool* shown) {
+  if (quiet || isatty(STDERR_FILENO) == 0) return {};
+  auto start = std::chrono::steady_clock::now();
+  return [start, shown, label = std::move(label), what = std::move(what)](double fraction) {
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed < 1.0) return;
+    *shown = true;
+    fmt::print(stderr, "\r{}: {:.0f}% {} done, {:.1f} s", label, 100 * fraction, what, elapsed);
+    std::fflush(stderr);
+  };
+}
 
 void PrintStdout(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {

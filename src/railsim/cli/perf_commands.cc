@@ -9,6 +9,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/strategy_flags.h"
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/net/builder.h"
@@ -99,78 +100,6 @@ Job ParseJob(const JobFlags& f, bool csv_allowed, std::optional<net::Design> des
   return {context, batch, attention, format};
 }
 
-// The strategy flags of estimate and traffic.
-struct StrategyFlags {
-  std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
-  std::string recompute = "none";
-  bool sequence_parallel = false, distributed_optimizer = false, no_dp_overlap = false;
-  bool grad_reduce_in_bf16 = false;
-  bool tp_comm_overlap = false, no_p2p_overlap = false;
-  std::string precision = "bf16";
-};
-
-void AddStrategyFlags(CLI::App* sub, StrategyFlags* f) {
-  sub->add_option("--tp", f->tp, "tensor-parallel degree")->required();
-  sub->add_option("--pp", f->pp, "pipeline-parallel degree")->required();
-  sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
-  sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
-  sub->add_option("--ep", f->ep, "expert-parallel degree (MoE)")->capture_default_str();
-  sub->add_option("--vp", f->vp, "virtual pipeline stages per rank (1 = no interleaving)")->capture_default_str();
-  sub->add_option("--micro-batch-size", f->micro_batch, "sequences per micro-batch")->required();
-  sub->add_option("--recompute", f->recompute, "none, selective or full")->capture_default_str();
-  sub->add_flag("--sequence-parallel", f->sequence_parallel, "sequence parallelism (with tp > 1)");
-  sub->add_flag("--distributed-optimizer", f->distributed_optimizer, "shard optimizer states (ZeRO-1)");
-  sub->add_flag("--no-dp-overlap", f->no_dp_overlap,
-                "do not overlap data-parallel communication with compute");
-  sub->add_flag("--grad-reduce-in-bf16", f->grad_reduce_in_bf16, "reduce gradients in 16-bit, not fp32");
-  sub->add_flag("--tp-comm-overlap", f->tp_comm_overlap,
-                "overlap the sequence-parallel all-gathers and reduce-scatters with the GEMMs (needs "
-                "--sequence-parallel)");
-  sub->add_flag("--no-overlap-p2p-communication", f->no_p2p_overlap,
-                "with --vp > 1, send between pipeline stages in the critical path instead of behind compute");
-  sub->add_option("--precision", f->precision, "GEMM precision: bf16 or fp8")->capture_default_str();
-}
-
-spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c) {
-  spec::Precision p = ParseChoiceFlag("--precision", text, {"bf16", "fp8"}) == "fp8" ? spec::Precision::kFp8
-                                                                                     : spec::Precision::kBf16;
-  if (p == spec::Precision::kFp8 && c.gpu.fp8_gemm_flops <= 0) {
-    throw Error("--precision", fmt::format("the system's GPU {} has no FP8 peak (gpu.peak_flops_fp8); use bf16",
-                                           c.system.gpu.name));
-  }
-  return p;
-}
-
-// Throws Error naming the flag unless the strategy is valid for the job and
-// its placement.
-spec::Strategy ParseStrategy(const StrategyFlags& f, const Job& job) {
-  const int64_t n = job.context.gpus;
-  spec::Strategy s;
-  s.tp = int(ParseIntFlag("--tp", f.tp, 1, 1 << 20));
-  s.pp = int(ParseIntFlag("--pp", f.pp, 1, 1 << 20));
-  s.cp = int(ParseIntFlag("--cp", f.cp, 1, 1 << 20));
-  s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
-  s.vp = int(ParseIntFlag("--vp", f.vp, 1, 1 << 20));
-  s.micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
-  s.global_batch = job.global_batch;
-  spec::ValidateDegrees(job.context.model, s);
-  s.dp = ParseDpFlag(f.dp, s.tp, s.pp, s.cp, n);
-  std::string r = ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
-  s.recompute = r == "full" ? spec::Recompute::kFull
-                            : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
-  s.sequence_parallel = f.sequence_parallel;
-  s.distributed_optimizer = f.distributed_optimizer;
-  s.overlap_dp_comm = !f.no_dp_overlap;
-  s.grad_reduce_16bit = f.grad_reduce_in_bf16;
-  s.tp_comm_overlap = f.tp_comm_overlap;
-  s.overlap_p2p_comm = !f.no_p2p_overlap;
-  s.precision = ParsePrecision(f.precision, job.context);
-  s.attention = job.attention;
-  spec::ValidateStrategy(job.context.model, n, s);
-  spec::ValidatePlacement(job.context.placement, s, "--placement");
-  return s;
-}
-
 Action SetupEstimate(CLI::App* sub) {
   struct Flags {
     JobFlags job;
@@ -181,7 +110,7 @@ Action SetupEstimate(CLI::App* sub) {
   AddStrategyFlags(sub, &f->strategy);
   return [f]() {
     Job job = ParseJob(f->job, false);
-    spec::Strategy s = ParseStrategy(f->strategy, job);
+    spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
     perf::Estimate e = perf::EstimateIteration(job.context, s);
     PrintStdout(job.format == Format::kJson ? report::EstimateJson(job.context, s, e)
                                             : report::EstimateTable(job.context, s, e));
@@ -209,7 +138,7 @@ Action SetupTraffic(CLI::App* sub) {
       throw Error("--gpus", fmt::format("the traffic analysis routes on the built network, at most {} GPUs; got {}",
                                         net::kMaxBuildGpus, job.context.gpus));
     }
-    spec::Strategy s = ParseStrategy(f->strategy, job);
+    spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
     study::TrafficOptions o;
     o.design = design;
     study::TrafficResult r = study::AnalyzeTraffic(job.context, s, o);

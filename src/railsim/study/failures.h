@@ -129,8 +129,8 @@ struct MonteCarloOptions {
   int64_t trials = 10000;
   double days = 30;
   uint64_t seed = 1;
-  double checkpoint_interval_s = 1800;
-  double restart_time_s = 600;
+  double checkpoint_interval_s = 1200;
+  double restart_time_s = 300;
   double target_availability = 0.999;
   spec::FailureCatalog catalog;
   std::function<void(double)> progress;  ///< fraction of trials done (may be empty)

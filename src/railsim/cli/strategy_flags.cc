@@ -1,0 +1,73 @@
+#include "railsim/cli/strategy_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "railsim/cli/flags.h"
+#include "railsim/core/error.h"
+#include "railsim/spec/model.h"
+
+namespace railsim::cli {
+
+void AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
+  sub->add_option("--tp", f->tp, "tensor-parallel degree")->required(!optional);
+  sub->add_option("--pp", f->pp, "pipeline-parallel degree")->required(!optional);
+  sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
+  sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
+  sub->add_option("--ep", f->ep, "expert-parallel degree (MoE)")->capture_default_str();
+  sub->add_option("--vp", f->vp, "virtual pipeline stages per rank (1 = no interleaving)")->capture_default_str();
+  sub->add_option("--micro-batch-size", f->micro_batch, "sequences per micro-batch")->required(!optional);
+  sub->add_option("--recompute", f->recompute, "none, selective or full")->capture_default_str();
+  sub->add_flag("--sequence-parallel", f->sequence_parallel, "sequence parallelism (with tp > 1)");
+  sub->add_flag("--distributed-optimizer", f->distributed_optimizer, "shard optimizer states (ZeRO-1)");
+  sub->add_flag("--no-dp-overlap", f->no_dp_overlap,
+                "do not overlap data-parallel communication with compute");
+  sub->add_flag("--grad-reduce-in-bf16", f->grad_reduce_in_bf16, "reduce gradients in 16-bit, not fp32");
+  sub->add_flag("--tp-comm-overlap", f->tp_comm_overlap,
+                "overlap the sequence-parallel all-gathers and reduce-scatters with the GEMMs (needs "
+                "--sequence-parallel)");
+  sub->add_flag("--no-overlap-p2p-communication", f->no_p2p_overlap,
+                "with --vp > 1, send between pipeline stages in the critical path instead of behind compute");
+  sub->add_option("--precision", f->precision, "GEMM precision: bf16 or fp8")->capture_default_str();
+}
+
+spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c) {
+  spec::Precision p = ParseChoiceFlag("--precision", text, {"bf16", "fp8"}) == "fp8" ? spec::Precision::kFp8
+                                                                                     : spec::Precision::kBf16;
+  if (p == spec::Precision::kFp8 && c.gpu.fp8_gemm_flops <= 0) {
+    throw Error("--precision", fmt::format("the system's GPU {} has no FP8 peak (gpu.peak_flops_fp8); use bf16",
+                                           c.system.gpu.name));
+  }
+  return p;
+}
+
+spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c, int64_t global_batch,
+                             spec::Attention attention) {
+  const int64_t n = c.gpus;
+  spec::Strategy s;
+  s.tp = int(ParseIntFlag("--tp", f.tp, 1, 1 << 20));
+  s.pp = int(ParseIntFlag("--pp", f.pp, 1, 1 << 20));
+  s.cp = int(ParseIntFlag("--cp", f.cp, 1, 1 << 20));
+  s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
+  s.vp = int(ParseIntFlag("--vp", f.vp, 1, 1 << 20));
+  s.micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  s.global_batch = global_batch;
+  spec::ValidateDegrees(c.model, s);
+  s.dp = ParseDpFlag(f.dp, s.tp, s.pp, s.cp, n);
+  std::string r = ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
+  s.recompute = r == "full" ? spec::Recompute::kFull
+                            : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
+  s.sequence_parallel = f.sequence_parallel;
+  s.distributed_optimizer = f.distributed_optimizer;
+  s.overlap_dp_comm = !f.no_dp_overlap;
+  s.grad_reduce_16bit = f.grad_reduce_in_bf16;
+  s.tp_comm_overlap = f.tp_comm_overlap;
+  s.overlap_p2p_comm = !f.no_p2p_overlap;
+  s.precision = ParsePrecision(f.precision, c);
+  s.attention = attention;
+  spec::ValidateStrategy(c.model, n, s);
+  spec::ValidatePlacement(c.placement, s, "--placement");
+  return s;
+}
+
+}  // namespace railsim::cli

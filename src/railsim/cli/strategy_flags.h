@@ -1,0 +1,37 @@
+// The strategy flags (--tp, --pp, --micro-batch-size, --recompute, ...) that
+// estimate, traffic and failures share, and their validation against a job.
+#pragma once
+
+#include <string>
+
+#include "railsim/perf/context.h"
+#include "railsim/spec/strategy.h"
+
+namespace CLI {
+class App;
+}
+
+namespace railsim::cli {
+
+struct StrategyFlags {
+  std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
+  std::string recompute = "none";
+  bool sequence_parallel = false, distributed_optimizer = false, no_dp_overlap = false;
+  bool grad_reduce_in_bf16 = false;
+  bool tp_comm_overlap = false, no_p2p_overlap = false;
+  std::string precision = "bf16";
+};
+
+/// Declares the flags on `sub`; --tp, --pp and --micro-batch-size are
+/// required unless `optional` (a command whose job is optional).
+void AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional = false);
+
+/// --precision: bf16, or fp8 when the context's GPU has an FP8 peak.
+spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c);
+
+/// Throws Error naming the flag unless the strategy is valid for the job in
+/// `c` (its model, GPUs and placement).
+spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c, int64_t global_batch,
+                             spec::Attention attention);
+
+}  // namespace railsim::cli

@@ -1,0 +1,281 @@
+#include "railsim/report/failure_report.h"
+
+#include <fmt/format.h>
+
+#include "railsim/core/units.h"
+#include "railsim/perf/model_stats.h"
+#include "railsim/report/json_objects.h"
+#include "railsim/report/perf_report.h"
+#include "railsim/report/table.h"
+
+namespace railsim::report {
+namespace {
+
+std::string Rate(double bytes_per_s) { return units::FormatByteRate(bytes_per_s); }
+
+// "20 min", "5 min", "1.5 h", "30 s".
+std::string Minutes(double s) {
+  if (s >= 3600) return fmt::format("{:g} h", s / 3600);
+  if (s >= 60) return fmt::format("{:g} min", s / 60);
+  return fmt::format("{:g} s", s);
+}
+
+double Fraction(const study::TierCapacity& t) { return t.before_Bps > 0 ? t.after_Bps / t.before_Bps : 1; }
+
+std::string Header(const FailureRun& run) {
+  const study::FailureSetup& s = *run.setup;
+  std::string out = fmt::format("{} x {} (HB domain {}), NIC network radix {}\n", Grouped(s.gpus), s.system.name,
+                                s.hb_domain_size > 0 ? s.hb_domain_size : s.system.hb_domain_size, run.radix);
+  if (s.model) out += fmt::format("job: {}, {}\n", s.model->name, StrategyLine(s.strategy));
+  return out;
+}
+
+Json IntList(const std::vector<int64_t>& v) {
+  Json j = Json::array();
+  for (int64_t x : v) j.push_back(x);
+  return j;
+}
+
+Json ImpactObject(const study::FailureImpact& r) {
+  Json j;
+  j["design"] = net::DesignName(r.design);
+  j["devices"] = r.devices;
+  j["spare_policy"] = study::SparePolicyName(r.policy);
+  j["interrupts"] = r.interrupts;
+  j["gpus_removed"] = int64_t(r.removed.size());
+  j["gpus_disconnected"] = int64_t(r.disconnected.size());
+  j["gpus_rerouted"] = int64_t(r.rerouted.size());
+  j["gpus_unreachable"] = r.unreachable;
+  j["gpus_degraded"] = int64_t(r.degraded.size());
+  j["gpu_lists"] = {{"removed", IntList(r.removed)},
+                    {"disconnected", IntList(r.disconnected)},
+                    {"rerouted", IntList(r.rerouted)},
+                    {"degraded", IntList(r.degraded)}};
+  Json bw;
+  bw["nic_per_gpu_Bps"] = r.nic_bw_Bps;
+  bw["per_affected_gpu_Bps"] = r.affected_gpu_bw_Bps;
+  bw["max_forwarder_load"] = r.max_forwarder_load;
+  bw["worst_uplink_fraction"] = r.worst_uplink_fraction;
+  for (int t = 0; t < std::min(r.tiers_built + 1, study::kNetworkTiers); ++t) {
+    const study::TierCapacity& tier = r.tiers[size_t(t)];
+    bw[study::NetworkTierName(t)] = {
+        {"before_Bps", tier.before_Bps}, {"after_Bps", tier.after_Bps}, {"fraction", Fraction(tier)}};
+  }
+  j["bandwidth_remaining"] = bw;
+  if (r.has_job) {
+    j["iteration_time_s_before"] = r.iteration_time_s_before;
+    j["iteration_time_s_after"] = r.iteration_time_s_after;
+  }
+  if (r.check) {
+    const study::CollectiveCheck& c = *r.check;
+    j["collective_check"] = {{"collective", c.name},
+                             {"analytic_s_before", c.analytic_before_s},
+                             {"analytic_s_after", c.analytic_after_s},
+                             {"simulated_s_before", c.simulated_before_s},
+                             {"simulated_s_after", c.simulated_after_s},
+                             {"flows_simulated", c.flows},
+                             {"flows_unroutable", c.flows_unroutable}};
+  }
+  return j;
+}
+
+Json MonteCarloObject(const study::MonteCarloResult& r) {
+  Json j;
+  j["design"] = net::DesignName(r.design);
+  j["spare_policy"] = study::SparePolicyName(r.policy);
+  j["interruptions_mean"] = r.interruptions_mean;
+  j["interruptions_ci95"] = r.interruptions_ci95;
+  j["interruptions_p05"] = r.interruptions_p05;
+  j["interruptions_p95"] = r.interruptions_p95;
+  j["gpu_hours_lost_mean"] = r.gpu_hours_lost_mean;
+  j["goodput"] = r.goodput;
+  j["spares_needed"] = r.spares_needed;
+  j["spare_domains"] = r.spare_domains;
+  j["network_share"] = r.network_share;
+  j["slowdowns_timed"] = r.slowdowns_timed;
+  if (r.policy == study::SparePolicy::kOcs) {
+    j["ocs"] = {{"ports_per_rail_spare", r.ocs_ports_per_rail},
+                {"ports", r.ocs_ports},
+                {"cost_usd", r.ocs_cost_usd},
+                {"power_w", r.ocs_power_w}};
+  }
+  Json components = Json::array();
+  for (const study::ComponentEffect& c : r.components) {
+    components.push_back({{"component", c.name},
+                          {"count", c.count},
+                          {"rate_per_year", c.rate_per_year},
+                          {"mttr_hours", c.mttr_hours},
+                          {"expected_failures", c.expected_failures},
+                          {"interrupts", c.interrupts},
+                          {"slowdown", c.slowdown},
+                          {"spare_gpus", c.spare_gpus}});
+  }
+  j["components"] = components;
+  return j;
+}
+
+std::string ImpactTable(const study::FailureImpact& r) {
+  std::string out = fmt::format("{} network, {} down{}\n", net::DesignName(r.design), fmt::join(r.devices, ", "),
+                                r.interrupts ? " (interrupts the job)" : " (the job keeps running)");
+  TextTable t;
+  t.AddColumn("", TextTable::Align::kLeft);
+  t.AddColumn("", TextTable::Align::kLeft);
+  t.AddRow({"GPUs removed (replaced from spares)",
+            fmt::format("{} ({} policy)", Grouped(int64_t(r.removed.size())), study::SparePolicyName(r.policy))});
+  t.AddRow({"GPUs off their own NIC path", Grouped(int64_t(r.disconnected.size()))});
+  t.AddRow({"  rerouted through their HB domain", Grouped(int64_t(r.rerouted.size()))});
+  if (r.unreachable > 0) t.AddRow({"  with no peer to forward (replaced)", Grouped(r.unreachable)});
+  t.AddRow({"GPUs with less network bandwidth", Grouped(int64_t(r.degraded.size()))});
+  t.AddRow({"NIC bandwidth of the worst affected GPU",
+            fmt::format("{} of {} ({} GPUs share a NIC)", Rate(r.affected_gpu_bw_Bps), Rate(r.nic_bw_Bps),
+                        r.max_forwarder_load)});
+  t.AddRow({"narrowest switch keeps", Percent(r.worst_uplink_fraction) + " of its uplinks"});
+  for (int i = 0; i < std::min(r.tiers_built + 1, study::kNetworkTiers); ++i) {
+    const study::TierCapacity& tier = r.tiers[size_t(i)];
+    if (tier.before_Bps <= 0) continue;
+    t.AddRow({fmt::format("{} capacity left", study::NetworkTierName(i)),
+              fmt::format("{} ({})", Percent(Fraction(tier), 2), Rate(tier.after_Bps))});
+  }
+  if (r.has_job) {
+    t.AddRow({"iteration time before -> after",
+              fmt::format("{} -> {} ({:+.2f}%)", Seconds(r.iteration_time_s_before), Seconds(r.iteration_time_s_after),
+                          100 * (r.iteration_time_s_after / r.iteration_time_s_before - 1))});
+  }
+  if (r.check) {
+    const study::CollectiveCheck& c = *r.check;
+    t.AddRow({"checked: " + c.name, ""});
+    t.AddRow({"  analytic before -> after",
+              fmt::format("{} -> {}", Seconds(c.analytic_before_s), Seconds(c.analytic_after_s))});
+    t.AddRow({"  simulated before -> after",
+              fmt::format("{} -> {} ({:+.2f}% vs analytic, {} flows{})", Seconds(c.simulated_before_s),
+                          Seconds(c.simulated_after_s), 100 * (c.simulated_after_s / c.analytic_after_s - 1),
+                          Grouped(c.flows),
+                          c.flows_unroutable ? fmt::format(", {} with no path", Grouped(c.flows_unroutable)) : "")});
+  }
+  return out + t.Render() + "\n";
+}
+
+std::string MonteCarloTable(const FailureRun& run) {
+  const study::MonteCarloOptions& o = *run.options;
+  std::string out = fmt::format(
+      "Monte Carlo: {} trials of a {:g}-day run, seed {}; checkpoint every {}, restart {}; catalog {}\n",
+      Grouped(o.trials), o.days, o.seed, Minutes(o.checkpoint_interval_s), Minutes(o.restart_time_s), o.catalog.name);
+  TextTable t;
+  t.AddColumn("", TextTable::Align::kLeft);
+  for (const study::MonteCarloResult& r : run.monte_carlo) t.AddColumn(net::DesignName(r.design));
+  auto row = [&](std::string label, auto cell) {
+    std::vector<std::string> cells = {std::move(label)};
+    for (const study::MonteCarloResult& r : run.monte_carlo) cells.push_back(cell(r));
+    t.AddRow(std::move(cells));
+  };
+  row("interruptions (mean)", [](const auto& r) { return fmt::format("{:.1f}", r.interruptions_mean); });
+  row("  90% of runs within", [](const auto& r) {
+    return fmt::format("{} to {}", r.interruptions_p05, r.interruptions_p95);
+  });
+  row("  caused by network parts", [](const auto& r) { return Percent(r.network_share); });
+  row("GPU-hours lost (mean)", [](const auto& r) { return Grouped(int64_t(r.gpu_hours_lost_mean + 0.5)); });
+  row("goodput", [](const auto& r) { return Percent(r.goodput, 2); });
+  row("spare policy", [](const auto& r) { return std::string(study::SparePolicyName(r.policy)); });
+  row(fmt::format("spare GPUs for {} availability", Percent(o.target_availability, 1)), [](const auto& r) {
+    return fmt::format("{} ({} domain{})", Grouped(r.spares_needed), Grouped(r.spare_domains),
+                       r.spare_domains == 1 ? "" : "s");
+  });
+  bool ocs = false;
+  for (const auto& r : run.monte_carlo) ocs = ocs || r.policy == study::SparePolicy::kOcs;
+  if (ocs) {
+    row("OCS spare ports per rail", [](const auto& r) {
+      return r.policy == study::SparePolicy::kOcs ? Grouped(r.ocs_ports_per_rail) : std::string("-");
+    });
+    row("OCS layer cost / power", [](const auto& r) {
+      return r.policy == study::SparePolicy::kOcs ? Dollars(r.ocs_cost_usd) + " / " + Watts(r.ocs_power_w)
+                                                 : std::string("-");
+    });
+  }
+  out += t.Render();
+  // Where the failures come from, per design.
+  TextTable c;
+  c.AddColumn("component", TextTable::Align::kLeft);
+  for (const study::MonteCarloResult& r : run.monte_carlo) {
+    c.AddColumn(std::string(net::DesignName(r.design)) + ": count");
+    c.AddColumn("failures/run");
+    c.AddColumn("effect");
+  }
+  std::vector<std::string> names;
+  for (const study::MonteCarloResult& r : run.monte_carlo) {
+    for (const study::ComponentEffect& e : r.components) {
+      if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
+    }
+  }
+  for (const std::string& name : names) {
+    std::vector<std::string> cells = {name};
+    for (const study::MonteCarloResult& r : run.monte_carlo) {
+      const study::ComponentEffect* found = nullptr;
+      for (const study::ComponentEffect& e : r.components) found = e.name == name ? &e : found;
+      if (!found) {
+        cells.insert(cells.end(), {"-", "-", "-"});
+        continue;
+      }
+      std::string effect = found->interrupts ? "interrupts" : "degrades";
+      if (found->spare_gpus > 0) effect += fmt::format(", {} spare", found->spare_gpus);
+      if (found->slowdown > 1) effect += fmt::format(", x{:.3f}", found->slowdown);
+      cells.push_back(Grouped(found->count));
+      cells.push_back(fmt::format("{:.2f}", found->expected_failures));
+      cells.push_back(effect);
+    }
+    c.AddRow(std::move(cells));
+  }
+  out += "\n" + c.Render();
+  bool timed = false;
+  for (const auto& r : run.monte_carlo) timed = timed || r.slowdowns_timed;
+  if (!run.setup->model) {
+    out += "degradations are not priced (no --model): give a job to time the slowdown while parts are repaired\n";
+  } else if (!timed) {
+    out += "no failure kind slows the job while it is repaired\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FailureTable(const FailureRun& run) {
+  std::string out = Header(run) + "\n";
+  for (const study::FailureImpact& r : run.explicit_failures) out += ImpactTable(r) + "\n";
+  if (!run.monte_carlo.empty()) out += MonteCarloTable(run);
+  return out;
+}
+
+std::string FailureJson(const FailureRun& run) {
+  const study::FailureSetup& s = *run.setup;
+  Json j;
+  j["system"] = s.system.name;
+  j["gpus"] = s.gpus;
+  j["hb_domain_size"] = s.hb_domain_size > 0 ? s.hb_domain_size : s.system.hb_domain_size;
+  j["radix"] = run.radix;
+  if (s.model) {
+    j["model"] = s.model->name;
+    j["strategy"] = StrategyObject(s.strategy);
+  }
+  if (!run.explicit_failures.empty()) {
+    Json list = Json::array();
+    for (const study::FailureImpact& r : run.explicit_failures) list.push_back(ImpactObject(r));
+    j["failures"] = list;
+  }
+  if (!run.monte_carlo.empty()) {
+    const study::MonteCarloOptions& o = *run.options;
+    Json mc;
+    mc["trials"] = o.trials;
+    mc["days"] = o.days;
+    mc["seed"] = o.seed;
+    mc["checkpoint_interval_s"] = o.checkpoint_interval_s;
+    mc["restart_time_s"] = o.restart_time_s;
+    mc["target_availability"] = o.target_availability;
+    mc["failure_catalog"] = o.catalog.name;
+    Json designs = Json::array();
+    for (const study::MonteCarloResult& r : run.monte_carlo) designs.push_back(MonteCarloObject(r));
+    mc["designs"] = designs;
+    j["monte_carlo"] = mc;
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace railsim::report
