@@ -119,6 +119,9 @@ const Args kCollective = {"collective", "--system", "dgx-h100", "--gpus", "128",
                           "--bytes", "64MiB", "--group", "dp", "--tp", "8"};
 const Args kTraffic = {"traffic", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "64", "--tp", "8",
                        "--pp", "4", "--global-batch-size", "64", "--micro-batch-size", "1"};
+const Args kFailures = {"failures", "--gpus", "256", "--network", "rail-only", "--radix", "16", "--trials", "50"};
+const Args kFailuresExplicit = {"failures", "--gpus", "256", "--network", "rail-only", "--radix", "16",
+                                "--fail", "nic3"};
 const Args kSearch = {"search", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "1024",
                       "--global-batch-size", "512"};
 
@@ -393,6 +396,57 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({With(kTraffic, "--export", Path("no/such/dir/pairs.csv")), "--export"});
   cases.push_back({With(kTraffic, "--format", "csv"), "--format"});
   cases.push_back({With(kTraffic, "--gpus", "2097152"), "--gpus"});  // beyond the build limit
+  // Failures: the cluster, the failure specs, the Monte Carlo, the catalog, the job.
+  for (std::string v : {"ideal", "", "Rail-Only"}) cases.push_back({With(kFailures, "--network", v), "--network"});
+  for (const std::string& v : bad_counts) cases.push_back({With(kFailures, "--gpus", v), "--gpus"});
+  cases.push_back({With(kFailures, "--gpus", "2097152"), "--gpus"});
+  for (std::string v : {"0", "63", "x", "4"}) cases.push_back({With(kFailures, "--radix", v), "--radix"});
+  for (std::string v : {"0", "3", "x", "-8"}) cases.push_back({With(kFailures, "--hb-size", v), "--hb-size"});
+  cases.push_back({With(kFailures, "--oversubscription", "0.5"), "--oversubscription"});
+  for (std::string v : {"gpu256", "nic-1", "hb32", "switch:spine0", "switch:rail9/leaf0", "switch:rail3/leaf99",
+                        "link:gpu0-gpu1", "link:rail0/leaf0", "bogus", "", "gpu1,,gpu2", "gpu1,", "switch:gpu3",
+                        "link:rail0/leaf0-rail0/spine0#9"}) {
+    cases.push_back({With(kFailuresExplicit, "--fail", v), "--fail"});
+  }
+  Write("fail-unknown.json", "[\"gpu1\", \"gpu9999\"]");
+  Write("fail-number.json", "[\"gpu1\", 7]");
+  Write("fail-object.json", "{\"fail\": [\"gpu1\"]}");
+  Write("fail-empty-array.json", "[]");
+  for (std::string name : {"fail-unknown.json", "fail-number.json", "fail-object.json", "fail-empty-array.json"}) {
+    cases.push_back({With(kFailures, "--fail-file", Path(name)), "--fail-file"});
+  }
+  for (const std::string& file : BadFiles()) cases.push_back({With(kFailures, "--fail-file", file), "--fail-file"});
+  cases.push_back({With(kFailuresExplicit, "--fail-file", Path("fail-unknown.json")), "--fail-file"});
+  for (std::string v : {"0", "-1", "x", "10000001"}) cases.push_back({With(kFailures, "--trials", v), "--trials"});
+  for (std::string v : {"0", "-3", "x", "5000", "1e999"}) cases.push_back({With(kFailures, "--days", v), "--days"});
+  for (std::string v : {"-1", "x", "1.5"}) cases.push_back({With(kFailures, "--seed", v), "--seed"});
+  for (std::string v : {"0", "x", "-1min", "400d", "0.1s", "5parsecs"}) {
+    cases.push_back({With(kFailures, "--checkpoint-interval", v), "--checkpoint-interval"});
+  }
+  for (std::string v : {"x", "-1s", "40d", "5 weeks"}) cases.push_back({With(kFailures, "--restart-time", v), "--restart-time"});
+  for (std::string v : {"bogus", "any", ""}) cases.push_back({With(kFailures, "--spare-policy", v), "--spare-policy"});
+  for (std::string v : {"1", "0.2", "x", "-0.9"}) {
+    cases.push_back({With(kFailures, "--target-availability", v), "--target-availability"});
+  }
+  for (const std::string& file : BadFiles()) {
+    cases.push_back({With(kFailures, "--failure-catalog", file), "--failure-catalog"});
+  }
+  cases.push_back({With(kFailures, "--failure-catalog", "h100-flet"), "--failure-catalog"});
+  cases.push_back({With(kFailures, "--failure-catalog", "default"), "--failure-catalog"});
+  for (auto [key, value] : {std::pair{"rate_per_year", "-1"}, {"rate_per_year", "\"often\""}, {"rate_per_year", "1e9"},
+                            {"mttr_hours", "0"}, {"mttr_hours", "-4"}, {"gpus_per_host", "0"},
+                            {"gpus_per_host", "2.5"}, {"port_cost_usd", "-1"}}) {
+    cases.push_back({With(kFailures, "--failure-catalog", Mutated("h100-fleet", key, value)), "--failure-catalog"});
+  }
+  cases.push_back({With(kFailures, "--format", "csv"), "--format"});
+  cases.push_back({With(kFailures, "--tp", "8"), "--tp"});
+  cases.push_back({With(kFailures, "--model", "gpt3-175b"), "--tp"});
+  Args job = With(With(With(With(kFailures, "--model", "megatron-1.7b"), "--tp", "8"), "--pp", "1"),
+                  "--micro-batch-size", "1");
+  cases.push_back({job, "--global-batch-size"});
+  cases.push_back({With(job, "--model", "gpt-9"), "--model"});
+  cases.push_back({With(With(job, "--global-batch-size", "64"), "--tp", "7"), "--tp"});
+  cases.push_back({With(With(job, "--global-batch-size", "0"), "--tp", "8"), "--global-batch-size"});
   // Top level.
   cases.push_back({{}, "command"});
   cases.push_back({{"netwrok"}, "network"});

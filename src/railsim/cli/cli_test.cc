@@ -308,6 +308,11 @@ TEST(CliTest, JsonOutputIsDeterministic) {
                       "json"});
   commands.push_back({"collective", "--system", "dgx-h100", "--gpus", "256", "--op", "all-reduce", "--bytes",
                       "64MiB", "--group", "dp", "--tp", "8", "--simulate", "--format", "json"});
+  commands.push_back({"failures", "--gpus", "256", "--radix", "16", "--fail", "nic5,hb3", "--trials", "300",
+                      "--model", "megatron-1.7b", "--tp", "8", "--pp", "1", "--micro-batch-size", "1",
+                      "--global-batch-size", "256", "--format", "json"});
+  commands.push_back({"failures", "--gpus", "256", "--radix", "16", "--network", "rail-only", "--spare-policy", "ocs",
+                      "--trials", "300", "--seed", "9", "--format", "json"});
   for (const Args& args : commands) {
     RunResult a = RunRailsim(args), b = RunRailsim(args);
     ASSERT_EQ(0, a.status) << args[0] << ": " << a.err;

@@ -37,6 +37,8 @@ struct FailureFlags {
   std::string spare_policy, target_availability = "0.999";
   std::string format = "table";
   bool quiet = false, no_simulate = false;
+  // Given at all, even as "" (an empty value is an error, not a default).
+  CLI::Option *fail_given = nullptr, *policy_given = nullptr;
 };
 
 std::vector<net::Design> ParseDesigns(const std::string& text) {
@@ -79,8 +81,8 @@ void ParseJob(const FailureFlags& f, study::FailureSetup* setup) {
   setup->strategy = ParseStrategy(s, c, batch, attention);
 }
 
-study::SparePolicy PolicyFor(const std::string& text, net::Design design) {
-  if (text.empty()) return study::DefaultSparePolicy(design);
+study::SparePolicy PolicyFor(const std::string& text, bool given, net::Design design) {
+  if (!given) return study::DefaultSparePolicy(design);
   study::SparePolicy p = *study::ParseSparePolicy(ParseChoiceFlag("--spare-policy", text, study::SparePolicyNames()));
   if (p == study::SparePolicy::kAny && design == net::Design::kRailOnly) {
     throw Error("--spare-policy", "any needs a network that joins the rails; a Rail-only spare must sit on the "
@@ -101,7 +103,7 @@ Action SetupFailures(CLI::App* sub) {
   sub->add_option("--global-batch-size", f->global_batch, "sequences per iteration (with --model)");
   sub->add_option("--attention", f->attention, "flash or classic")->capture_default_str();
   AddStrategyFlags(sub, &f->strategy, true);
-  sub->add_option("--fail", f->fail,
+  f->fail_given = sub->add_option("--fail", f->fail,
                   "devices down, comma-separated: gpu17, nic17, hb5, switch:rail3/leaf2, switch:spine0, "
                   "link:rail0/leaf1-rail0/spine3");
   sub->add_option("--fail-file", f->fail_file, "a JSON array of device names, as --fail takes them");
@@ -114,7 +116,7 @@ Action SetupFailures(CLI::App* sub) {
       ->capture_default_str();
   sub->add_option("--restart-time", f->restart_time, "time to restart the job after an interruption")
       ->capture_default_str();
-  sub->add_option("--spare-policy", f->spare_policy,
+  f->policy_given = sub->add_option("--spare-policy", f->spare_policy,
                   "any, same-rail, domain or ocs (default: any on rail-optimized and fat-tree, same-rail on "
                   "Rail-only)");
   sub->add_option("--target-availability", f->target_availability,
@@ -132,12 +134,13 @@ Action SetupFailures(CLI::App* sub) {
     setup.network.radix = f->radix.empty() ? 0 : int(ParseIntFlag("--radix", f->radix, 2, 65536));
     setup.network.oversubscription = ParseNumberFlag("--oversubscription", f->oversubscription, 1, 65535);
     setup.system = spec::LoadSystem(f->system, "--system");
-    if (!f->fail.empty() && !f->fail_file.empty()) {
+    const bool fail_given = f->fail_given->count() > 0;
+    if (fail_given && !f->fail_file.empty()) {
       throw Error("--fail-file", "give the failures with --fail or --fail-file, not both");
     }
     std::vector<std::string> devices;
     std::string fail_flag = "--fail";
-    if (!f->fail.empty()) devices = net::SplitFailureList(f->fail, "--fail");
+    if (fail_given) devices = net::SplitFailureList(f->fail, "--fail");
     if (!f->fail_file.empty()) {
       fail_flag = "--fail-file " + f->fail_file;
       devices = net::ParseFailureFile(ReadTextFile(f->fail_file, "--fail-file"), fail_flag);
@@ -152,7 +155,7 @@ Action SetupFailures(CLI::App* sub) {
     mc.target_availability = ParseNumberFlag("--target-availability", f->target_availability, 0.5, 0.999999);
     mc.catalog = spec::LoadFailureCatalog(f->failure_catalog, "--failure-catalog");
     std::vector<study::SparePolicy> policies;
-    for (net::Design d : designs) policies.push_back(PolicyFor(f->spare_policy, d));
+    for (net::Design d : designs) policies.push_back(PolicyFor(f->spare_policy, f->policy_given->count() > 0, d));
     ParseJob(*f, &setup);
 
     report::FailureRun run;
