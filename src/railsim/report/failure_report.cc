@@ -118,8 +118,8 @@ std::string ImpactTable(const study::FailureImpact& r) {
   std::string out = fmt::format("{} network, {} down{}\n", net::DesignName(r.design), fmt::join(r.devices, ", "),
                                 r.interrupts ? " (interrupts the job)" : " (the job keeps running)");
   TextTable t;
-  t.AddColumn("", TextTable::Align::kLeft);
-  t.AddColumn("", TextTable::Align::kLeft);
+  t.AddColumn("effect", TextTable::Align::kLeft);
+  t.AddColumn("value", TextTable::Align::kLeft);
   t.AddRow({"GPUs removed (replaced from spares)",
             fmt::format("{} ({} policy)", Grouped(int64_t(r.removed.size())), study::SparePolicyName(r.policy))});
   t.AddRow({"GPUs off their own NIC path", Grouped(int64_t(r.disconnected.size()))});
