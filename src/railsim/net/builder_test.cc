@@ -10,6 +10,7 @@
 #include "railsim/core/error.h"
 #include "railsim/core/reference_data_test_util.h"
 #include "railsim/net/bom.h"
+#include "railsim/net/topology_test_util.h"
 #include "railsim/study/network_study.h"
 
 namespace railsim::net {
@@ -26,14 +27,7 @@ spec::PortClass PaperPrices() {
 }
 
 TopologyParams Params(Design design, int64_t gpus, int k, int radix, double oversub = 1) {
-  TopologyParams p;
-  p.design = design;
-  p.gpus = gpus;
-  p.hb_domain_size = k;
-  p.radix = radix;
-  p.port_speed_Bps = 50e9;
-  p.oversubscription = oversub;
-  return p;
+  return testutil::TopologyOf(design, gpus, k, radix, oversub);
 }
 
 BillOfMaterials Count(Design design, int64_t gpus, int k, int radix, double oversub = 1) {

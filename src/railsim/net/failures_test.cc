@@ -9,17 +9,13 @@
 
 #include "railsim/core/error.h"
 #include "railsim/net/builder.h"
+#include "railsim/net/topology_test_util.h"
 
 namespace railsim::net {
 namespace {
 
 Topology Build(Design design, int64_t gpus, int k, int radix) {
-  TopologyParams p;
-  p.design = design;
-  p.gpus = gpus;
-  p.hb_domain_size = k;
-  p.radix = radix;
-  p.port_speed_Bps = 50e9;
+  TopologyParams p = testutil::TopologyOf(design, gpus, k, radix);
   ValidateTopologyParams(p);
   return BuildTopology(p);
 }
