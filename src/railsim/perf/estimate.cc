@@ -39,8 +39,10 @@ StageTime StageFor(const PerfContext& c, const spec::Strategy& s, const LayerCos
                    double ep_per_layer, Stage stage) {
   StageTime st;
   const double layers = LayersOnStage(c.model, s, stage);
-  AddBlock(&st, costs.layer, layers, s.recompute);
-  st.ep += layers * ep_per_layer;
+  const double moe_layers = MoeLayersOnStage(c.model, s, stage);
+  AddBlock(&st, costs.layer, moe_layers, s.recompute);
+  AddBlock(&st, costs.dense_layer, layers - moe_layers, s.recompute);
+  st.ep += moe_layers * ep_per_layer;
   if (stage == Stage::kFirst || stage == Stage::kOnly) AddBlock(&st, costs.embedding, 1, spec::Recompute::kNone);
   if (stage == Stage::kLast || stage == Stage::kOnly) AddBlock(&st, costs.output, 1, spec::Recompute::kNone);
   return st;

@@ -19,6 +19,13 @@ int LayersOfStage(const spec::ModelSpec& m, const spec::Strategy& s, int i) {
   return n / s.pp + (i <= n % s.pp ? 1 : 0);
 }
 
+// MoE layers on stage `i` (stages hold consecutive layers in order).
+int MoeLayersOfStage(const spec::ModelSpec& m, const spec::Strategy& s, int i) {
+  int first = 0;
+  for (int j = 0; j < i; ++j) first += LayersOfStage(m, s, j);
+  return m.MoeLayersIn(first, LayersOfStage(m, s, i));
+}
+
 Stage StageKind(const spec::Strategy& s, int i) {
   if (s.pp == 1) return Stage::kOnly;
   if (i == 0) return Stage::kFirst;
@@ -71,10 +78,11 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
     add(Parallelism::kCp, GroupKind::kCp, comm::Op::kSendRecv, PointToPoint::kRing, costs.cp_chunk_bytes,
         per_stage((full ? 4 : 3) * double(s.cp - 1), 0, 0));
   }
-  // Expert parallelism: dispatch and combine.
+  // Expert parallelism: dispatch and combine, in the MoE layers.
   if (c.model.is_moe() && s.ep > 1) {
-    add(Parallelism::kEp, GroupKind::kEp, comm::Op::kAllToAll, PointToPoint::kNone, costs.a2a_bytes,
-        per_stage(full ? 6 : 4, 0, 0));
+    std::vector<double> times(static_cast<size_t>(pp));
+    for (int i = 0; i < pp; ++i) times[size_t(i)] = m * (full ? 6 : 4) * MoeLayersOfStage(c.model, s, i);
+    add(Parallelism::kEp, GroupKind::kEp, comm::Op::kAllToAll, PointToPoint::kNone, costs.a2a_bytes, times);
   }
   // Pipeline: activations forward, their gradients back.
   if (pp > 1) {

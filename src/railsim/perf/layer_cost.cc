@@ -58,44 +58,94 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   const GpuModel lin = fp8 ? g.WithFp8Gemms() : g;
   LayerCosts out;
 
-  // --- Transformer layer: GEMMs.
-  Pass qkv = Linear(lin, tokens, (h + 2 * kv) / t, h);
-  Pass proj = Linear(lin, tokens, h, h / t);
-  Pass fc1, fc2, router;
-  Stream ew;
-  if (m.is_moe()) {
-    double local_experts = double(m.num_experts) / s.ep;
-    double tokens_per_expert = tokens * m.moe_router_topk * s.ep / m.num_experts;
-    fc1 = Linear(lin, tokens_per_expert, f * (m.swiglu ? 2 : 1) / t, h, local_experts);
-    fc2 = Linear(lin, tokens_per_expert, h, f / t, local_experts);
-    router = Linear(g, tokens, m.num_experts, h);
-    // Permute before and unpermute after the experts: read and write each
-    // token's top-k copies.
-    ew.Add(2 * 4 * tokens * m.moe_router_topk * hs, 2);
+  // --- Transformer layer: attention GEMMs. Multi-latent attention runs its
+  // down-projections replicated on every TP rank and splits the
+  // up-projections and the output by heads, as Megatron-Core does.
+  Pass qkv, proj;
+  if (m.multi_latent_attention) {
+    const spec::LatentAttention& a = m.mla;
+    const double qk = a.qk_head_dim + a.qk_pos_emb_head_dim;
+    const double all_heads = m.num_attention_heads;
+    qkv = Linear(lin, tokens, a.q_lora_rank + a.kv_lora_rank + a.qk_pos_emb_head_dim, h);
+    const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
+    Pass q_up = Linear(lin, tokens, all_heads * qk / t, q_in);
+    Pass kv_up = Linear(lin, tokens, all_heads * (a.qk_head_dim + a.v_head_dim) / t, a.kv_lora_rank);
+    qkv.fwd += q_up.fwd + kv_up.fwd;
+    qkv.bwd += q_up.bwd + kv_up.bwd;
+    proj = Linear(lin, tokens, h, all_heads * a.v_head_dim / t);
   } else {
-    fc1 = Linear(lin, tokens, f * (m.swiglu ? 2 : 1) / t, h);
-    fc2 = Linear(lin, tokens, h, f / t);
+    qkv = Linear(lin, tokens, (double(m.num_attention_heads) * dh + 2 * kv) / t, h);
+    proj = Linear(lin, tokens, h, double(m.num_attention_heads) * dh / t);
   }
-  const double mlp_tokens = tokens * (m.is_moe() ? m.moe_router_topk : 1);
-  if (fp8) {
-    // Casts to FP8 (read 16-bit, write 8-bit) of each GEMM's input forward
-    // and of each GEMM's output gradient backward; counted forward here and
-    // doubled by Stream::Bwd, about what the backward casts add.
-    ew.Add(3 * (tokens * (h + h / t) + mlp_tokens * (h + f / t)), 4);
-  }
+  // The MLP of an MoE layer (routed experts, shared experts, router,
+  // permutation) or of a dense one, with its elementwise work.
+  struct Mlp {
+    double fwd = 0, bwd = 0;
+    Pass fc1, fc2;      ///< its two GEMM layers (TP overlap hides behind them)
+    double tokens = 0;  ///< token-rows through its fc2 (top-k copies for experts)
+  };
+  auto mlp_of = [&](bool moe) {
+    Mlp out;
+    Stream mew;
+    auto add = [&](const Pass& p) {
+      out.fwd += p.fwd;
+      out.bwd += p.bwd;
+    };
+    auto gemms = [&](const Pass& fc1, const Pass& fc2) {
+      add(fc1);
+      add(fc2);
+      out.fc1.fwd += fc1.fwd;
+      out.fc1.bwd += fc1.bwd;
+      out.fc2.fwd += fc2.fwd;
+      out.fc2.bwd += fc2.bwd;
+    };
+    auto dense_mlp = [&](double width, double rows) {
+      gemms(Linear(lin, rows, width * (m.swiglu ? 2 : 1) / t, h), Linear(lin, rows, h, width / t));
+      mew.Add((m.swiglu ? 6 : 4) * rows * width / t);
+      out.tokens += rows;
+    };
+    if (moe) {
+      const double fe = m.moe_ffn_hidden_size;
+      double local_experts = double(m.num_experts) / s.ep;
+      double tokens_per_expert = tokens * m.moe_router_topk * s.ep / m.num_experts;
+      gemms(Linear(lin, tokens_per_expert, fe * (m.swiglu ? 2 : 1) / t, h, local_experts),
+            Linear(lin, tokens_per_expert, h, fe / t, local_experts));
+      mew.Add((m.swiglu ? 6 : 4) * tokens * m.moe_router_topk * fe / t);
+      out.tokens += tokens * m.moe_router_topk;
+      add(Linear(g, tokens, m.num_experts, h));  // the router stays 16-bit
+      // Permute before and unpermute after the experts: read and write each
+      // token's top-k copies.
+      mew.Add(2 * 4 * tokens * m.moe_router_topk * hs, 2);
+      if (m.moe_shared_expert_intermediate_size > 0) dense_mlp(m.moe_shared_expert_intermediate_size, tokens);
+    } else {
+      dense_mlp(f, tokens);
+    }
+    if (fp8) {
+      // Casts to FP8 (read 16-bit, write 8-bit) of each GEMM's input forward
+      // and of each GEMM's output gradient backward; counted forward here and
+      // doubled by Stream::Bwd, about what the backward casts add.
+      const double width = moe ? m.moe_ffn_hidden_size : f;
+      mew.Add(3 * out.tokens * (h + width / t), 2);
+    }
+    out.fwd += mew.Fwd(g);
+    out.bwd += mew.Bwd(g);
+    return out;
+  };
+  Stream ew;
 
-  // --- Elementwise: two norms, two bias-dropout-adds, the MLP activation,
-  // rotary embedding of q and k.
+  // --- Elementwise: two norms, two bias-dropout-adds, rotary embedding of
+  // q and k.
   ew.Add(2 * 4 * tokens * hs, 2);
   ew.Add(2 * (6 + mask) * tokens * hs, 2);
-  ew.Add((m.swiglu ? 6 : 4) * mlp_tokens * f / t);
   if (m.position_embedding_type == spec::PositionEmbedding::kRope) ew.Add(4 * tokens * (h + kv) / t);
 
   // --- Attention core.
   double core_fwd = 0, core_bwd = 0;
+  const double d_qk = m.multi_latent_attention ? m.mla.qk_head_dim + m.mla.qk_pos_emb_head_dim : dh;
+  const double d_v = m.multi_latent_attention ? m.mla.v_head_dim : dh;
   if (s.attention == spec::Attention::kClassic) {
     double batch = b * heads;
-    double scores = GemmTime(g, sl, seq, dh, batch) + GemmTime(g, sl, dh, seq, batch);
+    double scores = GemmTime(g, sl, seq, d_qk, batch) + GemmTime(g, sl, d_v, seq, batch);
     Stream softmax;
     double elements = batch * sl * seq;
     softmax.Add(4 * elements);  // scale, mask, softmax: read and write 16-bit
@@ -105,15 +155,24 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   } else {
     // Causal FlashAttention skips the masked half; backward does 2.5x the
     // forward FLOPs (it recomputes the scores).
-    double flops = 0.5 * 4 * b * heads * sl * seq * dh;
+    double flops = 0.5 * 2 * b * heads * sl * seq * (d_qk + d_v);
     core_fwd = FlashAttentionTime(g, flops);
     core_bwd = FlashAttentionTime(g, 2.5 * flops);
   }
 
+  const Mlp layer_mlp = mlp_of(m.is_moe());
+  const Mlp dense_mlp = m.is_moe() ? mlp_of(false) : layer_mlp;
   BlockCost& layer = out.layer;
-  layer.fwd = qkv.fwd + proj.fwd + fc1.fwd + fc2.fwd + router.fwd + ew.Fwd(g) + core_fwd;
-  layer.bwd = qkv.bwd + proj.bwd + fc1.bwd + fc2.bwd + router.bwd + ew.Bwd(g) + core_bwd;
+  layer.fwd = qkv.fwd + proj.fwd + layer_mlp.fwd + ew.Fwd(g) + core_fwd;
+  layer.bwd = qkv.bwd + proj.bwd + layer_mlp.bwd + ew.Bwd(g) + core_bwd;
   layer.recompute_selective = core_fwd;
+  if (fp8) {
+    // The attention GEMMs' FP8 casts.
+    Stream casts;
+    casts.Add(3 * tokens * (h + h / t), 2);
+    layer.fwd += casts.Fwd(g);
+    layer.bwd += casts.Bwd(g);
+  }
 
   // --- Tensor parallelism: two all-reduces per pass, or with sequence
   // parallelism an all-gather and a reduce-scatter in their place.
@@ -133,24 +192,27 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
       tp_collective = comm::AllReduceTime(act_bytes, tp_group, c.fabrics);
     }
   }
-  if (s.tp_comm_overlap) {
-    // Each all-gather is split into tp chunks consumed by the GEMM after it,
-    // each reduce-scatter fed by the GEMM before it: the first (last) chunk
-    // waits, the rest hides behind the GEMM as far as it lasts, and what
-    // hides still costs the GEMMs a fraction (they share SMs and HBM).
+  // Each all-gather is split into tp chunks consumed by the GEMM after it,
+  // each reduce-scatter fed by the GEMM before it: the first (last) chunk
+  // waits, the rest hides behind the GEMM as far as it lasts, and what
+  // hides still costs the GEMMs a fraction (they share SMs and HBM).
+  auto tp_time = [&](const Mlp& mlp, BlockCost* block) {
+    if (!s.tp_comm_overlap) {
+      block->tp_fwd = 2 * tp_collective;
+      block->tp_bwd = 2 * tp_collective;
+      return;
+    }
     const double cost = g.tp_comm_overlap_cost;
     auto hide = [&](double comm, double gemm) {
       const double rest = comm * (t - 1) / t;
       return comm / t + std::max(0.0, rest - gemm) + cost * std::min(rest, gemm);
     };
-    layer.tp_fwd = hide(all_gather, qkv.fwd) + hide(reduce_scatter, proj.fwd) + hide(all_gather, fc1.fwd) +
-                   hide(reduce_scatter, fc2.fwd);
-    layer.tp_bwd = hide(all_gather + reduce_scatter, qkv.bwd + proj.bwd) +
-                   hide(all_gather + reduce_scatter, fc1.bwd + fc2.bwd);
-  } else {
-    layer.tp_fwd = 2 * tp_collective;
-    layer.tp_bwd = 2 * tp_collective;
-  }
+    block->tp_fwd = hide(all_gather, qkv.fwd) + hide(reduce_scatter, proj.fwd) + hide(all_gather, mlp.fc1.fwd) +
+                    hide(reduce_scatter, mlp.fc2.fwd);
+    block->tp_bwd = hide(all_gather + reduce_scatter, qkv.bwd + proj.bwd) +
+                    hide(all_gather + reduce_scatter, mlp.fc1.bwd + mlp.fc2.bwd);
+  };
+  tp_time(layer_mlp, &layer);
 
   // --- Context parallelism: ring exchange of K and V chunks (and their
   // gradients backward), overlapped with the attention core.
@@ -179,6 +241,12 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   out.output.bwd = logits.bwd + loss.Bwd(g);
   out.output.tp_fwd = s.sequence_parallel ? tp_collective / 2 : 0;
   out.output.tp_bwd = s.sequence_parallel ? tp_collective / 2 : tp_collective;
+
+  // A dense layer of an MoE model: the same but for its MLP.
+  out.dense_layer = layer;
+  out.dense_layer.fwd += dense_mlp.fwd - layer_mlp.fwd;
+  out.dense_layer.bwd += dense_mlp.bwd - layer_mlp.bwd;
+  tp_time(dense_mlp, &out.dense_layer);
 
   out.p2p_bytes = act_bytes / t;  // scatter-gather (or sequence-parallel) sends 1/tp
   out.memory = ComputeLayerMemory(c, s);

@@ -24,7 +24,8 @@ struct BlockCost {
 };
 
 struct LayerCosts {
-  BlockCost layer;
+  BlockCost layer;        ///< a transformer layer (an MoE layer in an MoE model)
+  BlockCost dense_layer;  ///< a layer with the dense MLP (== layer in a dense model)
   BlockCost embedding;  ///< first stage only
   BlockCost output;     ///< last stage: final norm, logits, cross entropy
   double p2p_bytes = 0;       ///< activation sent between pipeline stages, per GPU

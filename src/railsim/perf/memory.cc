@@ -12,13 +12,17 @@ constexpr double kWeightBytes = 2;     // bf16/fp16 weights
 constexpr double kGradientBytes = 4;   // fp32 main gradients
 constexpr double kOptimizerBytes = 12; // fp32 master weights, Adam m and v
 
-double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, double layers, Stage stage) {
-  double per_layer = lm.act_layer;
+double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, double layers, double moe_layers,
+                            Stage stage) {
+  const double dense_layers = layers - moe_layers;
+  double all_layers = lm.act_layer * moe_layers + lm.act_dense_layer * dense_layers;
   double working_set = 0;
-  if (s.recompute == spec::Recompute::kSelective) per_layer = lm.act_layer_selective;
+  if (s.recompute == spec::Recompute::kSelective) {
+    all_layers = lm.act_layer_selective * moe_layers + lm.act_dense_layer_selective * dense_layers;
+  }
   if (s.recompute == spec::Recompute::kFull) {
-    per_layer = lm.act_layer_input;  // only each layer's input
-    working_set = lm.act_layer;      // one layer recomputed at a time
+    all_layers = lm.act_layer_input * layers;  // only each layer's input
+    working_set = moe_layers > 0 ? lm.act_layer : lm.act_dense_layer;  // one layer recomputed at a time
   }
   // Under 1F1B stage i holds pp - i micro-batches: the first pp, the second
   // (the busiest middle stage) pp - 1, the last one.
@@ -28,13 +32,25 @@ double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, doub
     in_flight = double(std::min<int64_t>(s.num_microbatches(), depth));
     if (s.vp > 1) in_flight *= 1 + double(s.pp - 1) / (double(s.pp) * s.vp);
   }
-  double bytes = per_layer * layers * in_flight + working_set;
+  double bytes = all_layers * in_flight + working_set;
   if (stage == Stage::kFirst || stage == Stage::kOnly) bytes += lm.act_embedding * in_flight;
   if (stage == Stage::kLast || stage == Stage::kOnly) bytes += lm.act_logits;
   return bytes;
 }
 
 }  // namespace
+
+int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
+  if (!m.is_moe()) return 0;
+  const int n = m.num_layers;
+  switch (stage) {
+    case Stage::kOnly: return m.moe_layer_count();
+    case Stage::kFirst: return m.MoeLayersIn(0, s.layers_on_first(n));
+    case Stage::kLast: return m.MoeLayersIn(n - s.layers_on_last(n), s.layers_on_last(n));
+    case Stage::kMiddle: return m.MoeLayersIn(s.layers_on_first(n), s.layers_on_middle(n));
+  }
+  return 0;
+}
 
 int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
   switch (stage) {
@@ -60,6 +76,7 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   const double h = m.hidden_size;
   const double kv = double(m.num_query_groups) * m.kv_channels();
   const double f = m.ffn_hidden_size;
+  const double fe = m.is_moe() ? m.moe_ffn_hidden_size : f;
   const double sbh = sl * b * h;
   const double rep_div = s.sequence_parallel ? t : 1;
   const double vocab = double(PaddedVocab(m, s.tp));
@@ -70,11 +87,15 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   double replicated = (8 + (m.hidden_dropout > 0 ? 2 : 0)) * sbh / rep_div;
   // Q, K, V and the attention output; MLP intermediate tensors.
   double split = (4 * sbh + 4 * sl * b * kv) / t;
-  double mlp = (m.swiglu ? 6 : 4) * sl * b * f / t;
+  const double dense_mlp = (m.swiglu ? 6 : 4) * sl * b * f / t;
+  double mlp = dense_mlp;
   if (m.is_moe()) {
-    // Each token's top-k expert activations, its permuted copies, fp32 router logits.
-    mlp = mlp * m.moe_router_topk + 2 * sl * b * h * m.moe_router_topk / rep_div + 4 * sl * b * m.num_experts;
+    // Each token's top-k expert activations, its permuted copies, fp32 router
+    // logits, and the shared experts' activations.
+    mlp = (m.swiglu ? 6 : 4) * sl * b * fe / t * m.moe_router_topk + 2 * sl * b * h * m.moe_router_topk / rep_div +
+          4 * sl * b * m.num_experts + (m.swiglu ? 6 : 4) * sl * b * m.moe_shared_expert_intermediate_size / t;
   }
+  double dense_fc2_input = sl * b * f / t;
   double scores = 0, scores_selective = 0;
   if (s.attention == spec::Attention::kClassic) {
     // Softmax output; with attention dropout also its mask and output.
@@ -87,37 +108,45 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
     // Transformer Engine keeps the GEMM inputs it needs for backward in FP8:
     // the QKV and fc1 inputs, the attention output and the fc2 input, each
     // at half its 16-bit size.
-    const double fc2_input = sl * b * f / t * (m.is_moe() ? m.moe_router_topk : 1);  // elements
+    const double fc2_input = sl * b * fe / t * (m.is_moe() ? m.moe_router_topk : 1);  // elements
     replicated -= 2 * sbh / rep_div;
     split -= sbh / t;
     mlp -= fc2_input;
+  } else {
+    dense_fc2_input = 0;
   }
   lm.act_layer = replicated + split + mlp + scores;
   lm.act_layer_selective = replicated + split + mlp + scores_selective;
+  lm.act_dense_layer = replicated + split + dense_mlp - dense_fc2_input + scores;
+  lm.act_dense_layer_selective = replicated + split + dense_mlp - dense_fc2_input + scores_selective;
   lm.act_layer_input = 2 * sbh / rep_div;
   lm.act_embedding = (2 + (m.hidden_dropout > 0 ? 1 : 0)) * sbh / rep_div;
   lm.act_logits = 6 * sl * b * vocab / t;
 
   // Parameters on this GPU.
   ParamCounts p = CountParams(m, s.tp);
-  double mlp_dense = m.is_moe() ? h * double(m.num_experts) : p.mlp_per_layer / t;  // router, or the MLP
+  // An MoE layer keeps its router whole and its shared experts TP-split
+  // with the attention; its routed experts are split over ep x tp.
+  double mlp_dense = m.is_moe() ? p.router_per_layer + p.shared_expert_per_layer / t : p.mlp_per_layer / t;
   lm.params_layer_dense = p.attention_per_layer / t + p.norms_per_layer + mlp_dense;
-  if (m.is_moe()) lm.params_layer_expert = (p.mlp_per_layer - h * double(m.num_experts)) / (double(s.ep) * t);
+  if (m.is_moe()) lm.params_layer_expert = m.num_experts * p.expert / (double(s.ep) * t);
+  lm.params_dense_layer = p.attention_per_layer / t + p.norms_per_layer + p.dense_mlp_per_layer / t;
   lm.params_word = vocab * h / t;
   lm.params_embedding = lm.params_word + (p.embedding - vocab * h);  // + learned positions, replicated
   lm.params_output = p.output_layer / t;
   lm.params_final_norm = p.final_norm;
-  lm.params_layer_linear = lm.params_layer_dense + lm.params_layer_expert - p.norms_per_layer -
-                           (m.is_moe() ? h * double(m.num_experts) : 0);
+  lm.params_layer_linear = lm.params_layer_dense + lm.params_layer_expert - p.norms_per_layer - p.router_per_layer;
+  lm.params_dense_layer_linear = lm.params_dense_layer - p.norms_per_layer;
   return lm;
 }
 
 namespace {
 
-StageParams ParamsWithLayers(const PerfContext& c, const LayerMemory& lm, Stage stage, double layers) {
+StageParams ParamsWithLayers(const PerfContext& c, const LayerMemory& lm, Stage stage, double layers,
+                             double moe_layers) {
   StageParams out;
-  out.dense = layers * lm.params_layer_dense;
-  out.expert = layers * lm.params_layer_expert;
+  out.dense = moe_layers * lm.params_layer_dense + (layers - moe_layers) * lm.params_dense_layer;
+  out.expert = moe_layers * lm.params_layer_expert;
   bool first = stage == Stage::kFirst || stage == Stage::kOnly;
   bool last = stage == Stage::kLast || stage == Stage::kOnly;
   if (first) out.dense += lm.params_embedding;
@@ -134,7 +163,7 @@ StageParams ParamsWithLayers(const PerfContext& c, const LayerMemory& lm, Stage 
 }  // namespace
 
 StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage) {
-  return ParamsWithLayers(c, lm, stage, LayersOnStage(c.model, s, stage));
+  return ParamsWithLayers(c, lm, stage, LayersOnStage(c.model, s, stage), MoeLayersOnStage(c.model, s, stage));
 }
 
 namespace {
@@ -147,13 +176,17 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
   // Runs for every strategy the search enumerates: the layer count is read once.
   auto for_stage = [&](Stage stage) {
     const double layers = LayersOnStage(c.model, s, stage);
-    StageParams p = ParamsWithLayers(c, lm, stage, layers);
+    const double moe_layers = MoeLayersOnStage(c.model, s, stage);
+    StageParams p = ParamsWithLayers(c, lm, stage, layers, moe_layers);
     MemoryBreakdown mb;
     mb.weights_bytes = kWeightBytes * p.total();
-    if (s.precision == spec::Precision::kFp8) mb.fp8_weights_bytes = 2.0 * lm.params_layer_linear * layers;
+    if (s.precision == spec::Precision::kFp8) {
+      mb.fp8_weights_bytes =
+          2.0 * (lm.params_layer_linear * moe_layers + lm.params_dense_layer_linear * (layers - moe_layers));
+    }
     mb.gradients_bytes = kGradientBytes * p.total();
     mb.optimizer_bytes = kOptimizerBytes * OptimizerShardParams(p, s);
-    mb.activations_bytes = StageActivationBytes(s, lm, layers, stage);
+    mb.activations_bytes = StageActivationBytes(s, lm, layers, moe_layers, stage);
     mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
     mb.total_bytes =
         mb.weights_bytes + mb.fp8_weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +

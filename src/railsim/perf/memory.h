@@ -37,6 +37,9 @@ struct LayerMemory {
   double params_output = 0;        ///< untied output layer share (0 when tied)
   double params_final_norm = 0;
   double params_layer_linear = 0;  ///< GEMM weights of one layer on this GPU (FP8 copies)
+  // The same for an MoE model's dense layers (== the layer's in a dense model).
+  double act_dense_layer = 0, act_dense_layer_selective = 0;
+  double params_dense_layer = 0, params_dense_layer_linear = 0;
 };
 
 /// Requires a strategy that passed spec::ValidateStrategy for c.model.
@@ -52,6 +55,9 @@ struct StageParams {
 
 /// Layers held by one GPU of `stage` (spec::Strategy's uneven-split rule).
 int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
+/// Of those, the MoE layers (0 for a dense model). Stages hold consecutive
+/// layers in order; with interleaving (vp > 1) this is the count without it.
+int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
 
 /// Parameters whose optimizer states one GPU keeps: all of them, or with the
 /// distributed optimizer its shard (dense over dp x cp, experts over dp x cp / ep).

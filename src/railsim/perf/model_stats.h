@@ -15,13 +15,22 @@ namespace railsim::perf {
 int64_t PaddedVocab(const spec::ModelSpec& m, int tp);
 
 struct ParamCounts {
-  double attention_per_layer = 0;  ///< QKV and output projection, with biases
+  double attention_per_layer = 0;  ///< QKV (or latent) and output projections, with biases
   double norms_per_layer = 0;
-  double mlp_per_layer = 0;        ///< all experts of a MoE layer, router included
+  /// An MoE layer's MLP: every routed expert, the shared experts and the
+  /// router; for a dense model, the MLP.
+  double mlp_per_layer = 0;
+  double dense_mlp_per_layer = 0;  ///< the MLP of an MoE model's dense layers
+  double router_per_layer = 0;     ///< in mlp_per_layer
+  double shared_expert_per_layer = 0;  ///< in mlp_per_layer
+  double expert = 0;               ///< one routed expert
+  int moe_layers = 0, dense_layers = 0;
   double embedding = 0;            ///< word (+ learned position) embeddings
   double output_layer = 0;         ///< 0 when tied to the word embedding
   double final_norm = 0;
   double total = 0;
+  /// Parameters one token uses: top-k routed experts instead of all.
+  double active = 0;
   double per_layer() const { return attention_per_layer + norms_per_layer + mlp_per_layer; }
 };
 
@@ -30,7 +39,10 @@ ParamCounts CountParams(const spec::ModelSpec& m, int tp = 1);
 
 /// Forward FLOPs of one sequence through one layer (attention scores over
 /// the full seq x seq square, MoE counted for the top-k experts per token).
-double LayerForwardFlops(const spec::ModelSpec& m);
+/// `moe`: an MoE layer of an MoE model (else its dense MLP).
+double LayerForwardFlops(const spec::ModelSpec& m, bool moe);
+/// The same summed over all the model's layers.
+double LayersForwardFlops(const spec::ModelSpec& m);
 /// Forward FLOPs of the attention-score part of a layer (QK^T and PV).
 double AttentionScoreForwardFlops(const spec::ModelSpec& m);
 /// Forward FLOPs of the output layer for one sequence.

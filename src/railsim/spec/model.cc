@@ -18,7 +18,42 @@ constexpr int64_t kMaxVocab = 1 << 26;
 constexpr int64_t kMaxSeq = 1 << 24;
 constexpr int64_t kMaxExperts = 1 << 16;
 
+// moe_layer_freq: an integer k >= 1 (every k-th layer, from the first, as
+// Megatron's "(i % k == 0)") or a list of num_layers 0/1 entries.
+std::vector<uint8_t> ParseMoeLayerFreq(const nlohmann::json& doc, JsonReader& r, int num_layers) {
+  std::vector<uint8_t> layers(static_cast<size_t>(num_layers), 1);
+  if (!r.Has("moe_layer_freq")) return layers;
+  const nlohmann::json& v = doc["moe_layer_freq"];
+  if (v.is_array()) {
+    r.Skip("moe_layer_freq");
+    if (v.size() != static_cast<size_t>(num_layers)) {
+      throw Error("/moe_layer_freq", fmt::format("expected a list of num_layers {} entries of 0 or 1, got {}",
+                                                 num_layers, v.size()));
+    }
+    int moe = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_number_integer() || (v[i].get<int64_t>() != 0 && v[i].get<int64_t>() != 1)) {
+        throw Error(fmt::format("/moe_layer_freq/{}", i), fmt::format("expected 0 or 1, got {}", Describe(v[i])));
+      }
+      layers[i] = static_cast<uint8_t>(v[i].get<int64_t>());
+      moe += layers[i];
+    }
+    if (moe == 0) throw Error("/moe_layer_freq", "expected at least one MoE layer (a 1) in an MoE model");
+    return layers;
+  }
+  const int64_t k = r.Int("moe_layer_freq", 1, num_layers);
+  for (int i = 0; i < num_layers; ++i) layers[size_t(i)] = i % k == 0 ? 1 : 0;
+  return layers;
+}
+
 }  // namespace
+
+int ModelSpec::MoeLayersIn(int first, int count) const {
+  if (moe_layers.empty()) return 0;
+  int n = 0;
+  for (int i = first; i < first + count && i < num_layers; ++i) n += moe_layers[size_t(i)];
+  return n;
+}
 
 ModelSpec ParseModelJson(std::string_view text) {
   nlohmann::json doc = ParseJsonText(text);
@@ -29,10 +64,14 @@ ModelSpec ParseModelJson(std::string_view text) {
   m.num_layers = static_cast<int>(r.Int("num_layers", 1, kMaxLayers));
   m.hidden_size = static_cast<int>(r.Int("hidden_size", 1, kMaxHidden));
   m.num_attention_heads = static_cast<int>(r.Int("num_attention_heads", 1, kMaxHeads));
-  if (m.hidden_size % m.num_attention_heads != 0) {
+  if (r.Has("kv_channels")) {
+    m.head_dim = static_cast<int>(r.Int("kv_channels", 1, kMaxHidden));
+  } else if (m.hidden_size % m.num_attention_heads != 0) {
     throw Error("/num_attention_heads",
                 fmt::format("expected a divisor of hidden_size {}, got {}", m.hidden_size,
                             m.num_attention_heads));
+  } else {
+    m.head_dim = m.hidden_size / m.num_attention_heads;
   }
   m.num_query_groups =
       static_cast<int>(r.IntOr("num_query_groups", m.num_attention_heads, 1, kMaxHeads));
@@ -59,6 +98,36 @@ ModelSpec ParseModelJson(std::string_view text) {
   if (m.num_experts == 0 && m.moe_router_topk != 0) {
     throw Error("/moe_router_topk", "expected no top-k for a dense model (num_experts is 0)");
   }
+  for (const char* key : {"moe_ffn_hidden_size", "moe_shared_expert_intermediate_size", "moe_layer_freq"}) {
+    if (m.num_experts == 0 && r.Has(key)) {
+      throw Error(r.PointerTo(key), "expected no MoE settings for a dense model (num_experts is 0)");
+    }
+  }
+  if (m.is_moe()) {
+    m.moe_ffn_hidden_size =
+        static_cast<int>(r.IntOr("moe_ffn_hidden_size", m.ffn_hidden_size, 1, 16 * kMaxHidden));
+    m.moe_shared_expert_intermediate_size =
+        static_cast<int>(r.IntOr("moe_shared_expert_intermediate_size", 0, 0, 16 * kMaxHidden));
+    m.moe_layers = ParseMoeLayerFreq(doc, r, m.num_layers);
+  }
+  m.multi_latent_attention = r.BoolOr("multi_latent_attention", false);
+  for (const char* key : {"q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim"}) {
+    if (!m.multi_latent_attention && r.Has(key)) {
+      throw Error(r.PointerTo(key), "expected multi_latent_attention: true with latent-attention sizes");
+    }
+  }
+  if (m.multi_latent_attention) {
+    m.mla.q_lora_rank = static_cast<int>(r.IntOr("q_lora_rank", 0, 0, kMaxHidden));
+    m.mla.kv_lora_rank = static_cast<int>(r.Int("kv_lora_rank", 1, kMaxHidden));
+    m.mla.qk_head_dim = static_cast<int>(r.Int("qk_head_dim", 1, kMaxHidden));
+    m.mla.qk_pos_emb_head_dim = static_cast<int>(r.IntOr("qk_pos_emb_head_dim", 0, 0, kMaxHidden));
+    m.mla.v_head_dim = static_cast<int>(r.Int("v_head_dim", 1, kMaxHidden));
+    if (m.num_query_groups != m.num_attention_heads) {
+      throw Error("/num_query_groups", "expected num_query_groups == num_attention_heads with multi-latent "
+                                       "attention (every head has its own key and value)");
+    }
+  }
+  m.qk_layernorm = r.BoolOr("qk_layernorm", false);
   std::string pos = r.EnumOr("position_embedding_type", {"learned_absolute", "rope"},
                              "learned_absolute");
   m.position_embedding_type =
@@ -81,6 +150,7 @@ std::string ModelToJson(const ModelSpec& m) {
   j["hidden_size"] = m.hidden_size;
   j["num_attention_heads"] = m.num_attention_heads;
   j["num_query_groups"] = m.num_query_groups;
+  if (m.head_dim * m.num_attention_heads != m.hidden_size) j["kv_channels"] = m.head_dim;
   j["ffn_hidden_size"] = m.ffn_hidden_size;
   j["swiglu"] = m.swiglu;
   j["vocab_size"] = m.vocab_size;
@@ -88,7 +158,21 @@ std::string ModelToJson(const ModelSpec& m) {
   if (m.is_moe()) {
     j["num_experts"] = m.num_experts;
     j["moe_router_topk"] = m.moe_router_topk;
+    j["moe_ffn_hidden_size"] = m.moe_ffn_hidden_size;
+    if (m.moe_shared_expert_intermediate_size > 0) {
+      j["moe_shared_expert_intermediate_size"] = m.moe_shared_expert_intermediate_size;
+    }
+    if (m.moe_layer_count() != m.num_layers) j["moe_layer_freq"] = m.moe_layers;
   }
+  if (m.multi_latent_attention) {
+    j["multi_latent_attention"] = true;
+    j["q_lora_rank"] = m.mla.q_lora_rank;
+    j["kv_lora_rank"] = m.mla.kv_lora_rank;
+    j["qk_head_dim"] = m.mla.qk_head_dim;
+    j["qk_pos_emb_head_dim"] = m.mla.qk_pos_emb_head_dim;
+    j["v_head_dim"] = m.mla.v_head_dim;
+  }
+  if (m.qk_layernorm) j["qk_layernorm"] = true;
   j["position_embedding_type"] =
       m.position_embedding_type == PositionEmbedding::kRope ? "rope" : "learned_absolute";
   j["normalization"] = m.normalization == Normalization::kRmsNorm ? "RMSNorm" : "LayerNorm";

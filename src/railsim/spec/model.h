@@ -3,16 +3,29 @@
 // Megatron launch script translates into a model file key for key.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace railsim::spec {
 
 enum class PositionEmbedding { kLearnedAbsolute, kRope };
 enum class Normalization { kLayerNorm, kRmsNorm };
 
+/// Multi-latent attention (DeepSeek-V2/V3): queries and keys/values pass
+/// through low-rank latents; a shared rotary key of qk_pos_emb_head_dim.
+struct LatentAttention {
+  int q_lora_rank = 0;          ///< 0: queries projected directly from the hidden state
+  int kv_lora_rank = 0;
+  int qk_head_dim = 0;          ///< per head, without the rotary part
+  int qk_pos_emb_head_dim = 0;  ///< rotary part of q and k, per head
+  int v_head_dim = 0;
+};
+
 /// A decoder-only transformer. Valid once ParseModelJson() returned it:
-/// heads divide hidden_size, query groups divide heads, top-k <= experts.
+/// heads divide hidden_size (unless kv_channels is given), query groups
+/// divide heads, top-k <= experts, moe_layer_freq matches num_layers.
 struct ModelSpec {
   std::string name;
   std::string description;
@@ -20,12 +33,23 @@ struct ModelSpec {
   int hidden_size = 0;
   int num_attention_heads = 0;
   int num_query_groups = 0;   ///< GQA groups; == heads for multi-head attention
-  int ffn_hidden_size = 0;    ///< per expert for MoE models
+  int ffn_hidden_size = 0;    ///< dense layers' MLP width
+  int head_dim = 0;           ///< Megatron's kv_channels: hidden_size / heads unless given
   bool swiglu = false;        ///< gated MLP with three matrices
   int vocab_size = 0;         ///< unpadded; Megatron pads to 128 x TP
   int seq_length = 0;
   int num_experts = 0;        ///< 0 = dense model
   int moe_router_topk = 0;
+  int moe_ffn_hidden_size = 0;  ///< each routed expert's MLP width (default ffn_hidden_size)
+  /// Shared experts' total MLP width, applied to every token (0 = none).
+  int moe_shared_expert_intermediate_size = 0;
+  /// Per layer, whether it is an MoE layer (Megatron's moe_layer_freq: an
+  /// integer k puts one every k layers, a list gives 0/1 per layer). Empty
+  /// for dense models.
+  std::vector<uint8_t> moe_layers;
+  bool multi_latent_attention = false;
+  LatentAttention mla;        ///< with multi_latent_attention
+  bool qk_layernorm = false;  ///< a norm on q and k per head (Qwen3)
   PositionEmbedding position_embedding_type = PositionEmbedding::kLearnedAbsolute;
   Normalization normalization = Normalization::kLayerNorm;
   bool add_bias_linear = true;
@@ -33,8 +57,11 @@ struct ModelSpec {
   double hidden_dropout = 0.1;
   double attention_dropout = 0.1;
 
-  int kv_channels() const { return hidden_size / num_attention_heads; }
+  int kv_channels() const { return head_dim; }
   bool is_moe() const { return num_experts > 0; }
+  /// MoE layers among layers [first, first + count).
+  int MoeLayersIn(int first, int count) const;
+  int moe_layer_count() const { return MoeLayersIn(0, num_layers); }
 };
 
 /// Parses and validates a model JSON document. Throws Error naming the field.

@@ -44,7 +44,7 @@ TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
     }
   }
   EXPECT_EQ(4, systems);
-  EXPECT_EQ(17, models);
+  EXPECT_EQ(19, models);
 }
 
 TEST(PresetsTest, NamesAreUniqueAcrossKinds) {
