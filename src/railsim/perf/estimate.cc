@@ -16,6 +16,7 @@ constexpr double kOptimizerBytesPerParam = 4 * 4 + 3 * 4 + 2 + 4 + 4;
 // One micro-batch through one pipeline stage, split as the breakdown is.
 struct StageTime {
   double compute = 0, recompute = 0, tp = 0, cp = 0, ep = 0;
+  double ep_hidden = 0;     // dispatch and combine run behind compute (--moe-overlap)
   double fwd = 0, bwd = 0;  // compute only, for the overlap windows
   double total() const { return compute + recompute + tp + cp + ep; }
 };
@@ -35,14 +36,20 @@ void AddBlock(StageTime* st, const BlockCost& b, double count, spec::Recompute r
   }
 }
 
+// An MoE layer's dispatch and combine per micro-batch: exposed and hidden.
+struct ExpertComm {
+  double exposed = 0, hidden = 0;
+};
+
 StageTime StageFor(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs,
-                   double ep_per_layer, Stage stage) {
+                   const ExpertComm& ep_per_layer, Stage stage) {
   StageTime st;
   const double layers = LayersOnStage(c.model, s, stage);
   const double moe_layers = MoeLayersOnStage(c.model, s, stage);
   AddBlock(&st, costs.layer, moe_layers, s.recompute);
   AddBlock(&st, costs.dense_layer, layers - moe_layers, s.recompute);
-  st.ep += moe_layers * ep_per_layer;
+  st.ep += moe_layers * ep_per_layer.exposed;
+  st.ep_hidden += moe_layers * ep_per_layer.hidden;
   if (stage == Stage::kFirst || stage == Stage::kOnly) AddBlock(&st, costs.embedding, 1, spec::Recompute::kNone);
   if (stage == Stage::kLast || stage == Stage::kOnly) AddBlock(&st, costs.output, 1, spec::Recompute::kNone);
   return st;
@@ -102,12 +109,22 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   const ParallelGroups groups = PlaceGroups(c, s);
   const double m = double(s.num_microbatches());
 
-  // Expert parallelism: dispatch and combine all-to-alls, forward and
-  // backward (and again when the forward is recomputed).
-  double ep_per_layer = 0;
+  // Expert parallelism: dispatch and combine, forward and backward (and
+  // again when the forward is recomputed). With --moe-overlap each pass's
+  // pair runs behind that pass's compute of another micro-batch, as far as
+  // it lasts (DualPipe-style); the rest is exposed.
+  ExpertComm ep_per_layer;
   if (c.model.is_moe() && s.ep > 1) {
-    double one = comm::AllToAllTime(costs.a2a_bytes, groups[GroupKind::kEp], f, false);
-    ep_per_layer = (s.recompute == spec::Recompute::kFull ? 6 : 4) * one;
+    const double one = comm::MoeDispatchTime(costs.moe_dispatch, MoeAlgorithm(s), groups[GroupKind::kEp], f);
+    const bool full = s.recompute == spec::Recompute::kFull;
+    const double total = (full ? 6 : 4) * one;
+    ep_per_layer.exposed = total;
+    if (s.moe_overlap) {
+      const double fwd = std::max(0.0, 2 * one - costs.layer.fwd);
+      const double bwd = std::max(0.0, 2 * one - costs.layer.bwd);
+      ep_per_layer.exposed = (full ? 2 : 1) * fwd + bwd;
+    }
+    ep_per_layer.hidden = total - ep_per_layer.exposed;
   }
 
   // The slowest stage sets the pace of the steady state; the others add to
@@ -143,6 +160,7 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   t.tp_comm_s = m * slowest.tp;
   t.cp_comm_s = m * slowest.cp;
   t.ep_comm_s = m * slowest.ep;
+  t.ep_comm_hidden_s = m * slowest.ep_hidden;
   t.bubble_s = (sum_of_stages - slowest.total()) / s.vp;
   if (s.pp > 1) {
     double p2p = comm::SendRecvTime(costs.p2p_bytes, groups[GroupKind::kPp], f);

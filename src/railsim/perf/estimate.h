@@ -31,6 +31,9 @@ struct TimeBreakdown {
   double dp_comm_s = 0;
   double bubble_s = 0;
   double optimizer_s = 0;
+  /// Expert-parallel dispatch and combine hidden behind compute (with
+  /// --moe-overlap); not part of the iteration time.
+  double ep_comm_hidden_s = 0;
   /// The exposed times in one fixed order, with a JSON key and a label each;
   /// reports list them from here so none can be forgotten.
   struct Component {

@@ -1,5 +1,7 @@
 #include "railsim/perf/iteration_comm.h"
 
+#include <cassert>
+
 #include "railsim/perf/estimate.h"
 #include "railsim/perf/layer_cost.h"
 #include "railsim/perf/memory.h"
@@ -56,7 +58,7 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
                  std::vector<double> times) {
     bool any = false;
     for (double t : times) any = any || t > 0;
-    if (bytes > 0 && any) out.push_back({par, g, op, p2p, bytes, std::move(times)});
+    if (bytes > 0 && any) out.push_back({par, g, op, p2p, bytes, std::move(times), std::nullopt, comm::MoeAllToAll::kAuto});
   };
 
   // Tensor parallelism: the activation of one micro-batch, 16-bit.
@@ -83,6 +85,8 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
     std::vector<double> times(static_cast<size_t>(pp));
     for (int i = 0; i < pp; ++i) times[size_t(i)] = m * (full ? 6 : 4) * MoeLayersOfStage(c.model, s, i);
     add(Parallelism::kEp, GroupKind::kEp, comm::Op::kAllToAll, PointToPoint::kNone, costs.a2a_bytes, times);
+    out.back().moe = costs.moe_dispatch;
+    out.back().moe_algorithm = MoeAlgorithm(s);
   }
   // Pipeline: activations forward, their gradients back.
   if (pp > 1) {
@@ -126,6 +130,14 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
         EmbeddingSyncBytes(c, s), {1});
   }
   return out;
+}
+
+comm::Plan CallPlan(const CommCall& call, const comm::GroupLayout& layout, const comm::ClusterFabrics& c,
+                    double* analytic_s) {
+  if (call.moe) return comm::MoeDispatchPlan(*call.moe, call.moe_algorithm, layout, c, analytic_s);
+  std::optional<comm::Plan> plan = comm::MakePlan(call.op, comm::Algorithm::kAuto, call.bytes, layout, c, {}, analytic_s);
+  assert(plan && "the auto algorithm always applies");
+  return *plan;
 }
 
 }  // namespace railsim::perf

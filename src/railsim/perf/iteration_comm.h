@@ -24,9 +24,11 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "railsim/comm/algorithms.h"
+#include "railsim/comm/moe.h"
 #include "railsim/perf/context.h"
 #include "railsim/perf/groups.h"
 #include "railsim/spec/strategy.h"
@@ -59,9 +61,19 @@ struct CommCall {
   /// Calls per iteration by the groups of pipeline stage i (size pp), or a
   /// single entry for group kinds that span stages (pp, embedding).
   std::vector<double> times;
+  /// Expert parallelism's dispatch and combine: what they send, and how
+  /// (comm/moe.h); `bytes` is then the uniform all-to-all's equivalent.
+  std::optional<comm::MoeDispatch> moe;
+  comm::MoeAllToAll moe_algorithm = comm::MoeAllToAll::kAuto;
 };
 
 /// Requires a strategy valid for c.model on c.gpus (and for c.placement).
 std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& s);
+
+/// The plan a collective call runs on groups laid out as `layout` (the MoE
+/// dispatch plan for expert parallelism, else the auto algorithm's), with
+/// its analytic time in `analytic_s` when given. Requires p2p == kNone.
+comm::Plan CallPlan(const CommCall& call, const comm::GroupLayout& layout, const comm::ClusterFabrics& c,
+                    double* analytic_s = nullptr);
 
 }  // namespace railsim::perf

@@ -36,6 +36,15 @@ struct Stream {
 
 }  // namespace
 
+comm::MoeAllToAll MoeAlgorithm(const spec::Strategy& s) {
+  switch (s.moe_alltoall) {
+    case spec::MoeAllToAll::kAuto: return comm::MoeAllToAll::kAuto;
+    case spec::MoeAllToAll::kForwarded: return comm::MoeAllToAll::kForwarded;
+    case spec::MoeAllToAll::kDirect: return comm::MoeAllToAll::kDirect;
+  }
+  return comm::MoeAllToAll::kAuto;
+}
+
 LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   const spec::ModelSpec& m = c.model;
   const GpuModel& g = c.gpu;
@@ -107,7 +116,9 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
     if (moe) {
       const double fe = m.moe_ffn_hidden_size;
       double local_experts = double(m.num_experts) / s.ep;
-      double tokens_per_expert = tokens * m.moe_router_topk * s.ep / m.num_experts;
+      // The busiest expert rank sets the pace: its experts see `imbalance`
+      // times the mean load.
+      double tokens_per_expert = tokens * m.moe_router_topk * s.ep / m.num_experts * s.expert_load_imbalance();
       gemms(Linear(lin, tokens_per_expert, fe * (m.swiglu ? 2 : 1) / t, h, local_experts),
             Linear(lin, tokens_per_expert, h, fe / t, local_experts));
       mew.Add((m.swiglu ? 6 : 4) * tokens * m.moe_router_topk * fe / t);
@@ -251,6 +262,15 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   out.p2p_bytes = act_bytes / t;  // scatter-gather (or sequence-parallel) sends 1/tp
   out.memory = ComputeLayerMemory(c, s);
   out.a2a_bytes = m.is_moe() ? 2 * tokens * m.moe_router_topk * h / (s.sequence_parallel ? t : 1) : 0;
+  if (m.is_moe()) {
+    comm::MoeDispatch& d = out.moe_dispatch;
+    d.tokens = tokens / (s.sequence_parallel ? t : 1);
+    d.bytes_per_token = 2 * h;
+    d.experts = m.num_experts;
+    d.topk = m.moe_router_topk;
+    d.max_domains = s.moe_max_domains;
+    d.imbalance = s.expert_load_imbalance();
+  }
   return out;
 }
 

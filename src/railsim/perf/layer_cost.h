@@ -6,6 +6,8 @@
 // reuses them across pipeline, data-parallel and optimizer choices.
 #pragma once
 
+#include "railsim/comm/moe.h"
+
 #include "railsim/perf/context.h"
 #include "railsim/perf/memory.h"
 #include "railsim/spec/strategy.h"
@@ -30,9 +32,13 @@ struct LayerCosts {
   BlockCost output;     ///< last stage: final norm, logits, cross entropy
   double p2p_bytes = 0;       ///< activation sent between pipeline stages, per GPU
   double a2a_bytes = 0;       ///< per GPU per MoE all-to-all (dispatch or combine)
+  comm::MoeDispatch moe_dispatch;  ///< what one dispatch (or combine) sends, per GPU
   double cp_chunk_bytes = 0;  ///< K and V sent per context-parallel ring step
   LayerMemory memory;         ///< activations and parameters per layer on one GPU
 };
+
+/// The strategy's MoE all-to-all algorithm as comm/ names it.
+comm::MoeAllToAll MoeAlgorithm(const spec::Strategy& s);
 
 /// Requires a strategy that passed spec::ValidateStrategy for c.model.
 LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s);

@@ -92,7 +92,10 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   if (m.is_moe()) {
     // Each token's top-k expert activations, its permuted copies, fp32 router
     // logits, and the shared experts' activations.
-    mlp = (m.swiglu ? 6 : 4) * sl * b * fe / t * m.moe_router_topk + 2 * sl * b * h * m.moe_router_topk / rep_div +
+    // The busiest expert rank holds `imbalance` times the mean of them.
+    const double load = s.expert_load_imbalance();
+    mlp = load * ((m.swiglu ? 6 : 4) * sl * b * fe / t * m.moe_router_topk +
+                  2 * sl * b * h * m.moe_router_topk / rep_div) +
           4 * sl * b * m.num_experts + (m.swiglu ? 6 : 4) * sl * b * m.moe_shared_expert_intermediate_size / t;
   }
   double dense_fc2_input = sl * b * f / t;

@@ -98,6 +98,21 @@ std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
     if (s.tp > 1 && !s.sequence_parallel) {
       return fail("--sequence-parallel", "required for MoE models with --tp > 1 (as in Megatron-Core)");
     }
+    if (!(s.moe_imbalance >= 1) || !(s.moe_imbalance <= kMaxMoeImbalance)) {
+      return fail("--moe-imbalance", fmt::format("expected the busiest expert rank's load over the mean in [1, "
+                                                 "{}], got {}", kMaxMoeImbalance, s.moe_imbalance));
+    }
+    if (s.moe_max_domains < 0) {
+      return fail("--moe-max-domains", fmt::format("expected a positive number of HB domains, got {}",
+                                                   s.moe_max_domains));
+    }
+  } else {
+    if (s.moe_imbalance != 1) return fail("--moe-imbalance", "applies to MoE models only (num_experts is 0)");
+    if (s.moe_max_domains != 0) return fail("--moe-max-domains", "applies to MoE models only (num_experts is 0)");
+    if (s.moe_overlap) return fail("--moe-overlap", "applies to MoE models only (num_experts is 0)");
+    if (s.moe_alltoall != MoeAllToAll::kAuto) {
+      return fail("--moe-alltoall", "applies to MoE models only (num_experts is 0)");
+    }
   }
   return "";
 }
@@ -134,6 +149,15 @@ const char* RecomputeName(Recompute r) {
 const char* AttentionName(Attention a) { return a == Attention::kFlash ? "flash" : "classic"; }
 
 const char* PrecisionName(Precision p) { return p == Precision::kFp8 ? "fp8" : "bf16"; }
+
+const char* MoeAllToAllName(MoeAllToAll a) {
+  switch (a) {
+    case MoeAllToAll::kAuto: return "auto";
+    case MoeAllToAll::kForwarded: return "forwarded";
+    case MoeAllToAll::kDirect: return "direct";
+  }
+  return "?";
+}
 
 void ValidateDegrees(const ModelSpec& model, const Strategy& s) { ThrowIf(CheckDegrees(model, s)); }
 

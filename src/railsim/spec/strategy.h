@@ -9,6 +9,7 @@
 // and pipeline neighbours share a local rank (a rail) when K divides tp*cp*dp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -21,6 +22,14 @@ enum class Attention { kFlash, kClassic };
 /// Number format of the GEMMs: bf16, or fp8 (Transformer Engine; attention,
 /// norms, activations and the optimizer stay in 16/32 bit).
 enum class Precision { kBf16, kFp8 };
+/// How MoE tokens cross HB domains (comm/moe.h): auto (forwarded on
+/// Rail-only, direct otherwise), forwarded (NIC once per domain reached, then
+/// NVLink), direct (any NIC to any NIC).
+enum class MoeAllToAll { kAuto, kForwarded, kDirect };
+const char* MoeAllToAllName(MoeAllToAll a);
+/// Largest --moe-imbalance: a rank cannot hold more than all the tokens, and
+/// EP degrees stay below this. With ep ranks the model uses min(imbalance, ep).
+constexpr double kMaxMoeImbalance = 1024;
 
 const char* RecomputeName(Recompute r);
 const char* AttentionName(Attention a);
@@ -57,8 +66,18 @@ struct Strategy {
   /// Requires sequence_parallel.
   bool tp_comm_overlap = false;
   Precision precision = Precision::kBf16;
+  // MoE dispatch and combine (ignored for dense models).
+  MoeAllToAll moe_alltoall = MoeAllToAll::kAuto;
+  /// Dispatch and combine run behind the layer's attention and expert
+  /// compute of another micro-batch, as far as it lasts (DualPipe-style).
+  bool moe_overlap = false;
+  double moe_imbalance = 1;  ///< busiest expert rank's load over the mean (>= 1)
+  int moe_max_domains = 0;   ///< node-limited routing: HB domains a token reaches (0 = any)
 
   int64_t gpus() const { return int64_t{tp} * pp * dp * cp; }
+  /// The busiest expert rank's load over the mean the model uses: at most ep
+  /// (with ep 1 there is no other rank to be busier than).
+  double expert_load_imbalance() const { return std::clamp(moe_imbalance, 1.0, double(ep)); }
   /// Layers on the busiest middle stage, and on the first and last stage.
   /// When pp does not divide the layers, the remainder goes one each to the
   /// middle stages first (the first and last also hold embedding and output

@@ -42,8 +42,7 @@ double LiveUplinkFraction(const net::Topology& t, const net::FailureSet& f, cons
 // on every rail.
 struct CheckCall {
   std::string name;
-  comm::Op op = comm::Op::kAllReduce;
-  double bytes = 0;
+  perf::CommCall call;
   comm::GroupLayout layout;
 };
 
@@ -51,8 +50,10 @@ std::optional<CheckCall> ChooseCheckCall(const FailureSetup& setup, const Design
   const int64_t k = d.context.fabrics.hb_domain_size;
   if (!setup.model) {
     if (d.topology.gpus() / k < 2) return std::nullopt;
-    return CheckCall{"all-reduce across HB domains on every rail (256 MiB per GPU)", comm::Op::kAllReduce,
-                     kCheckBytes, comm::LayoutOf(d.topology.gpus() / k, k, k)};
+    perf::CommCall all_reduce{perf::Parallelism::kDp, perf::GroupKind::kDp, comm::Op::kAllReduce,
+                              perf::PointToPoint::kNone, kCheckBytes, {1}, std::nullopt, comm::MoeAllToAll::kAuto};
+    return CheckCall{"all-reduce across HB domains on every rail (256 MiB per GPU)", all_reduce,
+                     comm::LayoutOf(d.topology.gpus() / k, k, k)};
   }
   if (d.context.placement.map) return std::nullopt;  // groups are not one strided family
   const perf::ParallelGroups groups = perf::PlaceGroups(d.context, setup.strategy);
@@ -64,10 +65,10 @@ std::optional<CheckCall> ChooseCheckCall(const FailureSetup& setup, const Design
     if (layout.domains < 2) continue;
     const bool dp = call.parallelism == perf::Parallelism::kDp;
     if (best && (best_dp && !dp)) continue;
-    if (best && best_dp == dp && call.bytes <= best->bytes) continue;
+    if (best && best_dp == dp && call.bytes <= best->call.bytes) continue;
     best = CheckCall{fmt::format("{} {} on the {} groups", perf::ParallelismName(call.parallelism),
                                  comm::OpName(call.op), perf::GroupKindName(call.group)),
-                     call.op, call.bytes, layout};
+                     call, layout};
     best_dp = dp;
   }
   return best;
@@ -80,11 +81,8 @@ std::optional<CollectiveCheck> CheckCollective(const FailureSetup& setup, const 
   CollectiveCheck check;
   check.name = call->name;
   std::optional<comm::Plan> before_plan =
-      comm::MakePlan(call->op, comm::Algorithm::kAuto, call->bytes, call->layout, d.context.fabrics, {},
-                     &check.analytic_before_s);
-  std::optional<comm::Plan> after_plan =
-      comm::MakePlan(call->op, comm::Algorithm::kAuto, call->bytes, call->layout, after, {}, &check.analytic_after_s);
-  if (!before_plan || !after_plan) return std::nullopt;
+      perf::CallPlan(call->call, call->layout, d.context.fabrics, &check.analytic_before_s);
+  std::optional<comm::Plan> after_plan = perf::CallPlan(call->call, call->layout, after, &check.analytic_after_s);
   const int64_t n = d.topology.gpus();
   if (std::max(sim::PeakFlows(*before_plan, n), sim::PeakFlows(*after_plan, n)) > kMaxCheckFlows) return std::nullopt;
   sim::SimOptions so;

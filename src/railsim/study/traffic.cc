@@ -120,10 +120,9 @@ TrafficResult AnalyzeTraffic(const perf::PerfContext& c, const spec::Strategy& s
     // index space (group g's members are ranks g * size ...) and mapped to
     // the GPUs the placement gives them.
     const comm::GroupLayout& layout = layouts[call.group];
-    std::optional<comm::Plan> plan = comm::MakePlan(call.op, comm::Algorithm::kAuto, call.bytes, layout, c.fabrics);
-    assert(plan);
-    for (int i = 0; i < plan->count; ++i) {
-      comm::Phase phase = plan->phases[i];
+    const comm::Plan plan = perf::CallPlan(call, layout, c.fabrics);
+    for (int i = 0; i < plan.count; ++i) {
+      comm::Phase phase = plan.phases[i];
       assert(phase.family.stride % layout.stride == 0);
       phase.family.stride /= layout.stride;
       const double scale = double(phase.chunks) * double(phase.repeat);

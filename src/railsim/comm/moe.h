@@ -1,0 +1,64 @@
+// An MoE layer's token dispatch (and, in reverse, combine) over its
+// expert-parallel group, as a plan (comm/plan.h): its analytic time and its
+// flows come from one description, as for the collectives.
+//
+// Each token goes to moe_router_topk experts, spread evenly over the group's
+// members and HB domains; with node-limited routing (max_domains M, as
+// DeepSeek-V3's device-limited routing) a token first picks M domains and
+// then its experts among theirs. Two algorithms:
+//   direct     every copy from the token's GPU to its expert's GPU, any NIC
+//              to any NIC (low-latency kernels); on Rail-only a copy for
+//              another rail crosses NVLink first to the GPU on that rail;
+//   forwarded  over the NIC once per domain a token reaches, to the GPU of
+//              the same local rank there (rail-aligned), then over NVLink to
+//              the experts' GPUs in that domain (DeepEP's high-throughput
+//              kernels). Only domains reached cost NIC bytes, so top-k > 1
+//              and node-limited routing send fewer NIC bytes than direct.
+// Flows are expected values: a pair's bytes are the mean over tokens of what
+// that pair carries. Load imbalance scales every flow by the busiest
+// member's load over the mean (the all-to-all ends with its busiest member).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "railsim/comm/plan.h"
+
+namespace railsim::comm {
+
+enum class MoeAllToAll : uint8_t { kAuto, kForwarded, kDirect };
+/// "auto" (forwarded on Rail-only when the group spans domains, else direct),
+/// "forwarded", "direct".
+const char* MoeAllToAllName(MoeAllToAll a);
+std::optional<MoeAllToAll> ParseMoeAllToAll(std::string_view name);
+std::vector<std::string> MoeAllToAllNames();
+
+struct MoeDispatch {
+  double tokens = 0;           ///< token rows per group member
+  double bytes_per_token = 0;  ///< hidden size x element bytes
+  int experts = 0;
+  int topk = 0;
+  int max_domains = 0;   ///< node-limited routing: domains a token may reach (0 = any)
+  double imbalance = 1;  ///< busiest member's load over the mean, >= 1
+};
+
+/// Probability that one token reaches a given HB domain of a group spanning
+/// `domains` domains (experts evenly spread): 1 - C(E - E/D, k) / C(E, k),
+/// and with node-limited routing M < D: (M / D) (1 - C((M - 1) E/D, k) /
+/// C(M E/D, k)).
+double DomainReachProbability(const MoeDispatch& d, int64_t domains);
+
+/// The algorithm `a` resolves to on cluster `c` for group `g`.
+MoeAllToAll ResolveMoeAllToAll(MoeAllToAll a, const GroupLayout& g, const ClusterFabrics& c);
+
+/// The plan of one dispatch over every EP group of layout `g`. When
+/// `analytic_s` is given it receives PlanTime of the plan.
+Plan MoeDispatchPlan(const MoeDispatch& d, MoeAllToAll a, const GroupLayout& g, const ClusterFabrics& c,
+                     double* analytic_s = nullptr);
+
+/// PlanTime of MoeDispatchPlan.
+double MoeDispatchTime(const MoeDispatch& d, MoeAllToAll a, const GroupLayout& g, const ClusterFabrics& c);
+
+}  // namespace railsim::comm
