@@ -164,6 +164,7 @@ Action SetupSearch(CLI::App* sub) {
     std::string max_strategies = std::to_string(kDefaultMaxStrategies);
     std::string precision = "bf16";
     bool quiet = false, no_tp_comm_overlap = false;
+    MoeFlags moe;
   };
   auto f = std::make_shared<Flags>();
   AddJobFlags(sub, &f->job);
@@ -176,6 +177,7 @@ Action SetupSearch(CLI::App* sub) {
       ->capture_default_str();
   sub->add_flag("--no-tp-comm-overlap", f->no_tp_comm_overlap,
                 "sequence-parallel strategies without TP-communication overlap (frameworks without it)");
+  AddMoeFlags(sub, &f->moe);
   return [f]() {
     Job job = ParseJob(f->job, true);
     if (job.context.placement.map) {
@@ -186,6 +188,8 @@ Action SetupSearch(CLI::App* sub) {
     o.global_batch = job.global_batch;
     o.attention = job.attention;
     o.tp_comm_overlap = !f->no_tp_comm_overlap;
+    ParseMoeFlags(f->moe, &o.moe);
+    spec::ValidateMoeOptions(job.context.model, o.moe);  // said once, not by every strategy
     std::string precision = ParseChoiceFlag("--precision", f->precision, {"bf16", "fp8", "any"});
     if (precision == "any") {
       o.precisions = {spec::Precision::kBf16, spec::Precision::kFp8};

@@ -9,6 +9,29 @@
 
 namespace railsim::cli {
 
+void AddMoeFlags(CLI::App* sub, MoeFlags* f) {
+  sub->add_option("--moe-alltoall", f->alltoall,
+                  "MoE dispatch: forwarded (NIC once per HB domain reached, then NVLink), direct (any NIC to any "
+                  "NIC) or auto (forwarded on Rail-only)")
+      ->capture_default_str();
+  sub->add_option("--moe-imbalance", f->imbalance, "busiest expert rank's load over the mean (1 = balanced)")
+      ->capture_default_str();
+  sub->add_option("--moe-max-domains", f->max_domains,
+                  "node-limited routing: HB domains each token may reach (DeepSeek-V3: 4)");
+  sub->add_flag("--moe-overlap", f->overlap,
+                "run dispatch and combine behind the layer's compute of another micro-batch");
+}
+
+void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s) {
+  std::string a = ParseChoiceFlag("--moe-alltoall", f.alltoall, {"auto", "forwarded", "direct"});
+  s->moe_alltoall = a == "forwarded" ? spec::MoeAllToAll::kForwarded
+                    : a == "direct"  ? spec::MoeAllToAll::kDirect
+                                     : spec::MoeAllToAll::kAuto;
+  s->moe_imbalance = ParseNumberFlag("--moe-imbalance", f.imbalance, 1, spec::kMaxMoeImbalance);
+  s->moe_max_domains = f.max_domains.empty() ? 0 : int(ParseIntFlag("--moe-max-domains", f.max_domains, 1, 1 << 20));
+  s->moe_overlap = f.overlap;
+}
+
 void AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
   sub->add_option("--tp", f->tp, "tensor-parallel degree")->required(!optional);
   sub->add_option("--pp", f->pp, "pipeline-parallel degree")->required(!optional);
@@ -29,6 +52,7 @@ void AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
   sub->add_flag("--no-overlap-p2p-communication", f->no_p2p_overlap,
                 "with --vp > 1, send between pipeline stages in the critical path instead of behind compute");
   sub->add_option("--precision", f->precision, "GEMM precision: bf16 or fp8")->capture_default_str();
+  AddMoeFlags(sub, &f->moe);
 }
 
 spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c) {
@@ -65,6 +89,7 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
   s.overlap_p2p_comm = !f.no_p2p_overlap;
   s.precision = ParsePrecision(f.precision, c);
   s.attention = attention;
+  ParseMoeFlags(f.moe, &s);
   spec::ValidateStrategy(c.model, n, s);
   spec::ValidatePlacement(c.placement, s, "--placement");
   return s;

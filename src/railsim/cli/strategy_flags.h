@@ -13,6 +13,17 @@ class App;
 
 namespace railsim::cli {
 
+// How MoE tokens are dispatched (also on search).
+struct MoeFlags {
+  std::string alltoall = "auto", imbalance = "1", max_domains;
+  bool overlap = false;
+};
+
+/// Declares --moe-alltoall, --moe-imbalance, --moe-max-domains, --moe-overlap.
+void AddMoeFlags(CLI::App* sub, MoeFlags* f);
+/// Writes them into `s` (validated against the model by spec::ValidateStrategy).
+void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s);
+
 struct StrategyFlags {
   std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
   std::string recompute = "none";
@@ -20,6 +31,7 @@ struct StrategyFlags {
   bool grad_reduce_in_bf16 = false;
   bool tp_comm_overlap = false, no_p2p_overlap = false;
   std::string precision = "bf16";
+  MoeFlags moe;
 };
 
 /// Declares the flags on `sub`; --tp, --pp and --micro-batch-size are

@@ -114,8 +114,12 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   // pair runs behind that pass's compute of another micro-batch, as far as
   // it lasts (DualPipe-style); the rest is exposed.
   ExpertComm ep_per_layer;
+  MoeDispatchSummary moe;
   if (c.model.is_moe() && s.ep > 1) {
-    const double one = comm::MoeDispatchTime(costs.moe_dispatch, MoeAlgorithm(s), groups[GroupKind::kEp], f);
+    const comm::GroupLayout& ep = groups[GroupKind::kEp];
+    const double one = comm::MoeDispatchTime(costs.moe_dispatch, MoeAlgorithm(s), ep, f);
+    moe = {true, comm::ResolveMoeAllToAll(MoeAlgorithm(s), ep, f), one, ep.domains,
+           comm::DomainReachProbability(costs.moe_dispatch, ep.domains), c.model.moe_layer_count()};
     const bool full = s.recompute == spec::Recompute::kFull;
     const double total = (full ? 6 : 4) * one;
     ep_per_layer.exposed = total;
@@ -154,6 +158,7 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   const StageParams params = ParamsOnGpu(c, s, costs.memory, slowest_stage);
 
   Estimate e;
+  e.moe = moe;
   TimeBreakdown& t = e.breakdown;
   t.compute_s = m * slowest.compute;
   t.recompute_s = m * slowest.recompute;

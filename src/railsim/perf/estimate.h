@@ -59,6 +59,16 @@ struct TimeBreakdown {
   }
 };
 
+/// One MoE dispatch (or combine) as the estimate timed it (ep > 1).
+struct MoeDispatchSummary {
+  bool timed = false;
+  comm::MoeAllToAll algorithm = comm::MoeAllToAll::kDirect;  ///< what auto resolved to
+  double dispatch_s = 0;          ///< one dispatch of one micro-batch in one layer
+  int64_t domains = 1;            ///< HB domains an EP group spans
+  double reach_probability = 1;   ///< that a token reaches a given domain
+  int moe_layers = 0;
+};
+
 struct Estimate {
   double iteration_time_s = 0;
   double model_flops_per_iteration = 0;
@@ -70,6 +80,7 @@ struct Estimate {
   int64_t microbatches = 0;
   TimeBreakdown breakdown;
   MemoryBreakdown memory;
+  MoeDispatchSummary moe;
 };
 
 /// Bytes per parameter of the gradient reduction (fp32, or 16-bit).

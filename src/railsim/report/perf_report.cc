@@ -30,6 +30,10 @@ Json StrategyObject(const spec::Strategy& s) {
   j["tp_comm_overlap"] = s.tp_comm_overlap;
   j["overlap_p2p_comm"] = s.overlap_p2p_comm;
   j["precision"] = spec::PrecisionName(s.precision);
+  j["moe_alltoall"] = spec::MoeAllToAllName(s.moe_alltoall);
+  j["moe_overlap"] = s.moe_overlap;
+  j["moe_imbalance"] = s.moe_imbalance;
+  j["moe_max_domains"] = s.moe_max_domains;
   return j;
 }
 
@@ -63,7 +67,15 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   j["memory_fits"] = e.memory.fits;
   Json b;
   for (const perf::TimeBreakdown::Component& part : e.breakdown.components()) b[part.key] = part.seconds;
+  b["ep_comm_hidden_s"] = e.breakdown.ep_comm_hidden_s;
   j["breakdown"] = b;
+  if (e.moe.timed) {
+    j["moe_dispatch"] = {{"algorithm", comm::MoeAllToAllName(e.moe.algorithm)},
+                         {"dispatch_s", e.moe.dispatch_s},
+                         {"hb_domains_spanned", e.moe.domains},
+                         {"domain_reach_probability", e.moe.reach_probability},
+                         {"moe_layers", e.moe.moe_layers}};
+  }
   const perf::MemoryBreakdown& m = e.memory;
   Json mem;
   mem["weights_bytes"] = m.weights_bytes;
@@ -111,6 +123,12 @@ std::string StrategyLine(const spec::Strategy& s) {
   if (s.tp_comm_overlap) line += ", tp-overlap";
   if (s.distributed_optimizer) line += ", dist-opt";
   if (s.precision == spec::Precision::kFp8) line += ", fp8";
+  if (s.ep > 1 && s.moe_alltoall != spec::MoeAllToAll::kAuto) {
+    line += fmt::format(", moe {}", spec::MoeAllToAllName(s.moe_alltoall));
+  }
+  if (s.moe_overlap) line += ", moe-overlap";
+  if (s.moe_imbalance > 1) line += fmt::format(", imbalance {:g}", s.moe_imbalance);
+  if (s.moe_max_domains > 0) line += fmt::format(", max {} domains", s.moe_max_domains);
   return line;
 }
 
@@ -138,6 +156,16 @@ std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, c
       m.fp8_weights_bytes > 0 ? fmt::format(" (+ {} FP8 copies)", BinaryBytes(m.fp8_weights_bytes)) : "",
       BinaryBytes(m.gradients_bytes), BinaryBytes(m.optimizer_bytes), BinaryBytes(m.activations_bytes),
       BinaryBytes(m.reserved_bytes));
+  if (e.moe.timed) {
+    out += fmt::format("MoE dispatch: {} over {} HB domain{} (a token reaches a given domain with p = {:.3f}), "
+                       "{} per dispatch, {} MoE layers{}\n",
+                       comm::MoeAllToAllName(e.moe.algorithm), e.moe.domains, e.moe.domains == 1 ? "" : "s",
+                       e.moe.reach_probability, Seconds(e.moe.dispatch_s), e.moe.moe_layers,
+                       e.breakdown.ep_comm_hidden_s > 0
+                           ? fmt::format("; {} of expert-parallel comm hidden behind compute",
+                                         Seconds(e.breakdown.ep_comm_hidden_s))
+                           : "");
+  }
   return out;
 }
 

@@ -137,6 +137,10 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
         s.tp_comm_overlap = choice.tp_comm_overlap;
         s.precision = choice.precision;
         s.attention = o.attention;
+        s.moe_alltoall = o.moe.moe_alltoall;
+        s.moe_overlap = o.moe.moe_overlap;
+        s.moe_imbalance = o.moe.moe_imbalance;
+        s.moe_max_domains = o.moe.moe_max_domains;
         on_group(s);
         for (size_t i = 0; i < usable_vps; ++i) {
           s.vp = int(vps[i]);

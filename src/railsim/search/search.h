@@ -35,6 +35,9 @@ struct SearchOptions {
   bool tp_comm_overlap = true;
   /// GEMM precisions tried (fp8 only where the GPU has an FP8 peak).
   std::vector<spec::Precision> precisions = {spec::Precision::kBf16};
+  /// MoE dispatch settings every strategy runs with (moe_alltoall,
+  /// moe_overlap, moe_imbalance, moe_max_domains; the rest is ignored).
+  spec::Strategy moe;
   /// Called now and then from the calling thread with (units done, units total).
   std::function<void(int64_t, int64_t)> progress;
 };

@@ -56,6 +56,30 @@ std::string CheckDegrees(const ModelSpec& m, const Strategy& s) {
   return "";
 }
 
+// The MoE dispatch settings: within range for an MoE model, default for a
+// dense one.
+std::string CheckMoe(const ModelSpec& m, const Strategy& s) {
+  auto fail = Fail;
+  if (m.is_moe()) {
+    if (!(s.moe_imbalance >= 1) || !(s.moe_imbalance <= kMaxMoeImbalance)) {
+      return fail("--moe-imbalance", fmt::format("expected the busiest expert rank's load over the mean in [1, "
+                                                 "{}], got {}", kMaxMoeImbalance, s.moe_imbalance));
+    }
+    if (s.moe_max_domains < 0) {
+      return fail("--moe-max-domains", fmt::format("expected a positive number of HB domains, got {}",
+                                                   s.moe_max_domains));
+    }
+    return "";
+  }
+  if (s.moe_imbalance != 1) return fail("--moe-imbalance", "applies to MoE models only (num_experts is 0)");
+  if (s.moe_max_domains != 0) return fail("--moe-max-domains", "applies to MoE models only (num_experts is 0)");
+  if (s.moe_overlap) return fail("--moe-overlap", "applies to MoE models only (num_experts is 0)");
+  if (s.moe_alltoall != MoeAllToAll::kAuto) {
+    return fail("--moe-alltoall", "applies to MoE models only (num_experts is 0)");
+  }
+  return "";
+}
+
 std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
   auto fail = Fail;
   if (gpus < 1 || gpus > kMaxModelGpus) {
@@ -98,23 +122,8 @@ std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
     if (s.tp > 1 && !s.sequence_parallel) {
       return fail("--sequence-parallel", "required for MoE models with --tp > 1 (as in Megatron-Core)");
     }
-    if (!(s.moe_imbalance >= 1) || !(s.moe_imbalance <= kMaxMoeImbalance)) {
-      return fail("--moe-imbalance", fmt::format("expected the busiest expert rank's load over the mean in [1, "
-                                                 "{}], got {}", kMaxMoeImbalance, s.moe_imbalance));
-    }
-    if (s.moe_max_domains < 0) {
-      return fail("--moe-max-domains", fmt::format("expected a positive number of HB domains, got {}",
-                                                   s.moe_max_domains));
-    }
-  } else {
-    if (s.moe_imbalance != 1) return fail("--moe-imbalance", "applies to MoE models only (num_experts is 0)");
-    if (s.moe_max_domains != 0) return fail("--moe-max-domains", "applies to MoE models only (num_experts is 0)");
-    if (s.moe_overlap) return fail("--moe-overlap", "applies to MoE models only (num_experts is 0)");
-    if (s.moe_alltoall != MoeAllToAll::kAuto) {
-      return fail("--moe-alltoall", "applies to MoE models only (num_experts is 0)");
-    }
   }
-  return "";
+  return CheckMoe(m, s);
 }
 
 void ThrowIf(const std::string& problem) {
@@ -160,6 +169,8 @@ const char* MoeAllToAllName(MoeAllToAll a) {
 }
 
 void ValidateDegrees(const ModelSpec& model, const Strategy& s) { ThrowIf(CheckDegrees(model, s)); }
+
+void ValidateMoeOptions(const ModelSpec& model, const Strategy& s) { ThrowIf(CheckMoe(model, s)); }
 
 void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s) {
   ThrowIf(Check(model, gpus, s));

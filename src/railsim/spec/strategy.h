@@ -109,6 +109,10 @@ void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
 /// size or data parallelism), so a bad degree is reported before dp is derived.
 void ValidateDegrees(const ModelSpec& model, const Strategy& s);
 
+/// Only the MoE dispatch settings (--moe-*): in range for an MoE model,
+/// left at their defaults for a dense one.
+void ValidateMoeOptions(const ModelSpec& model, const Strategy& s);
+
 /// The same checks without throwing: true when valid. For the search.
 bool IsValidStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
 
