@@ -261,6 +261,62 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   Args moe = With(With(kEstimate, "--model", "mixtral-8x22b"), "--ep", "3");
   cases.push_back({moe, "--ep"});
   cases.push_back({With(moe, "--ep", "2"), "--sequence-parallel"});  // MoE with tp > 1 needs SP
+  // MoE dispatch settings and MoE model keys.
+  Args deepseek = {"estimate", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "2048", "--tp", "1",
+                   "--pp", "16", "--ep", "64", "--global-batch-size", "4096", "--micro-batch-size", "1"};
+  for (const Args& base : {deepseek, Plus(With(kSearch, "--model", "mixtral-8x22b"), "--quiet")}) {
+    for (std::string v : {"bogus", "", "Forwarded", "pxn"}) cases.push_back({With(base, "--moe-alltoall", v), "--moe-alltoall"});
+    for (std::string v : {"0.5", "0", "-1", "x", "2000", "nan"}) {
+      cases.push_back({With(base, "--moe-imbalance", v), "--moe-imbalance"});
+    }
+    for (std::string v : {"0", "-1", "x", "1.5", "", "all"}) {
+      cases.push_back({With(base, "--moe-max-domains", v), "--moe-max-domains"});
+    }
+  }
+  cases.push_back({Plus(kEstimate, "--moe-overlap"), "--moe-overlap"});  // a dense model
+  cases.push_back({With(kEstimate, "--moe-imbalance", "1.5"), "--moe-imbalance"});
+  cases.push_back({With(kEstimate, "--moe-alltoall", "direct"), "--moe-alltoall"});
+  cases.push_back({With(kSearch, "--moe-max-domains", "4"), "--moe-max-domains"});
+  for (auto [key, value, field] :
+       {std::tuple{"moe_ffn_hidden_size", "0", "/moe_ffn_hidden_size"},
+        {"moe_ffn_hidden_size", "\"big\"", "/moe_ffn_hidden_size"},
+        {"moe_shared_expert_intermediate_size", "-1", "/moe_shared_expert_intermediate_size"},
+        {"moe_layer_freq", "[0, 1]", "/moe_layer_freq"},
+        {"moe_layer_freq", "0", "/moe_layer_freq"},
+        {"moe_layer_freq", "\"[0]*3+[1]*58\"", "/moe_layer_freq"},
+        {"kv_lora_rank", "0", "/kv_lora_rank"},
+        {"qk_head_dim", "-128", "/qk_head_dim"},
+        {"v_head_dim", "1.5", "/v_head_dim"},
+        {"multi_latent_attention", "\"yes\"", "/multi_latent_attention"},
+        {"multi_latent_attention", "false", "/q_lora_rank"},
+        {"num_query_groups", "8", "/num_query_groups"}}) {
+    cases.push_back({With(deepseek, "--model", Mutated("deepseek-v3", key, value)), field});
+  }
+  cases.push_back({With(deepseek, "--model", Mutated("deepseek-v3", "moe_layer_freq", std::string("[") +
+                                                     "2" + std::string(60 * 3, ' ').replace(0, 180, [] {
+                                                       std::string r;
+                                                       for (int i = 0; i < 60; ++i) r += ", 1";
+                                                       return r;
+                                                     }()) + "]")),
+                   "/moe_layer_freq/0"});
+  cases.push_back({With(kEstimate, "--model", Mutated("gpt3-175b", "num_layers", "96, \"moe_layer_freq\": 2")),
+                   "/moe_layer_freq"});  // a dense model
+  cases.push_back({With(kEstimate, "--model", Mutated("gpt3-175b", "num_layers", "96, \"kv_lora_rank\": 512")),
+                   "/kv_lora_rank"});  // latent sizes without multi_latent_attention
+  cases.push_back({With(kEstimate, "--model", Mutated("gpt3-175b", "num_layers", "96, \"kv_channels\": 0")),
+                   "/kv_channels"});
+  // Collective: the MoE dispatch.
+  Args dispatch = {"collective", "--op", "moe-dispatch", "--model", "deepseek-v3", "--system", "dgx-h100",
+                   "--gpus", "2048", "--group", "ep", "--ep", "64", "--pp", "16"};
+  cases.push_back({With(dispatch, "--bytes", "1MiB"), "--bytes"});
+  cases.push_back({With(dispatch, "--model", "gpt3-175b"), "--ep"});  // a dense model has no experts
+  cases.push_back({With(With(dispatch, "--model", "gpt3-175b"), "--ep", "1"), "--model"});
+  cases.push_back({Without(dispatch, "--model"), "--model"});
+  cases.push_back({With(dispatch, "--group", "dp"), "--group"});
+  cases.push_back({With(dispatch, "--micro-batch-size", "0"), "--micro-batch-size"});
+  cases.push_back({With(dispatch, "--moe-imbalance", "0.9"), "--moe-imbalance"});
+  cases.push_back({With(dispatch, "--moe-alltoall", "ring"), "--moe-alltoall"});
+  cases.push_back({Without(With(kCollective, "--op", "all-reduce"), "--bytes"), "--bytes"});
   // Precision and TP-communication overlap.
   for (std::string v : {"fp16", "", "FP8", "int8"}) cases.push_back({With(kEstimate, "--precision", v), "--precision"});
   cases.push_back({With(kEstimate, "--precision", "fp8"), "--precision"});  // A100: no FP8 peak

@@ -39,6 +39,29 @@ TEST(CliTest, CompareRunsWithNoArguments) {
   EXPECT_NE(std::string::npos, r.out.find("$94,306,304"));  // 32,768 GPUs, K 256, radix 64
 }
 
+// compare's MoE side is what search prints for the same job on each network
+// and dispatch algorithm.
+TEST(CliTest, CompareMoeSideMatchesSearch) {
+  RunResult c = RunRailsim({"compare", "--format", "json"});
+  ASSERT_EQ(0, c.status) << c.err;
+  nlohmann::json moe = nlohmann::json::parse(c.out)["moe"];
+  EXPECT_EQ("deepseek-v3", moe["model"]);
+  const nlohmann::json& k8 = moe["cases"][0];
+  ASSERT_EQ(8, k8["hb_domain_size"]);
+  for (auto [network, key] : {std::pair{"rail-only", "rail_only"}, {"rail-optimized", "rail_optimized"}}) {
+    for (const char* algorithm : {"forwarded", "direct"}) {
+      RunResult s = RunRailsim({"search", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "32768",
+                                "--hb-size", "8", "--global-batch-size", "15360", "--network", network,
+                                "--moe-alltoall", algorithm, "--moe-max-domains", "4", "--moe-overlap", "--top",
+                                "1", "--quiet", "--format", "json"});
+      ASSERT_EQ(0, s.status) << s.err;
+      const double searched = nlohmann::json::parse(s.out)["results"][0]["estimate"]["iteration_time_s"];
+      EXPECT_DOUBLE_EQ(searched, k8[key][algorithm]["iteration_time_s"].get<double>()) << network << algorithm;
+    }
+  }
+  EXPECT_NE(std::string::npos, RunRailsim({"compare"}).out.find("Rail-only costs"));
+}
+
 TEST(CliTest, NetworkJsonHasTheContractKeys) {
   nlohmann::json j = JsonOf({"network", "--design", "rail-only", "--gpus", "32768", "--hb-size", "256",
                              "--radix", "64", "--format", "json"});

@@ -11,6 +11,8 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/strategy_flags.h"
+#include "railsim/perf/layer_cost.h"
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/core/units.h"
@@ -151,13 +153,19 @@ Action SetupCollective(CLI::App* sub) {
     std::string model;
     std::string tp = "1", pp = "1", dp, cp = "1", ep = "1";
     std::string schedule = "sequential";
+    std::string micro_batch = "1";
+    MoeFlags moe;
   };
   auto f = std::make_shared<Flags>();
   AddClusterFlags(sub, &f->cluster, true);
-  sub->add_option("--op", f->op, "all-reduce, reduce-scatter, all-gather, all-to-all, broadcast or send-recv")
+  sub->add_option("--op", f->op,
+                  "all-reduce, reduce-scatter, all-gather, all-to-all, broadcast, send-recv, or moe-dispatch "
+                  "(one MoE layer's token dispatch of --model on the ep groups)")
       ->required();
-  sub->add_option("--bytes", f->bytes, "buffer per member (all-to-all: what each member sends in total)")
-      ->required();
+  sub->add_option("--bytes", f->bytes, "buffer per member (all-to-all: what each member sends in total)");
+  sub->add_option("--micro-batch-size", f->micro_batch, "moe-dispatch: sequences per micro-batch")
+      ->capture_default_str();
+  AddMoeFlags(sub, &f->moe);
   sub->add_option("--group", f->group, "tp, cp, ep, dp, pp or all: the groups as estimate places them")->required();
   sub->add_option("--algorithm", f->algorithm, "auto, ring, tree, hierarchical, in-switch, direct or forwarded")
       ->capture_default_str();
@@ -171,11 +179,21 @@ Action SetupCollective(CLI::App* sub) {
   return [f]() {
     Format format;
     study::CollectiveRequest r = ParseCluster(f->cluster, true, &format);
-    r.op = *comm::ParseOp(ParseChoiceFlag("--op", f->op, comm::OpNames()));
+    std::vector<std::string> ops = comm::OpNames();
+    ops.push_back("moe-dispatch");
+    const std::string op = ParseChoiceFlag("--op", f->op, ops);
+    const bool moe = op == "moe-dispatch";
+    if (!moe) r.op = *comm::ParseOp(op);
     r.algorithm = *comm::ParseAlgorithm(ParseChoiceFlag("--algorithm", f->algorithm, comm::AlgorithmNames()));
-    r.bytes = units::ParseBytes(f->bytes, "--bytes");
-    if (!(r.bytes > 0) || r.bytes > 1e15) {
-      throw Error("--bytes", fmt::format("expected a size in (0, 1PB], got {}", Quoted(f->bytes)));
+    if (moe && !f->bytes.empty()) {
+      throw Error("--bytes", "moe-dispatch sends what --model's tokens need; leave --bytes out");
+    }
+    if (!moe) {
+      if (f->bytes.empty()) throw Error("--bytes", "needed: the buffer per member");
+      r.bytes = units::ParseBytes(f->bytes, "--bytes");
+      if (!(r.bytes > 0) || r.bytes > 1e15) {
+        throw Error("--bytes", fmt::format("expected a size in (0, 1PB], got {}", Quoted(f->bytes)));
+      }
     }
     r.plan_options.pipelined = ParseChoiceFlag("--schedule", f->schedule, {"sequential", "pipelined"}) == "pipelined";
     spec::Strategy s;
@@ -183,7 +201,11 @@ Action SetupCollective(CLI::App* sub) {
     s.pp = int(ParseIntFlag("--pp", f->pp, 1, 1 << 20));
     s.cp = int(ParseIntFlag("--cp", f->cp, 1, 1 << 20));
     s.ep = int(ParseIntFlag("--ep", f->ep, 1, 1 << 20));
-    if (!f->model.empty()) spec::ValidateDegrees(spec::LoadModel(f->model, "--model"), s);
+    std::optional<spec::ModelSpec> model;
+    if (!f->model.empty()) {
+      model = spec::LoadModel(f->model, "--model");
+      spec::ValidateDegrees(*model, s);
+    }
     const int64_t others = int64_t{s.tp} * s.pp * s.cp;
     s.dp = ParseDpFlag(f->dp, s.tp, s.pp, s.cp, r.gpus);
     if (others * s.dp != r.gpus) {
@@ -200,6 +222,24 @@ Action SetupCollective(CLI::App* sub) {
     if (g == "dp") r.group = {s.dp, tp_cp};
     if (g == "pp") r.group = {s.pp, tp_cp * s.dp};
     if (g == "all") r.group = {r.gpus, 1};
+    if (moe) {
+      if (!model || !model->is_moe()) throw Error("--model", "moe-dispatch needs an MoE model (num_experts > 0)");
+      if (g != "ep") throw Error("--group", "moe-dispatch runs on the ep groups: --group ep");
+      ParseMoeFlags(f->moe, &s);
+      spec::ValidateMoeOptions(*model, s);
+      comm::MoeDispatch d;
+      const int64_t micro_batch = ParseIntFlag("--micro-batch-size", f->micro_batch, 1, spec::kMaxGlobalBatch);
+      // With tp > 1 MoE layers run sequence-parallel: each TP rank dispatches 1/tp of the tokens.
+      d.tokens = double(micro_batch) * model->seq_length / s.cp / s.tp;
+      d.bytes_per_token = 2.0 * model->hidden_size;
+      d.experts = model->num_experts;
+      d.topk = model->moe_router_topk;
+      d.max_domains = s.moe_max_domains;
+      d.imbalance = s.expert_load_imbalance();
+      r.moe = d;
+      r.moe_algorithm = perf::MoeAlgorithm(s);
+      r.bytes = d.tokens * d.bytes_per_token * d.topk;
+    }
     study::CollectiveOutcome o = RunWithProgress(r, f->cluster.quiet);
     if (!f->cluster.export_links.empty()) {
       WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");

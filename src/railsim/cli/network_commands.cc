@@ -164,13 +164,24 @@ Action SetupCompare(CLI::App* sub) {
     spec::PortClass port_class = ResolvePortClass(*catalog, scenario.port_speed_Bps);
     std::optional<spec::ModelSpec> model;
     std::optional<spec::SystemSpec> system;
-    if (!scenario.model.empty()) {
-      model = spec::LoadModel(scenario.model, "--scenario " + *scenario_name + ": /model");
+    std::optional<spec::ModelSpec> moe_model;
+    if (!scenario.model.empty() || !scenario.moe_model.empty()) {
       system = spec::LoadSystem(scenario.system, "--scenario " + *scenario_name + ": /system");
     }
+    if (!scenario.model.empty()) {
+      model = spec::LoadModel(scenario.model, "--scenario " + *scenario_name + ": /model");
+    }
+    if (!scenario.moe_model.empty()) {
+      moe_model = spec::LoadModel(scenario.moe_model, "--scenario " + *scenario_name + ": /moe_model");
+      if (!moe_model->is_moe()) {
+        throw Error("--scenario " + *scenario_name + ": /moe_model",
+                    fmt::format("expected an MoE model (num_experts > 0), got the dense {}", moe_model->name));
+      }
+    }
     int threads = DefaultThreads();
-    study::CompareResult result = study::RunCompare(scenario, port_class, model ? &*model : nullptr,
-                                                    system ? &*system : nullptr, threads, timed);
+    study::CompareResult result =
+        study::RunCompare(scenario, port_class, model ? &*model : nullptr, system ? &*system : nullptr, threads,
+                          timed, moe_model ? &*moe_model : nullptr);
     PrintStdout(output == Format::kJson ? report::CompareJson(result) : report::CompareTable(result));
     return 0;
   };

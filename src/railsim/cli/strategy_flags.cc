@@ -17,7 +17,8 @@ void AddMoeFlags(CLI::App* sub, MoeFlags* f) {
   sub->add_option("--moe-imbalance", f->imbalance, "busiest expert rank's load over the mean (1 = balanced)")
       ->capture_default_str();
   sub->add_option("--moe-max-domains", f->max_domains,
-                  "node-limited routing: HB domains each token may reach (DeepSeek-V3: 4)");
+                  "node-limited routing: HB domains each token may reach (DeepSeek-V3: 4), or any")
+      ->capture_default_str();
   sub->add_flag("--moe-overlap", f->overlap,
                 "run dispatch and combine behind the layer's compute of another micro-batch");
 }
@@ -28,7 +29,7 @@ void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s) {
                     : a == "direct"  ? spec::MoeAllToAll::kDirect
                                      : spec::MoeAllToAll::kAuto;
   s->moe_imbalance = ParseNumberFlag("--moe-imbalance", f.imbalance, 1, spec::kMaxMoeImbalance);
-  s->moe_max_domains = f.max_domains.empty() ? 0 : int(ParseIntFlag("--moe-max-domains", f.max_domains, 1, 1 << 20));
+  s->moe_max_domains = f.max_domains == "any" ? 0 : int(ParseIntFlag("--moe-max-domains", f.max_domains, 1, 1 << 20));
   s->moe_overlap = f.overlap;
 }
 

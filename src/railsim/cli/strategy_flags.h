@@ -15,7 +15,7 @@ namespace railsim::cli {
 
 // How MoE tokens are dispatched (also on search).
 struct MoeFlags {
-  std::string alltoall = "auto", imbalance = "1", max_domains;
+  std::string alltoall = "auto", imbalance = "1", max_domains = "any";
   bool overlap = false;
 };
 

@@ -228,7 +228,13 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   // --- Context parallelism: ring exchange of K and V chunks (and their
   // gradients backward), overlapped with the attention core.
   if (s.cp > 1) {
-    out.cp_chunk_bytes = 2 * 2 * b * sl * kv / t;  // K and V of one chunk, 16-bit
+    // K and V of one chunk, 16-bit (with latent attention, as the
+    // up-projections produce them: qk + rotary and v dims per head).
+    const double kv_width = m.multi_latent_attention
+                                ? double(m.num_attention_heads) *
+                                      (m.mla.qk_head_dim + m.mla.qk_pos_emb_head_dim + m.mla.v_head_dim) / 2
+                                : kv;
+    out.cp_chunk_bytes = 2 * 2 * b * sl * kv_width / t;
     double step = comm::SendRecvTime(out.cp_chunk_bytes, groups[GroupKind::kCp], c.fabrics);
     double exchange = (s.cp - 1) * step;
     layer.cp_fwd = std::max(0.0, exchange - core_fwd);

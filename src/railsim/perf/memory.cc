@@ -87,6 +87,15 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   double replicated = (8 + (m.hidden_dropout > 0 ? 2 : 0)) * sbh / rep_div;
   // Q, K, V and the attention output; MLP intermediate tensors.
   double split = (4 * sbh + 4 * sl * b * kv) / t;
+  if (m.multi_latent_attention) {
+    // Q and K of qk + rotary dims per head, V and the attention output of
+    // v dims per head (16-bit, split by heads), and the latents the
+    // up-projections read (replicated).
+    const spec::LatentAttention& a = m.mla;
+    const double heads = m.num_attention_heads;
+    split = 2 * sl * b * heads * (2.0 * (a.qk_head_dim + a.qk_pos_emb_head_dim) + 2.0 * a.v_head_dim) / t;
+    replicated += 2 * sl * b * double(a.q_lora_rank + a.kv_lora_rank + a.qk_pos_emb_head_dim) / rep_div;
+  }
   const double dense_mlp = (m.swiglu ? 6 : 4) * sl * b * f / t;
   double mlp = dense_mlp;
   if (m.is_moe()) {

@@ -68,7 +68,19 @@ Json NetworkObject(const study::CollectiveRequest& r, const study::CollectiveOut
 
 Json OutcomeObject(const study::CollectiveRequest& r, const study::CollectiveOutcome& o) {
   Json j;
-  j["op"] = comm::OpName(r.op);
+  j["op"] = r.moe ? "moe-dispatch" : comm::OpName(r.op);
+  if (r.moe) {
+    j["moe"] = {{"tokens_per_member", r.moe->tokens},
+                {"bytes_per_token", r.moe->bytes_per_token},
+                {"experts", r.moe->experts},
+                {"topk", r.moe->topk},
+                {"max_domains", r.moe->max_domains},
+                {"imbalance", r.moe->imbalance},
+                {"domain_reach_probability",
+                 comm::DomainReachProbability(*r.moe, comm::LayoutOf(r.group.size, r.group.stride,
+                                                                     o.cluster.fabrics.hb_domain_size)
+                                                          .domains)}};
+  }
   j["algorithm"] = o.plan.algorithm;
   j["group"] = {{"size", r.group.size}, {"stride", r.group.stride}, {"groups", r.group.Groups(r.gpus)}};
   j["bytes"] = r.bytes;
@@ -120,7 +132,8 @@ std::string OutcomeTable(const study::CollectiveRequest& r, const study::Collect
   std::string out = fmt::format(
       "{} of {} per member, {} groups of {} ranks {} apart, algorithm {}\n"
       "{} x {} ({} network, HB domain {}, radix {}, {} tier{}{})\n\n",
-      comm::OpName(r.op), BinaryBytes(r.bytes), Grouped(r.group.Groups(r.gpus)), Grouped(r.group.size),
+      r.moe ? "moe-dispatch" : comm::OpName(r.op), BinaryBytes(r.bytes), Grouped(r.group.Groups(r.gpus)),
+      Grouped(r.group.size),
       r.group.stride, o.plan.algorithm, Grouped(r.gpus), r.system.name, perf::NetworkName(r.network),
       f.hb_domain_size, o.cluster.shape.radix, o.cluster.shape.tiers, o.cluster.shape.tiers == 1 ? "" : "s",
       o.cluster.shape.oversubscription > 1 ? fmt::format(", {:g}:1 leaves", o.cluster.shape.oversubscription)

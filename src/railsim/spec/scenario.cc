@@ -66,6 +66,17 @@ Scenario ParseScenarioJson(std::string_view text) {
     throw Error(s.system.empty() ? "/system" : "/global_batch_sizes",
                 "required when a model is given");
   }
+  s.moe_model = r.StringOr("moe_model", "");
+  if (!s.moe_model.empty()) {
+    if (s.system.empty()) throw Error("/system", "required when an MoE model is given");
+    s.moe_global_batch_size = r.Int("moe_global_batch_size", 1, int64_t{1} << 30);
+    s.moe_max_domains = static_cast<int>(r.IntOr("moe_max_domains", 0, 0, 1 << 20));
+    s.moe_overlap = r.BoolOr("moe_overlap", false);
+  } else {
+    for (const char* key : {"moe_global_batch_size", "moe_max_domains", "moe_overlap"}) {
+      if (r.Has(key)) throw Error(r.PointerTo(key), "expected moe_model with the MoE settings");
+    }
+  }
   r.Finish();
   return s;
 }

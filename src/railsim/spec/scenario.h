@@ -23,6 +23,12 @@ struct Scenario {
   std::string model;
   std::string system;
   std::vector<int64_t> global_batch_sizes;
+  // MoE side (needs `system`): an MoE model timed per HB domain size on each
+  // network with each dispatch algorithm. Empty moe_model means none.
+  std::string moe_model;
+  int64_t moe_global_batch_size = 0;
+  int moe_max_domains = 0;  ///< node-limited routing (0 = any)
+  bool moe_overlap = false;
 };
 
 /// Parses and validates a scenario JSON document. Throws Error naming the field.

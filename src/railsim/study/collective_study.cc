@@ -26,12 +26,16 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
                                       r.group.stride, r.gpus));
   }
   const comm::GroupLayout layout = comm::LayoutOf(r.group.size, r.group.stride, f.hb_domain_size);
-  std::string why = comm::AlgorithmInapplicable(r.op, r.algorithm, layout, f);
-  if (!why.empty()) {
-    throw Error("--algorithm", fmt::format("{} cannot run {} here: {}", comm::AlgorithmName(r.algorithm),
-                                           comm::OpName(r.op), why));
+  if (r.moe) {
+    out.plan = comm::MoeDispatchPlan(*r.moe, r.moe_algorithm, layout, f, &out.analytic_s);
+  } else {
+    std::string why = comm::AlgorithmInapplicable(r.op, r.algorithm, layout, f);
+    if (!why.empty()) {
+      throw Error("--algorithm", fmt::format("{} cannot run {} here: {}", comm::AlgorithmName(r.algorithm),
+                                             comm::OpName(r.op), why));
+    }
+    out.plan = *comm::MakePlan(r.op, r.algorithm, r.bytes, layout, f, r.plan_options, &out.analytic_s);
   }
-  out.plan = *comm::MakePlan(r.op, r.algorithm, r.bytes, layout, f, r.plan_options, &out.analytic_s);
   for (int i = 0; i < out.plan.count; ++i) out.phase_analytic_s[i] = comm::PhaseTime(out.plan.phases[i], f);
   if (!r.simulate) return out;
 

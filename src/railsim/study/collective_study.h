@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "railsim/comm/algorithms.h"
+#include "railsim/comm/moe.h"
 #include "railsim/net/topology.h"
 #include "railsim/perf/context.h"
 #include "railsim/sim/simulator.h"
@@ -27,6 +28,10 @@ struct CollectiveRequest {
   comm::Op op = comm::Op::kAllReduce;
   comm::Algorithm algorithm = comm::Algorithm::kAuto;
   double bytes = 0;             ///< as comm::MakePlan takes it
+  /// An MoE dispatch instead of `op` (comm/moe.h); `bytes` then reports
+  /// what each member sends.
+  std::optional<comm::MoeDispatch> moe;
+  comm::MoeAllToAll moe_algorithm = comm::MoeAllToAll::kAuto;
   comm::GroupFamily group;      ///< every group of this family runs at once
   comm::PlanOptions plan_options;
   bool simulate = false;

@@ -39,14 +39,65 @@ void ValidateScenarioNetworks(const spec::Scenario& scenario) {
   }
 }
 
+namespace {
+
+int BestOf(const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits) {
+  int best = -1;
+  for (int i = 0; i < 2; ++i) {
+    if (fits[size_t(i)] && (best < 0 || r[size_t(i)].estimate.iteration_time_s <
+                                            r[size_t(best)].estimate.iteration_time_s)) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+// The MoE side: per HB domain size, a search on each network with each
+// dispatch algorithm.
+void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const spec::SystemSpec& system,
+            int threads, const perf::NetworkOptions& timed, CompareResult* result) {
+  result->moe_model_name = model.name;
+  for (int k : scenario.hb_domain_sizes) {
+    MoeCase m;
+    m.hb_domain_size = k;
+    m.global_batch = scenario.moe_global_batch_size;
+    for (comm::NetworkKind network : {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly}) {
+      perf::PerfContext c = perf::MakePerfContext(model, system, scenario.gpus, network, k, timed);
+      for (int a = 0; a < 2; ++a) {
+        search::SearchOptions o;
+        o.global_batch = scenario.moe_global_batch_size;
+        o.top_k = 1;
+        o.threads = threads;
+        o.moe.moe_alltoall = a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect;
+        o.moe.moe_max_domains = scenario.moe_max_domains;
+        o.moe.moe_overlap = scenario.moe_overlap;
+        search::SearchResult r = search::Search(c, o);
+        const bool optimized = network == comm::NetworkKind::kRailOptimized;
+        auto& best = optimized ? m.rail_optimized : m.rail_only;
+        auto& fits = optimized ? m.rail_optimized_fits : m.rail_only_fits;
+        fits[size_t(a)] = !r.results.empty();
+        if (fits[size_t(a)]) best[size_t(a)] = r.results[0];
+      }
+    }
+    result->moe.push_back(m);
+  }
+}
+
+}  // namespace
+
+int MoeCase::best_rail_optimized() const { return BestOf(rail_optimized, rail_optimized_fits); }
+int MoeCase::best_rail_only() const { return BestOf(rail_only, rail_only_fits); }
+
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
                          const spec::ModelSpec* model, const spec::SystemSpec* system, int threads,
-                         const perf::NetworkOptions& timed) {
+                         const perf::NetworkOptions& timed, const spec::ModelSpec* moe_model) {
   CompareResult result;
   result.scenario = scenario;
   for (const net::TopologyParams& p : Cases(scenario)) {
     result.network.push_back({p, CompareDesigns(p, port_class)});
   }
+  if (system) result.system_name = system->name;
+  if (moe_model && system) RunMoe(scenario, *moe_model, *system, threads, timed, &result);
   if (!model || !system) return result;
   result.model_name = model->name;
   result.system_name = system->name;

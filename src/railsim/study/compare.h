@@ -3,6 +3,7 @@
 // job, the training side: best iteration time on each network).
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "railsim/perf/context.h"
@@ -33,11 +34,25 @@ struct TrainingCase {
   bool feasible = false;  ///< some strategy fits in memory on every network
 };
 
+/// The MoE side for one HB domain size: the best strategy on each network
+/// with each dispatch algorithm (index 0 forwarded, 1 direct).
+struct MoeCase {
+  int64_t hb_domain_size = 0;
+  int64_t global_batch = 0;
+  std::array<search::RankedStrategy, 2> rail_optimized, rail_only;
+  std::array<bool, 2> rail_optimized_fits{}, rail_only_fits{};
+  /// The best of each network over both algorithms (index into the arrays), or -1.
+  int best_rail_optimized() const;
+  int best_rail_only() const;
+};
+
 struct CompareResult {
   spec::Scenario scenario;
   std::vector<NetworkCase> network;
   std::string model_name, system_name;
   std::vector<TrainingCase> training;  ///< empty when the scenario has no model
+  std::string moe_model_name;
+  std::vector<MoeCase> moe;            ///< empty when the scenario has no MoE model
 };
 
 /// Throws Error naming the scenario entry when a (K, radix) pair cannot be
@@ -49,6 +64,6 @@ void ValidateScenarioNetworks(const spec::Scenario& scenario);
 /// Requires ValidateScenarioNetworks to pass.
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
                          const spec::ModelSpec* model, const spec::SystemSpec* system, int threads,
-                         const perf::NetworkOptions& timed = {});
+                         const perf::NetworkOptions& timed = {}, const spec::ModelSpec* moe_model = nullptr);
 
 }  // namespace railsim::study

@@ -12,6 +12,7 @@
 #include "railsim/spec/presets.h"
 #include "railsim/spec/strategy_test_util.h"
 #include "railsim/study/failures.h"
+#include "railsim/study/traffic.h"
 
 namespace railsim::study {
 namespace {
@@ -97,6 +98,31 @@ TEST(MoeAtScaleTest, DeepSeekV3AcrossDomainsOnEachNetworkAndAlgorithm) {
   EXPECT_DOUBLE_EQ(opt_fwd.breakdown.ep_comm_s, ro.breakdown.ep_comm_s);
   // Again only the all-GPU gradient-norm all-reduce differs.
   EXPECT_NEAR(opt_forwarded, ro_forwarded, 50e-6);
+}
+
+// The traffic analysis sees the dispatch's flows: forwarded, no EP byte
+// travels between two rails (NIC flows stay on their rail, the rest is
+// inside HB domains); direct, 7 of every 8 remote copies change rail.
+TEST(MoeAtScaleTest, ForwardedDispatchSendsNoCrossRailBytes) {
+  perf::PerfContext c = perf::MakePerfContext(spec::LoadModel("deepseek-v3", "--model"),
+                                              spec::LoadSystem("dgx-h100", "--system"), 2048,
+                                              comm::NetworkKind::kRailOptimized);
+  const int ep = int(perf::Parallelism::kEp);
+  const int cross = int(TrafficClass::kCrossRail);
+  TrafficOptions o;
+  o.design = net::Design::kRailOptimized;
+  TrafficResult forwarded = AnalyzeTraffic(c, DeepSeekStrategy(spec::MoeAllToAll::kForwarded), o);
+  TrafficResult direct = AnalyzeTraffic(c, DeepSeekStrategy(spec::MoeAllToAll::kDirect), o);
+  const double fwd_ep = forwarded.bytes_by_parallelism[size_t(ep)];
+  const double dir_ep = direct.bytes_by_parallelism[size_t(ep)];
+  const double dir_cross = direct.bytes_by_parallelism_and_class[size_t(ep)][size_t(cross)];
+  std::printf("  DeepSeek-V3 EP bytes per iteration: forwarded %.3g (cross-rail 0), direct %.3g (cross-rail %.1f%%)\n",
+              fwd_ep, dir_ep, 100 * dir_cross / dir_ep);
+  ASSERT_GT(fwd_ep, 0);
+  EXPECT_EQ(0, forwarded.bytes_by_parallelism_and_class[size_t(ep)][size_t(cross)]);
+  // Direct: of a GPU's 63 peers, 7 share its domain, 7 its rail elsewhere,
+  // 49 are on other rails in other domains.
+  EXPECT_NEAR(49.0 / 63, dir_cross / dir_ep, 1e-9);
 }
 
 }  // namespace
