@@ -70,6 +70,22 @@ std::string MoeTable(const study::CompareResult& result) {
   }
   text += t.Render();
   for (const std::string& v : verdicts) text += v + "\n";
+  for (const study::MoeCase& m : result.moe) {
+    text += fmt::format("\nOne {} layer's dispatch of one sequence (tp 1), HB domain {}: Rail-only against "
+                        "rail-optimized's direct dispatch\n",
+                        result.moe_model_name, m.hb_domain_size);
+    TextTable sweep;
+    for (const char* h : {"EP", "HB domains", "rail-opt direct", "rail-opt forwarded", "rail-only forwarded",
+                          "rail-only direct", "overhead forwarded", "overhead direct"}) {
+      sweep.AddColumn(h);
+    }
+    for (const study::MoeSweepPoint& p : m.ep_sweep) {
+      sweep.AddRow({std::to_string(p.ep), std::to_string(p.domains), Seconds(p.time_s[0][1]), Seconds(p.time_s[0][0]),
+                    Seconds(p.time_s[1][0]), Seconds(p.time_s[1][1]), fmt::format("{:+.1f}%", 100 * p.overhead(0)),
+                    fmt::format("{:+.1f}%", 100 * p.overhead(1))});
+    }
+    text += sweep.Render();
+  }
   return text;
 }
 
@@ -111,6 +127,18 @@ Json MoeJson(const study::CompareResult& result) {
       saved.push_back({{"radix", radix}, {"network_cost_saved_usd", usd}});
     }
     c["network_cost_saved"] = saved;
+    Json sweep = Json::array();
+    for (const study::MoeSweepPoint& p : m.ep_sweep) {
+      sweep.push_back({{"ep", p.ep},
+                       {"hb_domains", p.domains},
+                       {"rail_optimized_direct_s", p.time_s[0][1]},
+                       {"rail_optimized_forwarded_s", p.time_s[0][0]},
+                       {"rail_only_forwarded_s", p.time_s[1][0]},
+                       {"rail_only_direct_s", p.time_s[1][1]},
+                       {"overhead_forwarded", p.overhead(0)},
+                       {"overhead_direct", p.overhead(1)}});
+    }
+    c["ep_sweep"] = sweep;
     moe["cases"].push_back(c);
   }
   return moe;

@@ -52,6 +52,36 @@ int BestOf(const std::array<search::RankedStrategy, 2>& r, const std::array<bool
   return best;
 }
 
+std::vector<MoeSweepPoint> MoeSweep(const spec::Scenario& scenario, const spec::ModelSpec& model,
+                                   const spec::SystemSpec& system, int64_t k, const perf::NetworkOptions& timed) {
+  comm::MoeDispatch d;
+  d.tokens = model.seq_length;
+  d.bytes_per_token = 2.0 * model.hidden_size;
+  d.experts = model.num_experts;
+  d.topk = model.moe_router_topk;
+  d.max_domains = scenario.moe_max_domains;
+  const comm::ClusterFabrics fabrics[2] = {
+      perf::MakeClusterNetwork(system, scenario.gpus, comm::NetworkKind::kRailOptimized, k, timed).fabrics,
+      perf::MakeClusterNetwork(system, scenario.gpus, comm::NetworkKind::kRailOnly, k, timed).fabrics};
+  std::vector<MoeSweepPoint> out;
+  // Within one domain (the largest EP that fits), then 2, 4, ... domains.
+  int64_t ep = 1;
+  while (ep * 2 <= k && model.num_experts % (ep * 2) == 0) ep *= 2;
+  for (; ep <= model.num_experts && ep <= scenario.gpus && model.num_experts % ep == 0 && scenario.gpus % ep == 0;
+       ep *= 2) {
+    MoeSweepPoint p;
+    p.ep = ep;
+    const comm::GroupLayout g = comm::LayoutOf(ep, 1, k);
+    p.domains = g.domains;
+    for (int n = 0; n < 2; ++n) {
+      p.time_s[n][0] = comm::MoeDispatchTime(d, comm::MoeAllToAll::kForwarded, g, fabrics[n]);
+      p.time_s[n][1] = comm::MoeDispatchTime(d, comm::MoeAllToAll::kDirect, g, fabrics[n]);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
 // The MoE side: per HB domain size, a search on each network with each
 // dispatch algorithm.
 void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const spec::SystemSpec& system,
@@ -79,6 +109,7 @@ void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const 
         if (fits[size_t(a)]) best[size_t(a)] = r.results[0];
       }
     }
+    m.ep_sweep = MoeSweep(scenario, model, system, k, timed);
     result->moe.push_back(m);
   }
 }

@@ -34,6 +34,18 @@ struct TrainingCase {
   bool feasible = false;  ///< some strategy fits in memory on every network
 };
 
+/// One MoE layer's dispatch of one sequence at one EP degree (tp 1, EP
+/// groups of consecutive GPUs): the time on each network with each
+/// algorithm, [network: 0 rail-optimized, 1 Rail-only][0 forwarded, 1 direct].
+struct MoeSweepPoint {
+  int64_t ep = 0;
+  int64_t domains = 0;  ///< HB domains one EP group spans
+  double time_s[2][2] = {};
+  /// Rail-only with each algorithm against rail-optimized's direct dispatch
+  /// (any NIC to any NIC: the baseline a spine allows).
+  double overhead(int algorithm) const { return time_s[1][algorithm] / time_s[0][1] - 1; }
+};
+
 /// The MoE side for one HB domain size: the best strategy on each network
 /// with each dispatch algorithm (index 0 forwarded, 1 direct).
 struct MoeCase {
@@ -41,6 +53,9 @@ struct MoeCase {
   int64_t global_batch = 0;
   std::array<search::RankedStrategy, 2> rail_optimized, rail_only;
   std::array<bool, 2> rail_optimized_fits{}, rail_only_fits{};
+  /// Rail-only's overhead against EP degree: within one HB domain, then 2,
+  /// 4, ... domains, up to the experts or the cluster.
+  std::vector<MoeSweepPoint> ep_sweep;
   /// The best of each network over both algorithms (index into the arrays), or -1.
   int best_rail_optimized() const;
   int best_rail_only() const;
