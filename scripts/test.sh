@@ -6,7 +6,8 @@
 # Set RAILSIM_FUZZ_SECONDS to change the per-target fuzzing time (default 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh clang libclang-rt-14-dev
+# chromium: the report's page is tested in it, headless.
+bash scripts/deps.sh clang libclang-rt-14-dev chromium
 jobs="$(nproc)"
 
 echo "== release build and tests" >&2

@@ -13,11 +13,13 @@
 #include "railsim/core/units.h"
 #include "railsim/net/builder.h"
 #include "railsim/report/compare_report.h"
+#include "railsim/report/html_report.h"
 #include "railsim/report/network_report.h"
 #include "railsim/report/table.h"
 #include "railsim/spec/presets.h"
 #include "railsim/perf/context.h"
 #include "railsim/study/compare.h"
+#include "railsim/study/report_study.h"
 #include "railsim/study/network_study.h"
 
 namespace railsim::cli {
@@ -141,6 +143,35 @@ Action SetupCost(CLI::App* sub) {
   };
 }
 
+// A scenario with everything it names loaded and checked.
+struct ScenarioInputs {
+  spec::Scenario scenario;
+  spec::PortClass port_class;
+  std::optional<spec::ModelSpec> model, moe_model;
+  std::optional<spec::SystemSpec> system;
+};
+
+ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::string& catalog) {
+  ScenarioInputs in;
+  in.scenario = spec::LoadScenario(scenario_name, "--scenario");
+  const spec::Scenario& scenario = in.scenario;
+  study::ValidateScenarioNetworks(scenario);
+  in.port_class = ResolvePortClass(catalog, scenario.port_speed_Bps);
+  const std::string where = "--scenario " + scenario_name;
+  if (!scenario.model.empty() || !scenario.moe_model.empty()) {
+    in.system = spec::LoadSystem(scenario.system, where + ": /system");
+  }
+  if (!scenario.model.empty()) in.model = spec::LoadModel(scenario.model, where + ": /model");
+  if (!scenario.moe_model.empty()) {
+    in.moe_model = spec::LoadModel(scenario.moe_model, where + ": /moe_model");
+    if (!in.moe_model->is_moe()) {
+      throw Error(where + ": /moe_model",
+                  fmt::format("expected an MoE model (num_experts > 0), got the dense {}", in.moe_model->name));
+    }
+  }
+  return in;
+}
+
 Action SetupCompare(CLI::App* sub) {
   auto scenario_name = std::make_shared<std::string>("paper-headline");
   auto catalog = std::make_shared<std::string>("default");
@@ -154,35 +185,69 @@ Action SetupCompare(CLI::App* sub) {
   sub->add_option("--catalog", *catalog, "cost/power catalog: preset name or JSON file")
       ->capture_default_str();
   sub->add_option("--format", *format, "table or json")->capture_default_str();
-  return [scenario_name, catalog, format, radix, oversubscription]() {
+  auto print_scenario = std::make_shared<bool>(false);
+  sub->add_flag("--print-scenario", *print_scenario, "print the scenario's JSON (edit it, pass it to --scenario)");
+  return [scenario_name, catalog, format, radix, oversubscription, print_scenario]() {
     Format output = ParseFormatFlag(*format, false);
     perf::NetworkOptions timed;
     timed.radix = radix->empty() ? 0 : int(ParseIntFlag("--radix", *radix, 2, 65536));
     timed.oversubscription = ParseNumberFlag("--oversubscription", *oversubscription, 1, 65535);
-    spec::Scenario scenario = spec::LoadScenario(*scenario_name, "--scenario");
-    study::ValidateScenarioNetworks(scenario);
-    spec::PortClass port_class = ResolvePortClass(*catalog, scenario.port_speed_Bps);
-    std::optional<spec::ModelSpec> model;
-    std::optional<spec::SystemSpec> system;
-    std::optional<spec::ModelSpec> moe_model;
-    if (!scenario.model.empty() || !scenario.moe_model.empty()) {
-      system = spec::LoadSystem(scenario.system, "--scenario " + *scenario_name + ": /system");
+    if (*print_scenario) {
+      // The scenario as written, to copy and edit (a preset, or the file given).
+      spec::LoadScenario(*scenario_name, "--scenario");  // checks it
+      std::optional<std::string_view> preset = spec::FindPreset(spec::PresetKind::kScenario, *scenario_name);
+      PrintStdout(preset ? std::string(*preset) : ReadTextFile(*scenario_name, "--scenario"));
+      return 0;
     }
-    if (!scenario.model.empty()) {
-      model = spec::LoadModel(scenario.model, "--scenario " + *scenario_name + ": /model");
-    }
-    if (!scenario.moe_model.empty()) {
-      moe_model = spec::LoadModel(scenario.moe_model, "--scenario " + *scenario_name + ": /moe_model");
-      if (!moe_model->is_moe()) {
-        throw Error("--scenario " + *scenario_name + ": /moe_model",
-                    fmt::format("expected an MoE model (num_experts > 0), got the dense {}", moe_model->name));
-      }
-    }
-    int threads = DefaultThreads();
-    study::CompareResult result =
-        study::RunCompare(scenario, port_class, model ? &*model : nullptr, system ? &*system : nullptr, threads,
-                          timed, moe_model ? &*moe_model : nullptr);
+    ScenarioInputs in = LoadScenarioInputs(*scenario_name, *catalog);
+    study::CompareResult result = study::RunCompare(
+        in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
+        DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr);
     PrintStdout(output == Format::kJson ? report::CompareJson(result) : report::CompareTable(result));
+    return 0;
+  };
+}
+
+Action SetupReport(CLI::App* sub) {
+  struct Flags {
+    std::string out, scenario = "paper-headline", catalog = "default", failure_catalog = "h100-fleet";
+    bool quiet = false;
+  };
+  auto f = std::make_shared<Flags>();
+  sub->add_option("--out", f->out, "directory to write index.html and the figures' CSVs into")->required();
+  sub->add_option("--scenario", f->scenario, "scenario preset or JSON file")->capture_default_str();
+  sub->add_option("--catalog", f->catalog, "cost/power catalog: preset name or JSON file")->capture_default_str();
+  sub->add_option("--failure-catalog", f->failure_catalog, "failure rates for the failure figure")
+      ->capture_default_str();
+  sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
+  return [f]() {
+    if (f->out.empty()) throw Error("--out", "expected a directory name, got ''");
+    ScenarioInputs in = LoadScenarioInputs(f->scenario, f->catalog);
+    study::ReportInputs r;
+    r.scenario = in.scenario;
+    r.port_class = in.port_class;
+    r.model = in.model;
+    r.moe_model = in.moe_model;
+    r.system = in.system;
+    r.failure_catalog = spec::LoadFailureCatalog(f->failure_catalog, "--failure-catalog");
+    r.threads = DefaultThreads();
+    MakeDirectory(f->out, "--out");
+    bool shown = false;
+    auto line = ProgressLine("report", "", f->quiet, &shown);
+    int done = 0;
+    if (line) {
+      r.progress = [&](const std::string& label) {
+        // Seven steps; the line shows the share done and the step starting.
+        line(double(done++) / 7);
+        if (shown) fmt::print(stderr, " ({})   ", label);
+      };
+    }
+    study::ReportStudy study = study::RunReportStudy(r);
+    for (const report::ReportFile& file : report::BuildReport(study, RAILSIM_VERSION)) {
+      WriteTextFile(f->out + "/" + file.name, file.contents, "--out");
+    }
+    if (shown) fmt::print(stderr, "\n");
+    PrintStdout(fmt::format("wrote {}/index.html\n", f->out));
     return 0;
   };
 }
@@ -195,6 +260,8 @@ std::vector<Command> NetworkCommands() {
        SetupCompare},
       {"network", "build one design and print its bill of materials, cost and power", SetupNetwork},
       {"cost", "all designs side by side with Rail-only's savings", SetupCost},
+      {"report", "a self-contained HTML report of a scenario: every figure with its CSV, opens offline",
+       SetupReport},
   };
 }
 

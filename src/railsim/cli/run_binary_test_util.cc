@@ -40,6 +40,10 @@ int LineCount(const std::string& text) {
 }
 
 RunResult RunRailsim(const std::vector<std::string>& args, int timeout_s) {
+  return RunProgram(RAILSIM_BINARY, args, timeout_s);
+}
+
+RunResult RunProgram(const std::string& program, const std::vector<std::string>& args, int timeout_s) {
   std::string dir = MakeTempDir();
   std::string out_path = dir + "/stdout";
   std::string err_path = dir + "/stderr";
@@ -47,17 +51,18 @@ RunResult RunRailsim(const std::vector<std::string>& args, int timeout_s) {
   pid_t pid = fork();
   if (pid < 0) return result;
   if (pid == 0) {
+    setpgid(0, 0);  // its own process group, so a timeout kills its children too
     int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(out, 1);
     dup2(err, 2);
     std::vector<char*> argv;
-    std::string binary = RAILSIM_BINARY;
+    std::string binary = program;
     argv.push_back(binary.data());
     std::vector<std::string> copies = args;
     for (std::string& a : copies) argv.push_back(a.data());
     argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
+    execvp(binary.c_str(), argv.data());
     _exit(127);
   }
   int wstatus = 0;
@@ -66,7 +71,7 @@ RunResult RunRailsim(const std::vector<std::string>& args, int timeout_s) {
     pid_t done = waitpid(pid, &wstatus, WNOHANG);
     if (done == pid) break;
     if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
+      kill(-pid, SIGKILL);
       waitpid(pid, &wstatus, 0);
       break;
     }

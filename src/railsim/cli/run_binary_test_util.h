@@ -17,6 +17,10 @@ struct RunResult {
 /// `timeout_s` seconds (status then 128 + SIGKILL).
 RunResult RunRailsim(const std::vector<std::string>& args, int timeout_s = 120);
 
+/// Runs `program` (searched on PATH) with `args` the same way; its whole
+/// process group is killed at the timeout.
+RunResult RunProgram(const std::string& program, const std::vector<std::string>& args, int timeout_s = 120);
+
 /// A fresh empty directory under the test temp dir.
 std::string MakeTempDir();
 

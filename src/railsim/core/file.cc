@@ -1,5 +1,7 @@
 #include "railsim/core/file.h"
 
+#include <filesystem>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -43,6 +45,15 @@ std::string ReadTextFile(const std::string& path, const std::string& where) {
     throw Error(where, fmt::format("'{}' is larger than {} bytes", path, kMaxInputFileBytes));
   }
   return contents;
+}
+
+void MakeDirectory(const std::string& path, const std::string& where) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw Error(where, fmt::format("cannot create directory '{}': {}", path, ec.message()));
+  if (!std::filesystem::is_directory(path, ec)) {
+    throw Error(where, fmt::format("expected a directory, got '{}'", path));
+  }
 }
 
 void WriteTextFile(const std::string& path, std::string_view contents, const std::string& where) {

@@ -19,6 +19,10 @@ std::string ReadTextFile(const std::string& path, const std::string& where);
 /// True if `path` names an existing filesystem entry (file or not).
 bool PathExists(const std::string& path);
 
+/// Creates the directory `path` and its parents if missing. Throws
+/// Error(where, ...) when it cannot, or when `path` is not a directory.
+void MakeDirectory(const std::string& path, const std::string& where);
+
 /// Writes `contents` to `path`, replacing it. Throws Error(where, ...) on failure.
 void WriteTextFile(const std::string& path, std::string_view contents, const std::string& where);
 

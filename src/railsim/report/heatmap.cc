@@ -75,11 +75,17 @@ int64_t HeatmapGpusPerCell(int64_t gpus, int64_t k) {
   return (per_cell + k - 1) / k * k;
 }
 
-void WriteHeatmap(const std::string& path, const study::TrafficResult& r, const HeatmapLabels& labels) {
-  const bool svg = EndsWith(path, ".svg");
-  if (!svg && !EndsWith(path, ".png")) {
-    throw Error("--heatmap", fmt::format("expected a file name ending in .png or .svg, got {}", Quoted(path)));
-  }
+namespace {
+
+cairo_status_t AppendToString(void* closure, const unsigned char* data, unsigned int length) {
+  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+// Draws the heatmap: to the SVG file `path` when `svg`, else as PNG bytes
+// into *png when given, else to the PNG file `path`.
+void Render(const std::string& path, bool svg, const study::TrafficResult& r, const HeatmapLabels& labels,
+            std::string* png) {
   const int64_t n = r.gpus, k = r.hb_domain_size;
   const int64_t per_cell = HeatmapGpusPerCell(n, k);
   const int64_t cells = (n + per_cell - 1) / per_cell;
@@ -221,6 +227,8 @@ void WriteHeatmap(const std::string& path, const study::TrafficResult& r, const 
   if (svg) {
     cairo_surface_finish(surface);
     status = cairo_surface_status(surface);
+  } else if (png) {
+    status = cairo_surface_write_to_png_stream(surface, AppendToString, png);
   } else {
     status = cairo_surface_write_to_png(surface, path.c_str());
   }
@@ -228,6 +236,22 @@ void WriteHeatmap(const std::string& path, const study::TrafficResult& r, const 
   if (status != CAIRO_STATUS_SUCCESS) {
     throw Error("--heatmap", fmt::format("cannot write {}: {}", Quoted(path), cairo_status_to_string(status)));
   }
+}
+
+}  // namespace
+
+void WriteHeatmap(const std::string& path, const study::TrafficResult& r, const HeatmapLabels& labels) {
+  const bool svg = EndsWith(path, ".svg");
+  if (!svg && !EndsWith(path, ".png")) {
+    throw Error("--heatmap", fmt::format("expected a file name ending in .png or .svg, got {}", Quoted(path)));
+  }
+  Render(path, svg, r, labels, nullptr);
+}
+
+std::string HeatmapPng(const study::TrafficResult& r, const HeatmapLabels& labels) {
+  std::string png;
+  Render("", false, r, labels, &png);
+  return png;
 }
 
 }  // namespace railsim::report

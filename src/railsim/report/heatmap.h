@@ -26,6 +26,9 @@ struct HeatmapLabels {
 /// Error("--heatmap") for another extension or when the file cannot be written.
 void WriteHeatmap(const std::string& path, const study::TrafficResult& r, const HeatmapLabels& labels);
 
+/// The same picture as PNG bytes.
+std::string HeatmapPng(const study::TrafficResult& r, const HeatmapLabels& labels);
+
 /// GPUs summed into one cell along each axis for `gpus` GPUs in HB domains
 /// of `k` (1 when every GPU gets its own cell; else a divisor or multiple of k).
 int64_t HeatmapGpusPerCell(int64_t gpus, int64_t k);

@@ -1,0 +1,114 @@
+// The report end to end: `railsim report` writes the page and a CSV per
+// figure for the default scenario; headless Chromium (Debian's chromium)
+// opens it from file:// with the network unreachable, the page reports no
+// error and no network attempt, and a screenshot shows every chart drawn
+// (enough non-background pixels inside each chart's box).
+#include <cairo.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "railsim/cli/run_binary_test_util.h"
+
+namespace railsim::testutil {
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The value of attribute `name` on the <body> tag of a dumped DOM.
+std::string BodyAttribute(const std::string& dom, const std::string& name) {
+  const size_t body = dom.find("<body");
+  if (body == std::string::npos) return "";
+  const size_t end = dom.find('>', body);
+  const std::string tag = dom.substr(body, end - body);
+  const std::string key = name + "=\"";
+  const size_t at = tag.find(key);
+  if (at == std::string::npos) return "";
+  const size_t start = at + key.size();
+  return tag.substr(start, tag.find('"', start) - start);
+}
+
+std::vector<std::string> Chromium(const std::string& url, int width, int height, const std::string& extra) {
+  return {"--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--hide-scrollbars",
+          "--host-resolver-rules=MAP * ~NOTFOUND",
+          "--virtual-time-budget=20000",
+          "--window-size=" + std::to_string(width) + "," + std::to_string(height),
+          extra,
+          url};
+}
+
+TEST(ReportTest, PageLoadsOfflineInChromiumAndEveryChartIsDrawn) {
+  const std::string dir = MakeTempDir();
+  RunResult r = RunRailsim({"report", "--out", dir, "--quiet"}, 120);
+  ASSERT_EQ(0, r.status) << r.err;
+  const std::string html = Slurp(dir + "/index.html");
+  ASSERT_FALSE(html.empty());
+  // Nothing the page would fetch: no external script, stylesheet, image or link target.
+  EXPECT_FALSE(std::regex_search(html, std::regex(R"((src|href)\s*=\s*"(https?:)?//)"))) << "external reference";
+  EXPECT_EQ(std::string::npos, html.find("<script src"));
+  for (const char* figure : {"cost-power", "iteration-vs-hb", "railonly-vs-ideal", "traffic", "alltoall-ratio",
+                             "failures", "pareto", "moe-ep"}) {
+    const std::string csv = Slurp(dir + "/" + figure + ".csv");
+    EXPECT_GT(LineCount(csv), 1) << figure << ".csv has no data rows";
+    EXPECT_NE(std::string::npos, html.find(std::string("id=\"figure-") + figure + "\"")) << figure;
+  }
+
+  const std::string url = "file://" + dir + "/index.html";
+  RunResult dom = RunProgram("chromium", Chromium(url, 1200, 900, "--dump-dom"), 120);
+  ASSERT_EQ(0, dom.status) << "chromium --dump-dom failed (is Debian's chromium installed?): " << dom.err;
+  EXPECT_EQ("ready", BodyAttribute(dom.out, "data-status")) << BodyAttribute(dom.out, "data-errors");
+  EXPECT_EQ("", BodyAttribute(dom.out, "data-errors"));
+  const int height = std::stoi("0" + BodyAttribute(dom.out, "data-height"));
+  ASSERT_GT(height, 1000);
+
+  const std::string shot = dir + "/screenshot.png";
+  RunResult s = RunProgram("chromium", Chromium(url, 1200, height, "--screenshot=" + shot), 120);
+  ASSERT_EQ(0, s.status) << s.err;
+  cairo_surface_t* image = cairo_image_surface_create_from_png(shot.c_str());
+  ASSERT_EQ(CAIRO_STATUS_SUCCESS, cairo_surface_status(image));
+  const int w = cairo_image_surface_get_width(image), h = cairo_image_surface_get_height(image);
+  const int stride = cairo_image_surface_get_stride(image);
+  const unsigned char* pixels = cairo_image_surface_get_data(image);
+  // Every chart (and the heatmap image): its box from the page, and the
+  // share of its pixels that are not the white background.
+  std::stringstream boxes(BodyAttribute(dom.out, "data-boxes"));
+  std::string box;
+  int checked = 0;
+  while (std::getline(boxes, box, ';')) {
+    char id[128] = {};
+    int x = 0, y = 0, bw = 0, bh = 0;
+    ASSERT_EQ(5, std::sscanf(box.c_str(), "%127[^,],%d,%d,%d,%d", id, &x, &y, &bw, &bh)) << box;
+    int64_t drawn = 0, total = 0;
+    for (int py = std::max(0, y); py < std::min(h, y + bh); ++py) {
+      for (int px = std::max(0, x); px < std::min(w, x + bw); ++px) {
+        const uint32_t argb = *reinterpret_cast<const uint32_t*>(pixels + size_t(py) * size_t(stride) + size_t(px) * 4);
+        const int red = (argb >> 16) & 255, green = (argb >> 8) & 255, blue = argb & 255;
+        drawn += (red < 235 || green < 235 || blue < 235) ? 1 : 0;
+        ++total;
+      }
+    }
+    const double share = total ? double(drawn) / double(total) : 0;
+    std::printf("  %-24s %4dx%-4d at y %5d: %.1f%% drawn\n", id, bw, bh, y, 100 * share);
+    EXPECT_GT(share, 0.02) << id << " looks blank";
+    ++checked;
+  }
+  cairo_surface_destroy(image);
+  EXPECT_GE(checked, 9);  // two cost/power charts, one per other figure, the heatmap
+}
+
+}  // namespace
+}  // namespace railsim::testutil

@@ -1,0 +1,563 @@
+#include "railsim/report/html_report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "railsim/core/units.h"
+#include "railsim/report/csv.h"
+#include "railsim/report/heatmap.h"
+#include "railsim/report/json_objects.h"
+#include "railsim/report/perf_report.h"
+#include "railsim/report/table.h"
+#include "railsim/report/traffic_report.h"
+
+namespace railsim::report::embedded {
+extern const char kChartJs[];
+}
+
+namespace railsim::report {
+namespace {
+
+// One figure: a chart (Chart.js config) or an image with a chart beside it,
+// its caption, and the CSV of what it draws.
+struct Figure {
+  std::string id;
+  std::string title;
+  std::string caption;
+  std::vector<Json> charts;  ///< Chart.js configurations, drawn one under the other
+  std::string csv;
+  std::string image;    ///< a PNG file of the report drawn above the chart (may be empty)
+};
+
+const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+
+std::string HtmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string Base64(const std::string& bytes) {
+  static const char kTable[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = uint32_t(uint8_t(bytes[i])) << 16 | uint32_t(uint8_t(bytes[i + 1])) << 8 | uint8_t(bytes[i + 2]);
+    for (int s : {18, 12, 6, 0}) out += kTable[(v >> s) & 63];
+  }
+  if (i < bytes.size()) {
+    uint32_t v = uint32_t(uint8_t(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) v |= uint32_t(uint8_t(bytes[i + 1])) << 8;
+    out += kTable[(v >> 18) & 63];
+    out += kTable[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? kTable[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+// A chart's common options: its title, axis titles with units, the legend.
+Json Options(const std::string& title, const std::string& x, const std::string& y) {
+  Json o;
+  o["responsive"] = true;
+  o["maintainAspectRatio"] = false;
+  o["animation"] = false;
+  o["plugins"]["title"] = {{"display", true}, {"text", title}, {"font", {{"size", 15}}}};
+  o["plugins"]["legend"] = {{"display", true}, {"position", "bottom"}};
+  o["scales"]["x"]["title"] = {{"display", true}, {"text", x}};
+  o["scales"]["y"]["title"] = {{"display", true}, {"text", y}};
+  return o;
+}
+
+Json Dataset(const std::string& label, const Json& data, int colour, const char* type = nullptr) {
+  Json d;
+  if (type) d["type"] = type;
+  d["label"] = label;
+  d["data"] = data;
+  d["backgroundColor"] = kColours[colour % 6];
+  d["borderColor"] = kColours[colour % 6];
+  d["pointRadius"] = 4;
+  return d;
+}
+
+const char* DesignLabel(net::Design d) {
+  switch (d) {
+    case net::Design::kRailOptimized: return "rail-optimized";
+    case net::Design::kRailOnly: return "Rail-only";
+    case net::Design::kFatTree: return "fat-tree";
+  }
+  return "?";
+}
+
+Json Null() { return Json(nullptr); }  // a gap in a line (nothing fits)
+
+Json TimeOrGap(double s) { return s > 0 ? Json(s) : Null(); }
+
+Figure CostPower(const study::ReportStudy& r) {
+  Figure f;
+  f.id = "cost-power";
+  f.title = "Network cost and power by design and switch radix";
+  const spec::Scenario& sc = r.compare.scenario;
+  f.caption = fmt::format(
+      "Cost (above) and power (below) of the scale-out network of {} GPUs at {} ($694 per switch port, $199 "
+      "per transceiver, every switch paid and powered for all its ports; 17 W per port, 9 W per transceiver), "
+      "counted from the built graphs.",
+      Grouped(sc.gpus), units::FormatBitRate(sc.port_speed_Bps));
+  CsvTable csv({"hb_domain_size", "radix", "design", "tiers", "switches", "transceivers", "cost_usd", "power_w"});
+  Json labels = Json::array();
+  std::vector<Json> cost(3, Json::array()), power(3, Json::array());
+  for (const study::NetworkCase& c : r.compare.network) {
+    labels.push_back(fmt::format("K {}, radix {}", c.params.hb_domain_size, c.params.radix));
+    for (size_t i = 0; i < c.designs.size() && i < 3; ++i) {
+      const study::DesignResult& d = c.designs[i];
+      cost[i].push_back(d.bom.cost_usd / 1e6);
+      power[i].push_back(d.bom.power_w / 1e6);
+      csv.AddRow({std::to_string(c.params.hb_domain_size), std::to_string(c.params.radix),
+                  net::DesignName(d.params.design), std::to_string(d.bom.tiers), std::to_string(d.bom.switches),
+                  std::to_string(d.bom.transceivers), CsvNumber(d.bom.cost_usd), CsvNumber(d.bom.power_w)});
+    }
+  }
+  const net::Design order[] = {net::Design::kRailOptimized, net::Design::kRailOnly, net::Design::kFatTree};
+  for (const auto& [values, axis, title] :
+       {std::tuple{&cost, "network cost (million USD)", "Network cost"}, {&power, "network power (MW)", "Network power"}}) {
+    Json chart;
+    chart["type"] = "bar";
+    chart["data"]["labels"] = labels;
+    Json datasets = Json::array();
+    for (int i = 0; i < 3; ++i) datasets.push_back(Dataset(DesignLabel(order[i]), (*values)[size_t(i)], i));
+    chart["data"]["datasets"] = datasets;
+    chart["options"] = Options(title, "HB domain size K and switch radix", axis);
+    f.charts.push_back(chart);
+  }
+  f.csv = csv.Render();
+  return f;
+}
+
+Figure IterationVsHb(const study::ReportStudy& r) {
+  Figure f;
+  f.id = "iteration-vs-hb";
+  f.title = "Best iteration time against HB domain size";
+  const spec::Scenario& sc = r.compare.scenario;
+  f.caption = fmt::format(
+      "{} on {} x {} at global batch {}: the fastest strategy railsim search finds on each network for each HB "
+      "domain size K (radix 64; the ideal network is one HB domain of every GPU). Gaps: nothing fits in memory.",
+      r.compare.model_name, Grouped(sc.gpus), r.compare.system_name, Grouped(r.batch));
+  CsvTable csv({"hb_domain_size", "rail_optimized_s", "rail_only_s"});
+  Json labels = Json::array(), opt = Json::array(), only = Json::array();
+  for (const study::HbSweepPoint& p : r.hb_sweep) {
+    labels.push_back(std::to_string(p.hb_domain_size));
+    opt.push_back(TimeOrGap(p.rail_optimized_s));
+    only.push_back(TimeOrGap(p.rail_only_s));
+    csv.AddRow({std::to_string(p.hb_domain_size), CsvNumber(p.rail_optimized_s), CsvNumber(p.rail_only_s)});
+  }
+  Json chart;
+  chart["type"] = "line";
+  chart["data"]["labels"] = labels;
+  chart["data"]["datasets"] = {Dataset("rail-optimized", opt, 0), Dataset("Rail-only", only, 1)};
+  chart["options"] = Options(f.title, "HB domain size K (GPUs)", "best iteration time (s)");
+  chart["options"]["scales"]["y"]["type"] = "logarithmic";
+  f.charts.push_back(chart);
+  f.csv = csv.Render();
+  return f;
+}
+
+Figure RailOnlyVsIdeal(const study::ReportStudy& r) {
+  Figure f;
+  f.id = "railonly-vs-ideal";
+  f.title = "Rail-only relative to the ideal network against global batch";
+  f.caption = fmt::format(
+      "{} on {} x {}: the ideal network's best iteration time over Rail-only's (100% = as fast as one HB domain "
+      "of every GPU), per HB domain size. Small batches leave too little data parallelism to hide the slower "
+      "network; gaps: nothing fits.",
+      r.compare.model_name, Grouped(r.compare.scenario.gpus), r.compare.system_name);
+  CsvTable csv({"hb_domain_size", "global_batch_size", "rail_only_s", "ideal_s", "ideal_over_rail_only"});
+  Json labels = Json::array();
+  std::vector<int64_t> ks;
+  for (const study::BatchSweepPoint& p : r.batch_sweep) {
+    if (ks.empty() || ks.back() != p.hb_domain_size) ks.push_back(p.hb_domain_size);
+  }
+  Json datasets = Json::array();
+  for (size_t i = 0; i < ks.size(); ++i) {
+    Json data = Json::array();
+    for (const study::BatchSweepPoint& p : r.batch_sweep) {
+      if (p.hb_domain_size != ks[i]) continue;
+      if (i == 0) labels.push_back(Grouped(p.global_batch));
+      const bool ok = p.rail_only_s > 0 && p.ideal_s > 0;
+      data.push_back(ok ? Json(100 * p.ideal_s / p.rail_only_s) : Null());
+      csv.AddRow({std::to_string(p.hb_domain_size), std::to_string(p.global_batch), CsvNumber(p.rail_only_s),
+                  CsvNumber(p.ideal_s), ok ? CsvNumber(p.ideal_s / p.rail_only_s) : ""});
+    }
+    datasets.push_back(Dataset(fmt::format("Rail-only, HB domain {}", ks[i]), data, int(i) + 1));
+  }
+  Json chart;
+  chart["type"] = "line";
+  chart["data"]["labels"] = labels;
+  chart["data"]["datasets"] = datasets;
+  chart["options"] = Options(f.title, "global batch (sequences)", "ideal time / Rail-only time (%)");
+  f.charts.push_back(chart);
+  f.csv = csv.Render();
+  return f;
+}
+
+Figure Traffic(const study::ReportStudy& r, std::vector<ReportFile>* files) {
+  Figure f;
+  f.id = "traffic";
+  f.title = "Who talks to whom, and over which tier";
+  const spec::Strategy& s = *r.traffic_strategy;
+  f.caption = fmt::format(
+      "Above: bytes per GPU pair in one iteration of {} on {} x {} ({}) on Rail-only, HB domain {} "
+      "(log colour, blocks of GPUs per cell). Below: the bytes every tier of each built network carries "
+      "(summed over its links).",
+      r.compare.model_name, Grouped(r.compare.scenario.gpus), r.compare.system_name, StrategyLine(s),
+      r.traffic.empty() ? 0 : r.traffic.front().hb_domain_size);
+  const study::TrafficResult& only = r.traffic.back();
+  files->push_back({"traffic-heatmap.png",
+                    HeatmapPng(only, {TrafficTitle(*r.traffic_context), StrategyLine(s),
+                                      TrafficSetting(*r.traffic_context, only)})});
+  f.image = "traffic-heatmap.png";
+  CsvTable csv({"design", "tier", "bytes"});
+  Json labels = Json::array();
+  for (int t = 0; t < study::kTrafficTiers; ++t) labels.push_back(study::TrafficTierName(study::TrafficTier(t)));
+  Json datasets = Json::array();
+  for (size_t i = 0; i < r.traffic.size(); ++i) {
+    Json data = Json::array();
+    for (int t = 0; t < study::kTrafficTiers; ++t) {
+      data.push_back(r.traffic[i].bytes_by_tier[size_t(t)] / 1e12);
+      csv.AddRow({net::DesignName(r.traffic[i].design), study::TrafficTierName(study::TrafficTier(t)),
+                  CsvNumber(r.traffic[i].bytes_by_tier[size_t(t)])});
+    }
+    datasets.push_back(Dataset(DesignLabel(r.traffic[i].design), data, int(i)));
+  }
+  Json chart;
+  chart["type"] = "bar";
+  chart["data"]["labels"] = labels;
+  chart["data"]["datasets"] = datasets;
+  chart["options"] = Options("Bytes by tier in one iteration", "link tier", "bytes carried (TB)");
+  f.charts.push_back(chart);
+  f.csv = csv.Render();
+  return f;
+}
+
+Figure AllToAll(const study::ReportStudy& r) {
+  Figure f;
+  f.id = "alltoall-ratio";
+  f.title = "Forwarded all-to-all overhead against the NIC/HB bandwidth ratio";
+  f.caption = fmt::format(
+      "A uniform all-to-all across {} HB domains of {} GPUs: Rail-only forwarding through the HB domain against "
+      "rail-optimized's direct all-to-all, at line rates (NVLink 450 GB/s per GPU, no latency), with its two "
+      "phases in sequence or pipelined in 16 chunks (the paper's formula). At 400 Gb/s NICs the ratio is 0.111.",
+      r.alltoall_domains, r.alltoall_hb_domain_size);
+  CsvTable csv({"nic_over_hb", "sequential_overhead", "pipelined_overhead"});
+  Json seq = Json::array(), pip = Json::array();
+  for (const study::AllToAllPoint& p : r.alltoall) {
+    seq.push_back({{"x", p.nic_over_hb}, {"y", 100 * p.sequential_overhead}});
+    pip.push_back({{"x", p.nic_over_hb}, {"y", 100 * p.pipelined_overhead}});
+    csv.AddRow({CsvNumber(p.nic_over_hb), CsvNumber(p.sequential_overhead), CsvNumber(p.pipelined_overhead)});
+  }
+  Json chart;
+  chart["type"] = "scatter";
+  Json sequential = Dataset("sequential forwarding", seq, 1), pipelined = Dataset("pipelined forwarding", pip, 2);
+  sequential["showLine"] = pipelined["showLine"] = true;
+  chart["data"]["datasets"] = {sequential, pipelined};
+  chart["options"] = Options(f.title, "NIC bandwidth / HB bandwidth per GPU", "Rail-only overhead (%)");
+  f.charts.push_back(chart);
+  f.csv = csv.Render();
+  return f;
+}
+
+Figure Failures(const study::ReportStudy& r) {
+  Figure f;
+  f.id = "failures";
+  f.title = "Failure impact per design over a 30-day run";
+  const spec::Scenario& sc = r.compare.scenario;
+  f.caption = fmt::format(
+      "{} trials of a 30-day run on {} GPUs, HB domain {}, radix {} (failure catalog h100-fleet: rates from "
+      "Llama 3 and Alibaba HPN, repair times assumed; checkpoint every 20 min, restart 5 min). Bars: spare GPUs "
+      "needed to cover 99.9% of the run under each design's spare policy (any GPU; same-rail on Rail-only); "
+      "points: interruptions per run.",
+      Grouped(r.failure_trials), Grouped(sc.gpus), sc.hb_domain_sizes.front(), sc.radixes.back());
+  CsvTable csv({"design", "spare_policy", "interruptions_mean", "interruptions_p05", "interruptions_p95",
+                "goodput", "gpu_hours_lost_mean", "spares_needed", "network_share"});
+  Json labels = Json::array(), spares = Json::array(), interruptions = Json::array();
+  for (const study::MonteCarloResult& m : r.failures) {
+    labels.push_back(DesignLabel(m.design));
+    spares.push_back(m.spares_needed);
+    interruptions.push_back(m.interruptions_mean);
+    csv.AddRow({net::DesignName(m.design), study::SparePolicyName(m.policy), CsvNumber(m.interruptions_mean),
+                std::to_string(m.interruptions_p05), std::to_string(m.interruptions_p95), CsvNumber(m.goodput),
+                CsvNumber(m.gpu_hours_lost_mean), std::to_string(m.spares_needed), CsvNumber(m.network_share)});
+  }
+  Json bars = Dataset("spare GPUs for 99.9% availability", spares, 0);
+  Json points = Dataset("interruptions per 30 days", interruptions, 1, "line");
+  points["yAxisID"] = "interruptions";
+  points["showLine"] = false;
+  points["pointRadius"] = 7;
+  Json chart;
+  chart["type"] = "bar";
+  chart["data"]["labels"] = labels;
+  chart["data"]["datasets"] = {bars, points};
+  chart["options"] = Options(f.title, "network design", "spare GPUs");
+  chart["options"]["scales"]["interruptions"] = {
+      {"position", "right"},
+      {"title", {{"display", true}, {"text", "interruptions per run"}}},
+      {"grid", {{"drawOnChartArea", false}}}};
+  f.charts.push_back(chart);
+  f.csv = csv.Render();
+  return f;
+}
+
+Figure Pareto(const study::ReportStudy& r) {
+  Figure f;
+  f.id = "pareto";
+  f.title = "Network cost against iteration time, every design and radix";
+  f.caption = fmt::format(
+      "Each point is one design at one (HB domain size, switch radix) of the scenario: its network cost and the "
+      "best iteration time of {} at global batch {} timed on that built network. Colour: design; shape: HB "
+      "domain size (fat-tree and rail-optimized cost the same and often overlap). Lower left is better: the "
+      "front a buyer chooses from.",
+      r.compare.model_name, Grouped(r.batch));
+  CsvTable csv({"design", "hb_domain_size", "radix", "cost_usd", "power_w", "iteration_s"});
+  Json datasets = Json::array();
+  const net::Design order[] = {net::Design::kRailOptimized, net::Design::kRailOnly, net::Design::kFatTree};
+  const char* shapes[] = {"circle", "triangle", "rect"};
+  const int sizes[] = {9, 9, 5};
+  for (const study::ParetoPoint& p : r.pareto) {
+    csv.AddRow({net::DesignName(p.design), std::to_string(p.hb_domain_size), std::to_string(p.radix),
+                CsvNumber(p.cost_usd), CsvNumber(p.power_w), CsvNumber(p.iteration_s)});
+  }
+  // One series per design and HB domain size: colour by design, shape by K.
+  std::vector<int64_t> ks;
+  for (const study::ParetoPoint& p : r.pareto) {
+    if (std::find(ks.begin(), ks.end(), p.hb_domain_size) == ks.end()) ks.push_back(p.hb_domain_size);
+  }
+  for (int i = 0; i < 3; ++i) {
+    for (size_t j = 0; j < ks.size(); ++j) {
+      Json data = Json::array();
+      for (const study::ParetoPoint& p : r.pareto) {
+        if (p.design == order[i] && p.hb_domain_size == ks[j] && p.iteration_s > 0) {
+          data.push_back({{"x", p.cost_usd / 1e6}, {"y", p.iteration_s}});
+        }
+      }
+      Json d = Dataset(fmt::format("{}, K {}", DesignLabel(order[i]), ks[j]), data, i);
+      d["pointStyle"] = shapes[j % 3];
+      d["pointRadius"] = sizes[i];
+      if (j % 2 == 1) d["backgroundColor"] = "rgba(255,255,255,0)";
+      datasets.push_back(d);
+    }
+  }
+  Json chart;
+  chart["type"] = "scatter";
+  chart["data"]["datasets"] = datasets;
+  chart["options"] = Options(f.title, "network cost (million USD)", "best iteration time (s)");
+  f.charts.push_back(chart);
+  f.csv = csv.Render();
+  return f;
+}
+
+Figure MoeOverhead(const study::ReportStudy& r) {
+  Figure f;
+  f.id = "moe-ep";
+  f.title = "MoE dispatch on Rail-only against expert-parallel degree";
+  const study::MoeCase& m = r.compare.moe.front();
+  const spec::Scenario& sc = r.compare.scenario;
+  f.caption = fmt::format(
+      "One {} layer's dispatch of one sequence (tp 1) on {}, HB domain {}: Rail-only with each algorithm against "
+      "rail-optimized's direct dispatch (any NIC to any NIC), as EP grows from one HB domain to many. Forwarded "
+      "(DeepEP's kernels) crosses the NIC once per domain a token reaches ({}), direct once per remote copy.",
+      r.compare.moe_model_name, r.compare.system_name, m.hb_domain_size,
+      sc.moe_max_domains > 0 ? fmt::format("at most {}", sc.moe_max_domains) : std::string("no limit"));
+  CsvTable csv({"ep", "hb_domains", "rail_optimized_direct_s", "rail_optimized_forwarded_s", "rail_only_forwarded_s",
+                "rail_only_direct_s", "overhead_forwarded", "overhead_direct"});
+  Json labels = Json::array(), fwd = Json::array(), dir = Json::array();
+  for (const study::MoeSweepPoint& p : m.ep_sweep) {
+    labels.push_back(fmt::format("{} ({} domain{})", p.ep, p.domains, p.domains == 1 ? "" : "s"));
+    fwd.push_back(100 * p.overhead(0));
+    dir.push_back(100 * p.overhead(1));
+    csv.AddRow({std::to_string(p.ep), std::to_string(p.domains), CsvNumber(p.time_s[0][1]), CsvNumber(p.time_s[0][0]),
+                CsvNumber(p.time_s[1][0]), CsvNumber(p.time_s[1][1]), CsvNumber(p.overhead(0)),
+                CsvNumber(p.overhead(1))});
+  }
+  Json chart;
+  chart["type"] = "line";
+  chart["data"]["labels"] = labels;
+  chart["data"]["datasets"] = {Dataset("Rail-only, forwarded", fwd, 1), Dataset("Rail-only, direct", dir, 3)};
+  chart["options"] = Options(f.title, "expert-parallel degree (HB domains spanned)",
+                                "time against rail-optimized direct (%, negative = faster)");
+  f.charts.push_back(chart);
+  f.csv = csv.Render();
+  return f;
+}
+
+std::vector<Figure> Figures(const study::ReportStudy& r, std::vector<ReportFile>* files) {
+  std::vector<Figure> out;
+  out.push_back(CostPower(r));
+  if (!r.hb_sweep.empty()) out.push_back(IterationVsHb(r));
+  if (!r.batch_sweep.empty()) out.push_back(RailOnlyVsIdeal(r));
+  if (r.traffic_strategy && r.traffic.size() == 2) out.push_back(Traffic(r, files));
+  out.push_back(AllToAll(r));
+  if (!r.failures.empty()) out.push_back(Failures(r));
+  if (!r.pareto.empty()) out.push_back(Pareto(r));
+  if (!r.compare.moe.empty() && !r.compare.moe.front().ep_sweep.empty()) out.push_back(MoeOverhead(r));
+  return out;
+}
+
+// The plain sentences at the top of the page: what Rail-only saves and costs.
+std::vector<std::string> Verdict(const study::ReportStudy& r) {
+  std::vector<std::string> lines;
+  for (const study::NetworkCase& c : r.compare.network) {
+    const study::DesignResult* opt = nullptr;
+    const study::DesignResult* only = nullptr;
+    for (const study::DesignResult& d : c.designs) {
+      if (d.params.design == net::Design::kRailOptimized) opt = &d;
+      if (d.params.design == net::Design::kRailOnly) only = &d;
+    }
+    if (!opt || !only) continue;
+    if (only->bom.cost_usd >= opt->bom.cost_usd) {
+      lines.push_back(fmt::format("HB domain {}, radix {}: Rail-only saves nothing; both designs need {} switch "
+                                  "tiers ({}).",
+                                  c.params.hb_domain_size, c.params.radix, only->bom.tiers,
+                                  Dollars(only->bom.cost_usd)));
+      continue;
+    }
+    lines.push_back(fmt::format("HB domain {}, radix {}: Rail-only's network costs {} instead of {} ({} less) and "
+                                "draws {} instead of {}.",
+                                c.params.hb_domain_size, c.params.radix, Dollars(only->bom.cost_usd),
+                                Dollars(opt->bom.cost_usd), Percent(only->cost_saving), Watts(only->bom.power_w),
+                                Watts(opt->bom.power_w)));
+  }
+  for (const study::TrainingCase& t : r.compare.training) {
+    if (!t.feasible) continue;
+    const double opt = t.rail_optimized.estimate.iteration_time_s, only = t.rail_only.estimate.iteration_time_s;
+    lines.push_back(fmt::format("{} at global batch {}, HB domain {}: {:.3f} s per iteration on Rail-only against "
+                                "{:.3f} s on rail-optimized ({:+.1f}%).",
+                                r.compare.model_name, Grouped(t.global_batch), t.hb_domain_size, only, opt,
+                                100 * (only / opt - 1)));
+  }
+  for (const study::MoeCase& m : r.compare.moe) {
+    const int opt = m.best_rail_optimized(), only = m.best_rail_only();
+    if (opt < 0 || only < 0) continue;
+    const double t_opt = m.rail_optimized[size_t(opt)].estimate.iteration_time_s;
+    const double t_only = m.rail_only[size_t(only)].estimate.iteration_time_s;
+    lines.push_back(fmt::format("{} at HB domain {}: Rail-only costs {:+.1f}% iteration time on this MoE job "
+                                "(forwarded dispatch, which a rail-optimized network can run too).",
+                                r.compare.moe_model_name, m.hb_domain_size, 100 * (t_only / t_opt - 1)));
+  }
+  // Where Rail-only is the wrong choice: its worst training case.
+  const study::TrainingCase* worst = nullptr;
+  double worst_overhead = 0;
+  for (const study::TrainingCase& t : r.compare.training) {
+    if (!t.feasible) continue;
+    const double o = t.rail_only.estimate.iteration_time_s / t.rail_optimized.estimate.iteration_time_s - 1;
+    if (!worst || o > worst_overhead) {
+      worst = &t;
+      worst_overhead = o;
+    }
+  }
+  if (worst && worst_overhead > 0.01) {
+    lines.push_back(fmt::format(
+        "Rail-only is the wrong choice where the fastest layout of a job sends between rails: here {} at global "
+        "batch {} with HB domain {} runs {:+.1f}% slower than on rail-optimized.",
+        r.compare.model_name, Grouped(worst->global_batch), worst->hb_domain_size, 100 * worst_overhead));
+  } else if (worst) {
+    lines.push_back("No training case of this scenario runs more than 1% slower on Rail-only.");
+  }
+  return lines;
+}
+
+constexpr char kStyle[] = R"(
+body { font-family: sans-serif; margin: 24px auto; max-width: 1100px; color: #222; background: #fff; }
+h1 { font-size: 24px; } h2 { font-size: 18px; margin-top: 36px; }
+.chart { position: relative; height: 420px; width: 100%; }
+.figure img { max-width: 100%; display: block; margin-bottom: 12px; }
+.caption { font-size: 13px; color: #444; }
+.verdict li { margin: 4px 0; }
+footer { margin-top: 48px; font-size: 12px; color: #666; }
+)";
+
+// Records errors and any network attempt, draws every chart, then writes
+// the page's status and every chart's box into <body> (what the headless
+// browser test reads).
+constexpr char kDriver[] = R"(
+window.__errors = [];
+window.addEventListener('error', function (e) { window.__errors.push('error: ' + e.message); });
+(function () {
+  const original = console.error;
+  console.error = function () { window.__errors.push('console.error: ' + Array.from(arguments).join(' ')); original.apply(console, arguments); };
+  window.fetch = function () { window.__errors.push('network request (fetch)'); return Promise.reject(new Error('offline')); };
+  const open = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function () { window.__errors.push('network request (XMLHttpRequest)'); return open.apply(this, arguments); };
+})();
+for (const figure of RAILSIM_FIGURES) {
+  try { new Chart(document.getElementById('chart-' + figure.id), figure.config); }
+  catch (e) { window.__errors.push('chart ' + figure.id + ': ' + e); }
+}
+function railsimDone() {
+  const boxes = [];
+  document.querySelectorAll('.chart, .figure img').forEach(function (el) {
+    const b = el.getBoundingClientRect();
+    boxes.push([el.id, Math.round(b.left + window.scrollX), Math.round(b.top + window.scrollY), Math.round(b.width), Math.round(b.height)].join(','));
+  });
+  document.body.dataset.boxes = boxes.join(';');
+  document.body.dataset.height = String(document.documentElement.scrollHeight);
+  document.body.dataset.errors = window.__errors.join(' | ');
+  document.body.dataset.status = window.__errors.length ? 'error' : 'ready';
+}
+requestAnimationFrame(function () { requestAnimationFrame(railsimDone); });
+)";
+
+}  // namespace
+
+std::vector<ReportFile> BuildReport(const study::ReportStudy& r, const std::string& version) {
+  std::vector<ReportFile> files;
+  std::vector<Figure> figures = Figures(r, &files);
+  const spec::Scenario& sc = r.compare.scenario;
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  html += fmt::format("<title>railsim report: {}</title>\n<style>{}</style>\n</head>\n<body>\n", HtmlEscape(sc.name),
+                      kStyle);
+  html += fmt::format("<h1>railsim report: {}</h1>\n<p>{}</p>\n", HtmlEscape(sc.name), HtmlEscape(sc.description));
+  html += "<h2>Verdict</h2>\n<ul class=\"verdict\">\n";
+  for (const std::string& line : Verdict(r)) html += "<li>" + HtmlEscape(line) + "</li>\n";
+  html += "</ul>\n";
+  Json configs = Json::array();
+  for (const Figure& f : figures) {
+    html += fmt::format("<section class=\"figure\" id=\"figure-{}\">\n<h2>{}</h2>\n", f.id, HtmlEscape(f.title));
+    if (!f.image.empty()) {
+      for (const ReportFile& file : files) {
+        if (file.name != f.image) continue;
+        html += fmt::format("<img id=\"image-{}\" alt=\"{}\" src=\"data:image/png;base64,{}\">\n", f.id,
+                            HtmlEscape(f.title), Base64(file.contents));
+      }
+    }
+    for (size_t i = 0; i < f.charts.size(); ++i) {
+      html += fmt::format("<div class=\"chart\" id=\"box-{0}-{1}\"><canvas id=\"chart-{0}-{1}\"></canvas></div>\n",
+                          f.id, i);
+      configs.push_back({{"id", fmt::format("{}-{}", f.id, i)}, {"config", f.charts[i]}});
+    }
+    html += fmt::format("<p class=\"caption\">{} Data: <a href=\"{}.csv\">{}.csv</a>.</p>\n</section>\n",
+                        HtmlEscape(f.caption), f.id, f.id);
+    files.push_back({f.id + ".csv", f.csv});
+  }
+  html += fmt::format("<footer>Generated by railsim {}. Charts drawn with Chart.js 3.9.1 (Debian libjs-chart.js, "
+                      "MIT licence), inlined below; the page needs no network.</footer>\n",
+                      HtmlEscape(version));
+  // The library, then the figures; "</" inside JSON strings is escaped so no
+  // string can end the script element.
+  std::string data = configs.dump();
+  for (size_t at = data.find("</"); at != std::string::npos; at = data.find("</", at + 2)) data.replace(at, 2, "<\\/");
+  html += "<script>\n";
+  html += embedded::kChartJs;
+  html += "\n</script>\n<script>\nconst RAILSIM_FIGURES = " + data + ";\n" + kDriver + "</script>\n</body>\n</html>\n";
+  files.insert(files.begin(), {"index.html", html});
+  return files;
+}
+
+}  // namespace railsim::report
