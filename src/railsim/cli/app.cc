@@ -10,7 +10,6 @@
 #include "railsim/core/spellcheck.h"
 
 namespace railsim::cli {
-namespace {
 
 std::vector<Command> AllCommands() {
   std::vector<Command> all;
@@ -19,6 +18,8 @@ std::vector<Command> AllCommands() {
   }
   return all;
 }
+
+namespace {
 
 // CLI11 messages can span lines; railsim promises one.
 std::string OneLine(std::string text) {
@@ -46,6 +47,7 @@ int Run(int argc, char** argv) {
   std::map<std::string, Action> actions;
   for (const Command& c : commands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
+    sub->footer(fmt::format("\nExample:\n{}\nMore: docs/{}.md", c.example, c.name));
     actions[c.name] = c.setup(sub);
   }
 

@@ -503,6 +503,21 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({With(job, "--model", "gpt-9"), "--model"});
   cases.push_back({With(With(job, "--global-batch-size", "64"), "--tp", "7"), "--tp"});
   cases.push_back({With(With(job, "--global-batch-size", "0"), "--tp", "8"), "--global-batch-size"});
+  // Report and compare's scenario printing; search's idle GPUs.
+  Write("plain-file", "x");
+  cases.push_back({{"report", "--out", Path("plain-file")}, "--out"});
+  cases.push_back({{"report", "--out", Path("plain-file") + "/sub"}, "--out"});
+  cases.push_back({{"report", "--out", ""}, "--out"});
+  cases.push_back({{"report"}, "--out"});
+  cases.push_back({{"report", "--out", Path("r1"), "--scenario", "nosuch"}, "--scenario"});
+  cases.push_back({{"report", "--out", Path("r2"), "--failure-catalog", Path("garbage.json")}, "--failure-catalog"});
+  cases.push_back({{"report", "--out", Path("r3"), "--catalog", "nosuch"}, "--catalog"});
+  for (const std::string& file : BadFiles()) {
+    cases.push_back({{"compare", "--print-scenario", "--scenario", file}, "--scenario"});
+  }
+  for (std::string v : {"-1", "x", "1.5", "1000000"}) {
+    cases.push_back({With(kSearch, "--allow-idle-gpus", v), "--allow-idle-gpus"});
+  }
   // Top level.
   cases.push_back({{}, "command"});
   cases.push_back({{"netwrok"}, "network"});

@@ -247,6 +247,15 @@ TEST(CliTest, EmptySearchSaysWhy) {
   RunResult m = RunRailsim({"search", "--model", "megatron-1t", "--system", "dgx-a100", "--gpus", "8",
                             "--global-batch-size", "8"});
   EXPECT_NE(std::string::npos, m.out.find("no strategy fits in memory: all 1,362 strategies need more than the 80.0 GiB"));
+  // With idle GPUs allowed, 5,120 of the 5,128 (8 x 641) have layouts for batch 2,520: 8 stay idle.
+  RunResult idle = RunRailsim({"search", "--model", "gpt3-175b", "--system", "dgx-h100", "--gpus", "5128",
+                               "--global-batch-size", "2520", "--allow-idle-gpus", "64", "--quiet", "--format", "json"});
+  ASSERT_EQ(0, idle.status) << idle.err;
+  nlohmann::json j = nlohmann::json::parse(idle.out);
+  ASSERT_FALSE(j["results"].empty());
+  EXPECT_EQ(5120, j["results"][0]["gpus_used"]);
+  EXPECT_EQ(8, j["results"][0]["idle_gpus"]);
+  EXPECT_EQ(64, j["idle_gpus_allowed"]);
 }
 
 TEST(CliTest, VersionAndQuiet) {

@@ -254,9 +254,9 @@ Action SetupCollective(CLI::App* sub) {
 std::vector<Command> CommCommands() {
   return {
       {"alltoall", "uniform all-to-all on Rail-only (forwarded) or rail-optimized, analytic and simulated",
-       SetupAllToAll},
+       SetupAllToAll, "  railsim alltoall --system dgx-a100 --gpus 72 --hb-bw 300GB/s --nic-bw 200Gbps \\\n      --bytes-per-pair 1MB --network rail-only --simulate"},
       {"collective", "one collective on a parallel group as estimate places it, analytic and simulated",
-       SetupCollective},
+       SetupCollective, "  railsim collective --op moe-dispatch --model deepseek-v3 --system dgx-h100 --gpus 2048 \\\n      --group ep --ep 64 --pp 16 --moe-max-domains 4 --network rail-only --simulate"},
   };
 }
 

@@ -20,7 +20,12 @@ struct Command {
   const char* name;
   const char* help;
   std::function<Action(CLI::App* sub)> setup;
+  /// Worked example(s) that end the command's --help.
+  const char* example = "";
 };
+
+/// Every subcommand, in the order --help lists them.
+std::vector<Command> AllCommands();
 
 std::vector<Command> NetworkCommands();  ///< compare, network, cost
 std::vector<Command> PresetCommands();   ///< presets

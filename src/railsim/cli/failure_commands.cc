@@ -190,7 +190,7 @@ std::vector<Command> FailureCommands() {
       {"failures",
        "what failures do to each design and its job, and a Monte Carlo of a training run's failures: "
        "interruptions, goodput, spares",
-       SetupFailures},
+       SetupFailures, "  railsim failures --gpus 32768 --network rail-only --radix 128 --fail switch:rail2/leaf5 \\\n      --model megatron-1t --tp 8 --pp 64 --micro-batch-size 1 --global-batch-size 4096\n  railsim failures --gpus 32768 --radix 128 --trials 100000   # Monte Carlo, every design"},
   };
 }
 

@@ -257,11 +257,11 @@ Action SetupReport(CLI::App* sub) {
 std::vector<Command> NetworkCommands() {
   return {
       {"compare", "the paper's headline on an embedded default scenario (no arguments needed)",
-       SetupCompare},
-      {"network", "build one design and print its bill of materials, cost and power", SetupNetwork},
-      {"cost", "all designs side by side with Rail-only's savings", SetupCost},
+       SetupCompare, "  railsim compare                                  # the paper's headline, embedded scenario\n  railsim compare --print-scenario > s.json        # edit s.json, then\n  railsim compare --scenario s.json --format json"},
+      {"network", "build one design and print its bill of materials, cost and power", SetupNetwork, "  railsim network --design rail-only --gpus 32768 --hb-size 256 --radix 128 --export cabling.csv"},
+      {"cost", "all designs side by side with Rail-only's savings", SetupCost, "  railsim cost --gpus 32768 --hb-size 8 --radix 128 --format csv"},
       {"report", "a self-contained HTML report of a scenario: every figure with its CSV, opens offline",
-       SetupReport},
+       SetupReport, "  railsim report --out report                      # then open report/index.html in a browser"},
   };
 }
 

@@ -165,6 +165,7 @@ Action SetupSearch(CLI::App* sub) {
     std::string precision = "bf16";
     bool quiet = false, no_tp_comm_overlap = false;
     MoeFlags moe;
+    std::string allow_idle = "0";
   };
   auto f = std::make_shared<Flags>();
   AddJobFlags(sub, &f->job);
@@ -178,6 +179,9 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_flag("--no-tp-comm-overlap", f->no_tp_comm_overlap,
                 "sequence-parallel strategies without TP-communication overlap (frameworks without it)");
   AddMoeFlags(sub, &f->moe);
+  sub->add_option("--allow-idle-gpus", f->allow_idle,
+                  "also search layouts that leave up to this many GPUs idle (whole HB domains), reporting how many")
+      ->capture_default_str();
   return [f]() {
     Job job = ParseJob(f->job, true);
     if (job.context.placement.map) {
@@ -199,7 +203,21 @@ Action SetupSearch(CLI::App* sub) {
     o.top_k = int(ParseIntFlag("--top", f->top, 1, 100000));
     o.threads = f->threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f->threads, 1, 1024));
     int64_t limit = ParseIntFlag("--max-strategies", f->max_strategies, 1, INT64_MAX);
-    int64_t count = search::CountStrategies(job.context, o);
+    const int64_t idle = ParseIntFlag("--allow-idle-gpus", f->allow_idle, 0, job.context.gpus / 2);
+    // The cluster sizes searched: N, then N less whole HB domains while at
+    // most `idle` GPUs stay idle.
+    std::vector<perf::PerfContext> contexts = {job.context};
+    const int64_t k = job.context.fabrics.hb_domain_size;
+    for (int64_t n = job.context.gpus - k; idle > 0 && n >= job.context.gpus - idle && n >= k; n -= k) {
+      perf::NetworkOptions net = {job.context.shape.radix, job.context.shape.oversubscription};
+      perf::PerfContext c = perf::MakePerfContext(job.context.model, job.context.system, n, job.context.fabrics.network,
+                                                  k, net);
+      c.placement = job.context.placement;
+      c.fabrics.rail_leaves = job.context.fabrics.rail_leaves;
+      contexts.push_back(c);
+    }
+    int64_t count = 0;
+    for (const perf::PerfContext& c : contexts) count += search::CountStrategies(c, o);
     if (count > limit) {
       throw Error("--max-strategies", fmt::format("the search would enumerate {} strategies, more than the "
                                                   "limit {}; raise --max-strategies to run it anyway",
@@ -218,7 +236,18 @@ Action SetupSearch(CLI::App* sub) {
         std::fflush(stderr);
       };
     }
-    search::SearchResult r = search::Search(job.context, o);
+    search::SearchResult r = search::Search(contexts.front(), o);
+    for (size_t i = 1; i < contexts.size(); ++i) {
+      search::SearchResult more = search::Search(contexts[i], o);
+      r.candidates += more.candidates;
+      r.evaluated += more.evaluated;
+      r.pruned += more.pruned;
+      r.elapsed_s += more.elapsed_s;
+      r.results.insert(r.results.end(), more.results.begin(), more.results.end());
+    }
+    std::sort(r.results.begin(), r.results.end(), search::RanksBefore);
+    if (int(r.results.size()) > o.top_k) r.results.resize(size_t(o.top_k));
+    r.idle_gpus_allowed = idle;
     if (shown) fmt::print(stderr, "\n");
     PrintStdout(job.format == Format::kJson  ? report::SearchJson(job.context, r)
                 : job.format == Format::kCsv ? report::SearchCsv(r)
@@ -231,11 +260,11 @@ Action SetupSearch(CLI::App* sub) {
 
 std::vector<Command> PerfCommands() {
   return {
-      {"estimate", "iteration time, MFU and memory of one parallelisation strategy", SetupEstimate},
+      {"estimate", "iteration time, MFU and memory of one parallelisation strategy", SetupEstimate, "  railsim estimate --model megatron-1t --system dgx-h100 --gpus 32768 --tp 8 --pp 64 \\\n      --micro-batch-size 1 --global-batch-size 4096 --sequence-parallel --network rail-only"},
       {"search", "every valid strategy, memory-infeasible ones dropped, ranked by iteration time",
-       SetupSearch},
+       SetupSearch, "  railsim search --model gpt3-175b --system dgx-h100 --gpus 1024 --global-batch-size 1536 \\\n      --network rail-only --top 5"},
       {"traffic", "who talks to whom in one iteration: bytes per GPU pair, parallelism, class and tier; heatmap",
-       SetupTraffic},
+       SetupTraffic, "  railsim traffic --model megatron-1t --system dgx-h100 --gpus 32768 --tp 8 --pp 64 \\\n      --micro-batch-size 1 --global-batch-size 4096 --design rail-only --heatmap traffic.png"},
   };
 }
 

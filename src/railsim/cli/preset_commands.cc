@@ -35,7 +35,7 @@ Action SetupPresets(CLI::App* sub) {
 }  // namespace
 
 std::vector<Command> PresetCommands() {
-  return {{"presets", "list the embedded systems, models, catalogs and scenarios", SetupPresets}};
+  return {{"presets", "list the embedded systems, models, catalogs and scenarios", SetupPresets, "  railsim presets                                  # every system, model, catalog and scenario\n  railsim presets show deepseek-v3 > my-model.json"}};
 }
 
 }  // namespace railsim::cli

@@ -184,11 +184,16 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
       c.fabrics.hb_domain_size, Grouped(r.global_batch),
       Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads,
       c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
+  if (r.idle_gpus_allowed > 0) {
+    out = out.substr(0, out.size() - 1) +
+          fmt::format("layouts may leave up to {} of the {} GPUs idle\n\n", Grouped(r.idle_gpus_allowed), Grouped(c.gpus));
+  }
   if (r.results.empty() && r.candidates == 0) {
     return out + fmt::format("no strategy: no combination of degrees uses exactly {} GPUs with global batch {} "
-                             "(tp x pp x dp x cp must equal the GPUs, dp x micro-batch divide the batch); try a "
-                             "GPU count with more divisors or another batch size\n",
-                             Grouped(c.gpus), Grouped(r.global_batch));
+                             "(tp x pp x dp x cp must equal the GPUs, dp x micro-batch divide the batch); try "
+                             "--allow-idle-gpus {} to search layouts that leave a few GPUs idle, a GPU count with "
+                             "more divisors, or another batch size\n",
+                             Grouped(c.gpus), Grouped(r.global_batch), c.fabrics.hb_domain_size * 8);
   }
   if (r.results.empty()) {
     return out + fmt::format("no strategy fits in memory: all {} strategies need more than the {} per GPU; try "
@@ -201,16 +206,21 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
     t.AddColumn(h, std::string(h) == "recompute" ? TextTable::Align::kLeft : TextTable::Align::kRight);
   }
   for (const char* h : {"iteration", "MFU", "TFLOP/s", "memory"}) t.AddColumn(h);
+  const bool idle = r.idle_gpus_allowed > 0;
+  if (idle) t.AddColumn("idle GPUs");
   int rank = 1;
   for (const search::RankedStrategy& rs : r.results) {
     const spec::Strategy& s = rs.strategy;
     const perf::Estimate& e = rs.estimate;
-    t.AddRow({std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
-              std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
-              spec::RecomputeName(s.recompute), s.sequence_parallel ? "yes" : "no", s.tp_comm_overlap ? "yes" : "no",
-              s.distributed_optimizer ? "yes" : "no", spec::PrecisionName(s.precision),
-              fmt::format("{:.3f} s", e.iteration_time_s),
-              Percent(e.mfu), fmt::format("{:.1f}", e.tflops_per_gpu), BinaryBytes(e.memory.total_bytes)});
+    std::vector<std::string> row = {
+        std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
+        std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
+        spec::RecomputeName(s.recompute), s.sequence_parallel ? "yes" : "no", s.tp_comm_overlap ? "yes" : "no",
+        s.distributed_optimizer ? "yes" : "no", spec::PrecisionName(s.precision),
+        fmt::format("{:.3f} s", e.iteration_time_s), Percent(e.mfu), fmt::format("{:.1f}", e.tflops_per_gpu),
+        BinaryBytes(e.memory.total_bytes)};
+    if (idle) row.push_back(Grouped(c.gpus - s.gpus()));
+    t.AddRow(std::move(row));
   }
   return out + t.Render();
 }
@@ -241,10 +251,13 @@ std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r
   j["elapsed_s"] = r.elapsed_s;
   j["threads"] = r.threads;
   j["global_batch_size"] = r.global_batch;
+  j["idle_gpus_allowed"] = r.idle_gpus_allowed;
   Json results = Json::array();
   for (const search::RankedStrategy& rs : r.results) {
     Json entry;
     entry["strategy"] = StrategyObject(rs.strategy);
+    entry["gpus_used"] = rs.strategy.gpus();
+    entry["idle_gpus"] = c.gpus - rs.strategy.gpus();
     Json estimate;
     AddEstimateFields(rs.estimate, &estimate);
     entry["estimate"] = estimate;

@@ -55,6 +55,9 @@ struct SearchResult {
   double elapsed_s = 0;
   int threads = 1;
   int64_t global_batch = 0;  ///< the batch searched
+  /// Layouts may leave up to this many of the context's GPUs idle (searched
+  /// as smaller clusters; each result's strategy says how many it uses).
+  int64_t idle_gpus_allowed = 0;
 };
 
 /// Number of strategies Search() would enumerate, without timing any.
