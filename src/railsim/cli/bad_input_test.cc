@@ -518,6 +518,18 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   for (std::string v : {"-1", "x", "1.5", "1000000"}) {
     cases.push_back({With(kSearch, "--allow-idle-gpus", v), "--allow-idle-gpus"});
   }
+  for (const Args& base : {Args{"compare"}, Args{"compare", "--print-scenario"}, Args{"report", "--out", Path("r4")}}) {
+    for (std::string v : {"0", "-1", "x", "2097152"}) cases.push_back({With(base, "--gpus", v), "--gpus"});
+    for (std::string v : {"3", "8,x", "8,,256", "0"}) cases.push_back({With(base, "--hb-sizes", v), "--hb-sizes"});
+    for (std::string v : {"63", "64,x", "1"}) cases.push_back({With(base, "--radixes", v), "--radixes"});
+    cases.push_back({With(base, "--port-speed", "fast"), "--port-speed"});
+    cases.push_back({With(base, "--global-batch-sizes", "0"), "--global-batch-sizes"});
+    cases.push_back({With(base, "--moe-global-batch-size", "-5"), "--moe-global-batch-size"});
+    cases.push_back({With(base, "--moe-max-domains", "x"), "--moe-max-domains"});
+  }
+  cases.push_back({{"compare", "--model", "gpt-9"}, "--model"});
+  cases.push_back({{"compare", "--moe-model", "gpt3-175b"}, "--moe-model"});
+  cases.push_back({{"compare", "--system", "dgx-z100"}, "--system"});
   // Top level.
   cases.push_back({{}, "command"});
   cases.push_back({{"netwrok"}, "network"});

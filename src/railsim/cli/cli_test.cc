@@ -41,7 +41,7 @@ TEST(CliTest, CompareRunsWithNoArguments) {
 
 // compare's MoE side is what search prints for the same job on each network
 // and dispatch algorithm.
-TEST(CliTest, CompareMoeSideMatchesSearch) {
+TEST(CliTest, CompareMatchesNetworkAndSearch) {
   RunResult c = RunRailsim({"compare", "--format", "json"});
   ASSERT_EQ(0, c.status) << c.err;
   nlohmann::json moe = nlohmann::json::parse(c.out)["moe"];
@@ -60,6 +60,34 @@ TEST(CliTest, CompareMoeSideMatchesSearch) {
     }
   }
   EXPECT_NE(std::string::npos, RunRailsim({"compare"}).out.find("Rail-only costs"));
+  // The network side is what `network` prints, the training side what `search` prints.
+  nlohmann::json doc = nlohmann::json::parse(c.out);
+  for (const nlohmann::json& entry : doc["network"]) {
+    if (entry["hb_domain_size"] != 256 || entry["radix"] != 128) continue;
+    for (const nlohmann::json& design : entry["designs"]) {
+      RunResult n = RunRailsim({"network", "--design", design["design"].get<std::string>(), "--gpus", "32768",
+                                "--hb-size", "256", "--radix", "128", "--format", "json"});
+      ASSERT_EQ(0, n.status) << n.err;
+      EXPECT_EQ(nlohmann::json::parse(n.out)["cost_usd"], design["cost_usd"]) << design["design"];
+      EXPECT_EQ(nlohmann::json::parse(n.out)["switches"], design["switches"]) << design["design"];
+    }
+  }
+  const nlohmann::json& training = doc["training"][0];  // HB domain 8, batch 256
+  RunResult s = RunRailsim({"search", "--model", "megatron-1t", "--system", "dgx-h100", "--gpus", "32768",
+                            "--hb-size", "8", "--global-batch-size", "256", "--network", "rail-only", "--top", "1",
+                            "--quiet", "--format", "json"});
+  ASSERT_EQ(0, s.status) << s.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(s.out)["results"][0]["estimate"]["iteration_time_s"].get<double>(),
+                   training["rail_only_iteration_time_s"].get<double>());
+  // Scenario flags change the inputs: a smaller cluster, one HB domain size, one radix.
+  RunResult small = RunRailsim({"compare", "--gpus", "4096", "--hb-sizes", "8", "--radixes", "64", "--format", "json"});
+  ASSERT_EQ(0, small.status) << small.err;
+  nlohmann::json sj = nlohmann::json::parse(small.out);
+  EXPECT_EQ(1u, sj["network"].size());
+  EXPECT_EQ(4096, sj["network"][0]["gpus"]);
+  RunResult printed = RunRailsim({"compare", "--print-scenario", "--gpus", "4096"});
+  ASSERT_EQ(0, printed.status) << printed.err;
+  EXPECT_EQ(4096, nlohmann::json::parse(printed.out)["gpus"]);
 }
 
 TEST(CliTest, NetworkJsonHasTheContractKeys) {

@@ -143,6 +143,74 @@ Action SetupCost(CLI::App* sub) {
   };
 }
 
+// Flags that override a scenario's entries (empty: keep the scenario's).
+struct ScenarioOverrides {
+  std::string gpus, hb_sizes, radixes, port_speed, model, system, batches, moe_model, moe_batch, moe_max_domains;
+};
+
+void AddScenarioOverrides(CLI::App* sub, ScenarioOverrides* o) {
+  sub->add_option("--gpus", o->gpus, "override the scenario's cluster size");
+  sub->add_option("--hb-sizes", o->hb_sizes, "override its HB domain sizes, comma-separated (8,256)");
+  sub->add_option("--radixes", o->radixes, "override its switch radixes, comma-separated (64,128)");
+  sub->add_option("--port-speed", o->port_speed, "override its link rate (400Gbps)");
+  sub->add_option("--model", o->model, "override its model (preset or file)");
+  sub->add_option("--system", o->system, "override its system (preset or file)");
+  sub->add_option("--global-batch-sizes", o->batches, "override its global batch sizes, comma-separated");
+  sub->add_option("--moe-model", o->moe_model, "override its MoE model (preset or file)");
+  sub->add_option("--moe-global-batch-size", o->moe_batch, "override the MoE model's global batch");
+  sub->add_option("--moe-max-domains", o->moe_max_domains, "override the MoE model's node-limited routing (0: any)");
+}
+
+std::vector<int64_t> ParseListFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = text.find(',', start);
+    out.push_back(ParseIntFlag(flag, text.substr(start, comma == std::string::npos ? comma : comma - start), min, max));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (out.size() > 16) throw Error(flag, fmt::format("expected at most 16 entries, got {}", out.size()));
+  return out;
+}
+
+void ApplyScenarioOverrides(const ScenarioOverrides& o, spec::Scenario* s) {
+  if (!o.gpus.empty()) s->gpus = ParseIntFlag("--gpus", o.gpus, 1, int64_t{1} << 20);
+  if (!o.hb_sizes.empty()) {
+    s->hb_domain_sizes.clear();
+    for (int64_t k : ParseListFlag("--hb-sizes", o.hb_sizes, 1, s->gpus)) s->hb_domain_sizes.push_back(int(k));
+  }
+  for (int k : s->hb_domain_sizes) {
+    if (s->gpus % k != 0) {
+      throw Error(o.hb_sizes.empty() ? "--gpus" : "--hb-sizes",
+                  fmt::format("HB domain size {} does not divide {} GPUs", k, s->gpus));
+    }
+  }
+  if (!o.radixes.empty()) {
+    s->radixes.clear();
+    for (int64_t k : ParseListFlag("--radixes", o.radixes, 2, 65536)) {
+      if (k % 2 != 0) throw Error("--radixes", fmt::format("expected even radixes, got {}", k));
+      s->radixes.push_back(int(k));
+    }
+  }
+  if (!o.port_speed.empty()) s->port_speed_Bps = ParseBandwidthFlag("--port-speed", o.port_speed);
+  if (!o.model.empty()) s->model = o.model;
+  if (!o.system.empty()) s->system = o.system;
+  if (!o.batches.empty()) s->global_batch_sizes = ParseListFlag("--global-batch-sizes", o.batches, 1, int64_t{1} << 30);
+  if (!o.moe_model.empty()) s->moe_model = o.moe_model;
+  if (!o.moe_batch.empty()) s->moe_global_batch_size = ParseIntFlag("--moe-global-batch-size", o.moe_batch, 1, int64_t{1} << 30);
+  if (!o.moe_max_domains.empty()) s->moe_max_domains = int(ParseIntFlag("--moe-max-domains", o.moe_max_domains, 0, 1 << 20));
+  if (!s->model.empty() && s->global_batch_sizes.empty()) {
+    throw Error("--global-batch-sizes", "needed with a model (the scenario has none)");
+  }
+  if (!s->moe_model.empty() && s->moe_global_batch_size <= 0) {
+    throw Error("--moe-global-batch-size", "needed with an MoE model (the scenario has none)");
+  }
+  if ((!s->model.empty() || !s->moe_model.empty()) && s->system.empty()) {
+    throw Error("--system", "needed with a model (the scenario names none)");
+  }
+}
+
 // A scenario with everything it names loaded and checked.
 struct ScenarioInputs {
   spec::Scenario scenario;
@@ -151,21 +219,27 @@ struct ScenarioInputs {
   std::optional<spec::SystemSpec> system;
 };
 
-ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::string& catalog) {
+ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::string& catalog,
+                                  const ScenarioOverrides& overrides) {
   ScenarioInputs in;
   in.scenario = spec::LoadScenario(scenario_name, "--scenario");
+  ApplyScenarioOverrides(overrides, &in.scenario);
   const spec::Scenario& scenario = in.scenario;
   study::ValidateScenarioNetworks(scenario);
   in.port_class = ResolvePortClass(catalog, scenario.port_speed_Bps);
   const std::string where = "--scenario " + scenario_name;
+  auto source = [&](const std::string& flag, const std::string& key) {
+    return flag.empty() ? where + ": /" + key : "--" + key;
+  };
   if (!scenario.model.empty() || !scenario.moe_model.empty()) {
-    in.system = spec::LoadSystem(scenario.system, where + ": /system");
+    in.system = spec::LoadSystem(scenario.system, source(overrides.system, "system"));
   }
-  if (!scenario.model.empty()) in.model = spec::LoadModel(scenario.model, where + ": /model");
+  if (!scenario.model.empty()) in.model = spec::LoadModel(scenario.model, source(overrides.model, "model"));
   if (!scenario.moe_model.empty()) {
-    in.moe_model = spec::LoadModel(scenario.moe_model, where + ": /moe_model");
+    const std::string moe_where = overrides.moe_model.empty() ? where + ": /moe_model" : "--moe-model";
+    in.moe_model = spec::LoadModel(scenario.moe_model, moe_where);
     if (!in.moe_model->is_moe()) {
-      throw Error(where + ": /moe_model",
+      throw Error(moe_where,
                   fmt::format("expected an MoE model (num_experts > 0), got the dense {}", in.moe_model->name));
     }
   }
@@ -186,20 +260,22 @@ Action SetupCompare(CLI::App* sub) {
       ->capture_default_str();
   sub->add_option("--format", *format, "table or json")->capture_default_str();
   auto print_scenario = std::make_shared<bool>(false);
-  sub->add_flag("--print-scenario", *print_scenario, "print the scenario's JSON (edit it, pass it to --scenario)");
-  return [scenario_name, catalog, format, radix, oversubscription, print_scenario]() {
+  sub->add_flag("--print-scenario", *print_scenario,
+                "print the scenario's JSON with the overrides applied (edit it, pass it to --scenario)");
+  auto overrides = std::make_shared<ScenarioOverrides>();
+  AddScenarioOverrides(sub, overrides.get());
+  return [scenario_name, catalog, format, radix, oversubscription, print_scenario, overrides]() {
     Format output = ParseFormatFlag(*format, false);
     perf::NetworkOptions timed;
     timed.radix = radix->empty() ? 0 : int(ParseIntFlag("--radix", *radix, 2, 65536));
     timed.oversubscription = ParseNumberFlag("--oversubscription", *oversubscription, 1, 65535);
     if (*print_scenario) {
-      // The scenario as written, to copy and edit (a preset, or the file given).
-      spec::LoadScenario(*scenario_name, "--scenario");  // checks it
-      std::optional<std::string_view> preset = spec::FindPreset(spec::PresetKind::kScenario, *scenario_name);
-      PrintStdout(preset ? std::string(*preset) : ReadTextFile(*scenario_name, "--scenario"));
+      spec::Scenario scenario = spec::LoadScenario(*scenario_name, "--scenario");
+      ApplyScenarioOverrides(*overrides, &scenario);
+      PrintStdout(spec::ScenarioToJson(scenario));
       return 0;
     }
-    ScenarioInputs in = LoadScenarioInputs(*scenario_name, *catalog);
+    ScenarioInputs in = LoadScenarioInputs(*scenario_name, *catalog, *overrides);
     study::CompareResult result = study::RunCompare(
         in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
         DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr);
@@ -220,9 +296,11 @@ Action SetupReport(CLI::App* sub) {
   sub->add_option("--failure-catalog", f->failure_catalog, "failure rates for the failure figure")
       ->capture_default_str();
   sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
-  return [f]() {
+  auto overrides = std::make_shared<ScenarioOverrides>();
+  AddScenarioOverrides(sub, overrides.get());
+  return [f, overrides]() {
     if (f->out.empty()) throw Error("--out", "expected a directory name, got ''");
-    ScenarioInputs in = LoadScenarioInputs(f->scenario, f->catalog);
+    ScenarioInputs in = LoadScenarioInputs(f->scenario, f->catalog, *overrides);
     study::ReportInputs r;
     r.scenario = in.scenario;
     r.port_class = in.port_class;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
+#include "railsim/core/units.h"
 #include "railsim/spec/json_reader.h"
 
 namespace railsim::spec {
@@ -79,6 +80,29 @@ Scenario ParseScenarioJson(std::string_view text) {
   }
   r.Finish();
   return s;
+}
+
+std::string ScenarioToJson(const Scenario& s) {
+  nlohmann::ordered_json j;
+  j["name"] = s.name;
+  j["description"] = s.description;
+  j["gpus"] = s.gpus;
+  j["hb_domain_sizes"] = s.hb_domain_sizes;
+  j["radixes"] = s.radixes;
+  j["port_speed"] = units::FormatBitRate(s.port_speed_Bps);
+  j["oversubscription"] = s.oversubscription;
+  if (!s.model.empty()) {
+    j["model"] = s.model;
+    j["global_batch_sizes"] = s.global_batch_sizes;
+  }
+  if (!s.system.empty()) j["system"] = s.system;
+  if (!s.moe_model.empty()) {
+    j["moe_model"] = s.moe_model;
+    j["moe_global_batch_size"] = s.moe_global_batch_size;
+    j["moe_max_domains"] = s.moe_max_domains;
+    j["moe_overlap"] = s.moe_overlap;
+  }
+  return j.dump(2) + "\n";
 }
 
 }  // namespace railsim::spec

@@ -34,4 +34,7 @@ struct Scenario {
 /// Parses and validates a scenario JSON document. Throws Error naming the field.
 Scenario ParseScenarioJson(std::string_view text);
 
+/// The JSON form, which ParseScenarioJson reads back unchanged.
+std::string ScenarioToJson(const Scenario& scenario);
+
 }  // namespace railsim::spec
