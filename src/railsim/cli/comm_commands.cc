@@ -237,7 +237,7 @@ Action SetupCollective(CLI::App* sub) {
       d.max_domains = s.moe_max_domains;
       d.imbalance = s.expert_load_imbalance();
       r.moe = d;
-      r.moe_algorithm = perf::MoeAlgorithm(s);
+      r.moe_algorithm = s.moe_alltoall;
       r.bytes = d.tokens * d.bytes_per_token * d.topk;
     }
     study::CollectiveOutcome o = RunWithProgress(r, f->cluster.quiet);

@@ -13,13 +13,6 @@
 namespace railsim::testutil {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(DocsTest, EveryCommandHasAnExampleAndADocsPageWithEveryFlag) {
   RunResult top = RunRailsim({"--help"});
   ASSERT_EQ(0, top.status);

@@ -19,13 +19,6 @@
 namespace railsim::testutil {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The value of attribute `name` on the <body> tag of a dumped DOM.
 std::string BodyAttribute(const std::string& dom, const std::string& name) {
   const size_t body = dom.find("<body");

@@ -13,7 +13,6 @@
 #include <thread>
 
 namespace railsim::testutil {
-namespace {
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -21,8 +20,6 @@ std::string Slurp(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
-
-}  // namespace
 
 std::string MakeTempDir() {
   const char* base = std::getenv("TMPDIR");

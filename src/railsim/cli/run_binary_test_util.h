@@ -24,6 +24,9 @@ RunResult RunProgram(const std::string& program, const std::vector<std::string>&
 /// A fresh empty directory under the test temp dir.
 std::string MakeTempDir();
 
+/// The whole file at `path` ("" when it cannot be read).
+std::string Slurp(const std::string& path);
+
 /// Counts '\n' in `text`.
 int LineCount(const std::string& text);
 

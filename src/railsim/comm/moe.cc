@@ -20,24 +20,6 @@ double AllMiss(double a, double s, int k) {
 
 }  // namespace
 
-const char* MoeAllToAllName(MoeAllToAll a) {
-  switch (a) {
-    case MoeAllToAll::kAuto: return "auto";
-    case MoeAllToAll::kForwarded: return "forwarded";
-    case MoeAllToAll::kDirect: return "direct";
-  }
-  return "?";
-}
-
-std::optional<MoeAllToAll> ParseMoeAllToAll(std::string_view name) {
-  for (MoeAllToAll a : {MoeAllToAll::kAuto, MoeAllToAll::kForwarded, MoeAllToAll::kDirect}) {
-    if (name == MoeAllToAllName(a)) return a;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> MoeAllToAllNames() { return {"auto", "forwarded", "direct"}; }
-
 double DomainReachProbability(const MoeDispatch& d, int64_t domains) {
   if (domains <= 1) return 1;
   const double per_domain = double(d.experts) / double(domains);

@@ -25,15 +25,14 @@
 #include <vector>
 
 #include "railsim/comm/plan.h"
+#include "railsim/spec/strategy.h"
 
 namespace railsim::comm {
 
-enum class MoeAllToAll : uint8_t { kAuto, kForwarded, kDirect };
-/// "auto" (forwarded on Rail-only when the group spans domains, else direct),
-/// "forwarded", "direct".
-const char* MoeAllToAllName(MoeAllToAll a);
-std::optional<MoeAllToAll> ParseMoeAllToAll(std::string_view name);
-std::vector<std::string> MoeAllToAllNames();
+/// auto (forwarded on Rail-only when the group spans domains, else direct),
+/// forwarded, direct: the strategy's setting (spec/strategy.h).
+using MoeAllToAll = spec::MoeAllToAll;
+using spec::MoeAllToAllName;
 
 struct MoeDispatch {
   double tokens = 0;           ///< token rows per group member

@@ -117,8 +117,8 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   MoeDispatchSummary moe;
   if (c.model.is_moe() && s.ep > 1) {
     const comm::GroupLayout& ep = groups[GroupKind::kEp];
-    const double one = comm::MoeDispatchTime(costs.moe_dispatch, MoeAlgorithm(s), ep, f);
-    moe = {true, comm::ResolveMoeAllToAll(MoeAlgorithm(s), ep, f), one, ep.domains,
+    const double one = comm::MoeDispatchTime(costs.moe_dispatch, s.moe_alltoall, ep, f);
+    moe = {true, comm::ResolveMoeAllToAll(s.moe_alltoall, ep, f), one, ep.domains,
            comm::DomainReachProbability(costs.moe_dispatch, ep.domains), c.model.moe_layer_count()};
     const bool full = s.recompute == spec::Recompute::kFull;
     const double total = (full ? 6 : 4) * one;

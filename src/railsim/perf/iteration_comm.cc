@@ -86,7 +86,7 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
     for (int i = 0; i < pp; ++i) times[size_t(i)] = m * (full ? 6 : 4) * MoeLayersOfStage(c.model, s, i);
     add(Parallelism::kEp, GroupKind::kEp, comm::Op::kAllToAll, PointToPoint::kNone, costs.a2a_bytes, times);
     out.back().moe = costs.moe_dispatch;
-    out.back().moe_algorithm = MoeAlgorithm(s);
+    out.back().moe_algorithm = s.moe_alltoall;
   }
   // Pipeline: activations forward, their gradients back.
   if (pp > 1) {

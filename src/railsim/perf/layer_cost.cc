@@ -36,15 +36,6 @@ struct Stream {
 
 }  // namespace
 
-comm::MoeAllToAll MoeAlgorithm(const spec::Strategy& s) {
-  switch (s.moe_alltoall) {
-    case spec::MoeAllToAll::kAuto: return comm::MoeAllToAll::kAuto;
-    case spec::MoeAllToAll::kForwarded: return comm::MoeAllToAll::kForwarded;
-    case spec::MoeAllToAll::kDirect: return comm::MoeAllToAll::kDirect;
-  }
-  return comm::MoeAllToAll::kAuto;
-}
-
 LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   const spec::ModelSpec& m = c.model;
   const GpuModel& g = c.gpu;

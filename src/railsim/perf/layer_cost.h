@@ -37,9 +37,6 @@ struct LayerCosts {
   LayerMemory memory;         ///< activations and parameters per layer on one GPU
 };
 
-/// The strategy's MoE all-to-all algorithm as comm/ names it.
-comm::MoeAllToAll MoeAlgorithm(const spec::Strategy& s);
-
 /// Requires a strategy that passed spec::ValidateStrategy for c.model.
 LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s);
 

@@ -39,7 +39,7 @@ TEST(MoeAtScaleTest, DeepSeekV3DispatchOn2048H100IsSimulatedWithinFivePercent) {
       perf::LayerCosts costs = perf::ComputeLayerCosts(d.context, s);
       const comm::GroupLayout ep = perf::PlaceGroups(d.context, s)[perf::GroupKind::kEp];
       double analytic = 0;
-      comm::Plan plan = comm::MoeDispatchPlan(costs.moe_dispatch, perf::MoeAlgorithm(s), ep, d.context.fabrics,
+      comm::Plan plan = comm::MoeDispatchPlan(costs.moe_dispatch, s.moe_alltoall, ep, d.context.fabrics,
                                               &analytic);
       sim::SimOptions o;
       o.route = {net::Routing::kDModK, 0};
