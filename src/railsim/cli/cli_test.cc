@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -79,6 +80,19 @@ TEST(CliTest, CompareMatchesNetworkAndSearch) {
   ASSERT_EQ(0, s.status) << s.err;
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(s.out)["results"][0]["estimate"]["iteration_time_s"].get<double>(),
                    training["rail_only_iteration_time_s"].get<double>());
+  // The MoE all-to-all is what `alltoall` prints for the same cluster and bytes.
+  const nlohmann::json& a2a = k8["alltoall"];
+  for (const char* schedule : {"sequential", "pipelined"}) {
+    RunResult a = RunRailsim({"alltoall", "--system", "dgx-h100", "--gpus", std::to_string(a2a["gpus"].get<int64_t>()),
+                              "--hb-size", "8", "--bytes-per-pair",
+                              fmt::format("{}B", a2a["bytes_per_pair"].get<double>()), "--network", "rail-only",
+                              "--schedule", schedule, "--format", "json"});
+    ASSERT_EQ(0, a.status) << a.err;
+    nlohmann::json aj = nlohmann::json::parse(a.out);
+    EXPECT_DOUBLE_EQ(aj["time_s"].get<double>(),
+                     a2a[std::string("rail_only_") + schedule + "_time_s"].get<double>()) << schedule;
+    EXPECT_DOUBLE_EQ(aj["rail_optimized_time_s"].get<double>(), a2a["rail_optimized_time_s"].get<double>());
+  }
   // Scenario flags change the inputs: a smaller cluster, one HB domain size, one radix.
   RunResult small = RunRailsim({"compare", "--gpus", "4096", "--hb-sizes", "8", "--radixes", "64", "--format", "json"});
   ASSERT_EQ(0, small.status) << small.err;

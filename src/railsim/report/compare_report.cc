@@ -71,6 +71,16 @@ std::string MoeTable(const study::CompareResult& result) {
   text += t.Render();
   for (const std::string& v : verdicts) text += v + "\n";
   for (const study::MoeCase& m : result.moe) {
+    if (m.alltoall_gpus == 0) continue;
+    text += fmt::format(
+        "HB domain {}: one sequence's dispatch as a uniform all-to-all over {} GPUs ({} per pair, railsim "
+        "alltoall): rail-optimized {}, Rail-only forwarded {} ({:+.1f}%) in sequence, {} ({:+.1f}%) pipelined.\n",
+        m.hb_domain_size, Grouped(m.alltoall_gpus), DecimalBytes(m.alltoall_bytes_per_pair),
+        Seconds(m.alltoall_rail_optimized_s), Seconds(m.alltoall_sequential_s),
+        100 * (m.alltoall_sequential_s / m.alltoall_rail_optimized_s - 1), Seconds(m.alltoall_pipelined_s),
+        100 * (m.alltoall_pipelined_s / m.alltoall_rail_optimized_s - 1));
+  }
+  for (const study::MoeCase& m : result.moe) {
     text += fmt::format("\nOne {} layer's dispatch of one sequence (tp 1), HB domain {}: Rail-only against "
                         "rail-optimized's direct dispatch\n",
                         result.moe_model_name, m.hb_domain_size);
@@ -139,6 +149,15 @@ Json MoeJson(const study::CompareResult& result) {
                        {"overhead_direct", p.overhead(1)}});
     }
     c["ep_sweep"] = sweep;
+    if (m.alltoall_gpus > 0) {
+      c["alltoall"] = {{"gpus", m.alltoall_gpus},
+                       {"bytes_per_pair", m.alltoall_bytes_per_pair},
+                       {"rail_optimized_time_s", m.alltoall_rail_optimized_s},
+                       {"rail_only_sequential_time_s", m.alltoall_sequential_s},
+                       {"rail_only_pipelined_time_s", m.alltoall_pipelined_s},
+                       {"sequential_overhead", m.alltoall_sequential_s / m.alltoall_rail_optimized_s - 1},
+                       {"pipelined_overhead", m.alltoall_pipelined_s / m.alltoall_rail_optimized_s - 1}};
+    }
     moe["cases"].push_back(c);
   }
   return moe;

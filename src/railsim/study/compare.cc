@@ -1,10 +1,13 @@
 #include "railsim/study/compare.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
+#include "railsim/study/collective_study.h"
 
 namespace railsim::study {
 namespace {
@@ -110,6 +113,27 @@ void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const 
       }
     }
     m.ep_sweep = MoeSweep(scenario, model, system, k, timed);
+    if (model.num_experts % k == 0 || k % model.num_experts == 0) {
+      m.alltoall_gpus = std::max<int64_t>(model.num_experts, k);
+      m.alltoall_bytes_per_pair = double(model.seq_length) * model.moe_router_topk * 2.0 * model.hidden_size /
+                                  double(m.alltoall_gpus);
+      auto time = [&](comm::NetworkKind network, bool pipelined) {
+        CollectiveRequest r;
+        r.system = system;
+        r.gpus = m.alltoall_gpus;
+        r.hb_domain_size = k;
+        r.network = network;
+        r.network_options = timed;
+        r.op = comm::Op::kAllToAll;
+        r.group = {r.gpus, 1};
+        r.bytes = m.alltoall_bytes_per_pair * double(r.gpus);
+        r.plan_options.pipelined = pipelined;
+        return RunCollective(r).analytic_s;
+      };
+      m.alltoall_rail_optimized_s = time(comm::NetworkKind::kRailOptimized, false);
+      m.alltoall_sequential_s = time(comm::NetworkKind::kRailOnly, false);
+      m.alltoall_pipelined_s = time(comm::NetworkKind::kRailOnly, true);
+    }
     result->moe.push_back(m);
   }
 }

@@ -56,6 +56,12 @@ struct MoeCase {
   /// Rail-only's overhead against EP degree: within one HB domain, then 2,
   /// 4, ... domains, up to the experts or the cluster.
   std::vector<MoeSweepPoint> ep_sweep;
+  /// The paper's uniform all-to-all of one sequence's dispatch over one
+  /// expert per GPU (num_experts GPUs), as `railsim alltoall` times it: on
+  /// rail-optimized, and on Rail-only forwarded in sequence and pipelined.
+  int64_t alltoall_gpus = 0;
+  double alltoall_bytes_per_pair = 0;
+  double alltoall_rail_optimized_s = 0, alltoall_sequential_s = 0, alltoall_pipelined_s = 0;
   /// The best of each network over both algorithms (index into the arrays), or -1.
   int best_rail_optimized() const;
   int best_rail_only() const;
