@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -367,7 +368,10 @@ std::vector<ComponentEffect> ComponentEffects(const FailureSetup& setup, const D
   int64_t host_gpus = std::min<int64_t>(k, catalog.gpus_per_host);
   if (k % host_gpus != 0) host_gpus = k;
   std::vector<ComponentEffect> out;
-  // One failure of the first instance, analysed with the job.
+  // One failure of the first instance, analysed with the job; kinds that
+  // fail the same device (GPU and HBM, a tier's transceiver and cable) share
+  // one analysis.
+  std::map<std::vector<std::string>, ComponentEffect> analysed;
   auto add = [&](spec::Component c, std::string name, int64_t count, const std::vector<std::string>& devices) {
     if (count <= 0) return;
     ComponentEffect e;
@@ -381,13 +385,20 @@ std::vector<ComponentEffect> ComponentEffects(const FailureSetup& setup, const D
       e.interrupts = true;
       e.spare_gpus = int(host_gpus);
     } else {
-      FailureImpact impact =
-          AnalyzeFailures(setup, d, net::ResolveFailures(t, devices, "--failure-catalog"), SparePolicy::kAny, false);
-      e.interrupts = impact.interrupts;
-      e.spare_gpus = int(impact.removed.size() + size_t(impact.unreachable));
-      if (impact.has_job && impact.iteration_time_s_before > 0) {
-        e.slowdown = std::max(1.0, impact.iteration_time_s_after / impact.iteration_time_s_before);
+      auto [it, fresh] = analysed.try_emplace(devices);
+      ComponentEffect& effect = it->second;
+      if (fresh) {
+        FailureImpact impact = AnalyzeFailures(setup, d, net::ResolveFailures(t, devices, "--failure-catalog"),
+                                               SparePolicy::kAny, false);
+        effect.interrupts = impact.interrupts;
+        effect.spare_gpus = int(impact.removed.size() + size_t(impact.unreachable));
+        if (impact.has_job && impact.iteration_time_s_before > 0) {
+          effect.slowdown = std::max(1.0, impact.iteration_time_s_after / impact.iteration_time_s_before);
+        }
       }
+      e.interrupts = effect.interrupts;
+      e.spare_gpus = effect.spare_gpus;
+      e.slowdown = effect.slowdown;
     }
     out.push_back(std::move(e));
   };
