@@ -33,11 +33,35 @@ const Args kEstimate = {"estimate", "--model", "megatron-1t", "--system", "dgx-h
 const Args kSearch = {"search", "--model", "llama3-70b", "--system", "dgx-h100", "--gpus", "512",
                       "--global-batch-size", "512", "--top", "3"};
 
+// One side-by-side table per HB domain size (rail-optimized, Rail-only,
+// ideal), then the verdict.
 TEST(CliTest, CompareRunsWithNoArguments) {
   RunResult r = RunRailsim({"compare"});
   ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_NE(std::string::npos, r.out.find("rail-only"));
-  EXPECT_NE(std::string::npos, r.out.find("$94,306,304"));  // 32,768 GPUs, K 256, radix 64
+  const size_t k8 = r.out.find("\nHB domain 8: 32,768"), k256 = r.out.find("\nHB domain 256: 32,768");
+  const size_t verdict = r.out.find("\nVerdict\n");
+  ASSERT_NE(std::string::npos, k8);
+  ASSERT_NE(std::string::npos, k256);
+  ASSERT_NE(std::string::npos, verdict);
+  ASSERT_LT(k8, k256);
+  ASSERT_LT(k256, verdict);
+  for (const std::string& table : {r.out.substr(k8, k256 - k8), r.out.substr(k256, verdict - k256)}) {
+    for (const char* row : {"rail-optimized", "Rail-only", "ideal (K = N)", "network at radix 64",
+                            "network at radix 128", "switches (tiers)", "transceivers", "cost", "power",
+                            "Rail-only saves: cost", "megatron-1t at global batch 256",
+                            "megatron-1t at global batch 4,096", "iteration time", "MFU", "best strategy",
+                            "deepseek-v3 at global batch 15,360", "all-to-all, forwarding in sequence",
+                            "all-to-all, forwarding pipelined"}) {
+      EXPECT_NE(std::string::npos, table.find(row)) << row << " missing in\n" << table;
+    }
+  }
+  // The paper's Table II (HB domain 256): 38% saved at radix 64, 77% at
+  // radix 128; $94,306,304 for Rail-only at radix 64 (tests/data).
+  const std::string k256_table = r.out.substr(k256, verdict - k256);
+  EXPECT_NE(std::string::npos, k256_table.find("$94,306,304"));  // Rail-only, radix 64
+  EXPECT_NE(std::string::npos, k256_table.find("(38.3%)"));
+  EXPECT_NE(std::string::npos, k256_table.find("(76.6%)"));
+  EXPECT_NE(std::string::npos, r.out.find("Rail-only saves $58,523,648 (38.3%) of network cost", verdict));
 }
 
 // compare's MoE side is what search prints for the same job on each network
@@ -60,7 +84,7 @@ TEST(CliTest, CompareMatchesNetworkAndSearch) {
       EXPECT_DOUBLE_EQ(searched, k8[key][algorithm]["iteration_time_s"].get<double>()) << network << algorithm;
     }
   }
-  EXPECT_NE(std::string::npos, RunRailsim({"compare"}).out.find("Rail-only costs"));
+  EXPECT_FALSE(nlohmann::json::parse(c.out)["verdict"].empty());
   // The network side is what `network` prints, the training side what `search` prints.
   nlohmann::json doc = nlohmann::json::parse(c.out);
   for (const nlohmann::json& entry : doc["network"]) {

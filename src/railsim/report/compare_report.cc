@@ -11,91 +11,186 @@
 namespace railsim::report {
 namespace {
 
-// Rail-only's network cost saving at each radix of the scenario for HB
-// domain `k`: (radix, dollars).
-std::vector<std::pair<int, double>> CostSaved(const study::CompareResult& result, int64_t k) {
-  std::vector<std::pair<int, double>> out;
+const char* kMoeAlgorithms[] = {"forwarded", "direct"};
+
+const study::DesignResult* DesignOf(const study::NetworkCase& c, net::Design design) {
+  for (const study::DesignResult& d : c.designs) {
+    if (d.params.design == design) return &d;
+  }
+  return nullptr;
+}
+
+// The scenario's network cases at HB domain `k`, in radix order.
+std::vector<const study::NetworkCase*> CasesAt(const study::CompareResult& result, int64_t k) {
+  std::vector<const study::NetworkCase*> out;
   for (const study::NetworkCase& c : result.network) {
-    if (c.params.hb_domain_size != k) continue;
-    double opt = 0, only = 0;
-    for (const study::DesignResult& d : c.designs) {
-      if (d.params.design == net::Design::kRailOptimized) opt = d.bom.cost_usd;
-      if (d.params.design == net::Design::kRailOnly) only = d.bom.cost_usd;
-    }
-    out.push_back({c.params.radix, opt - only});
+    if (c.params.hb_domain_size == k) out.push_back(&c);
   }
   return out;
 }
 
-const char* kMoeAlgorithms[] = {"forwarded", "direct"};
+// Rail-only's network cost saving at each radix of the scenario for HB
+// domain `k`: (radix, dollars).
+std::vector<std::pair<int, double>> CostSaved(const study::CompareResult& result, int64_t k) {
+  std::vector<std::pair<int, double>> out;
+  for (const study::NetworkCase* c : CasesAt(result, k)) {
+    const study::DesignResult* opt = DesignOf(*c, net::Design::kRailOptimized);
+    const study::DesignResult* only = DesignOf(*c, net::Design::kRailOnly);
+    if (opt && only) out.push_back({c->params.radix, opt->bom.cost_usd - only->bom.cost_usd});
+  }
+  return out;
+}
 
-std::string MoeTable(const study::CompareResult& result) {
+const study::MoeCase* MoeAt(const study::CompareResult& result, int64_t k) {
+  for (const study::MoeCase& m : result.moe) {
+    if (m.hb_domain_size == k) return &m;
+  }
+  return nullptr;
+}
+
+std::string Time(double s) { return fmt::format("{:.3f} s", s); }
+std::string Change(double ratio) { return fmt::format("{:+.1f}%", 100 * (ratio - 1)); }
+
+// Rail-only's iteration time against rail-optimized's for one MoE case (both
+// networks' best dispatch), or 0 when either fits nothing.
+double MoeOverhead(const study::MoeCase& m) {
+  const int opt = m.best_rail_optimized(), only = m.best_rail_only();
+  if (opt < 0 || only < 0) return 0;
+  return m.rail_only[size_t(only)].estimate.iteration_time_s /
+             m.rail_optimized[size_t(opt)].estimate.iteration_time_s -
+         1;
+}
+
+// Three columns of a row: rail-optimized, Rail-only, ideal.
+using Cells = std::array<std::string, 3>;
+
+class SideBySide {
+ public:
+  SideBySide() {
+    table_.AddColumn("", TextTable::Align::kLeft);
+    for (const char* h : {"rail-optimized", "Rail-only", "ideal (K = N)"}) table_.AddColumn(h);
+  }
+  void Section(const std::string& title) { table_.AddRow({title, "", "", ""}); }
+  void Row(const std::string& label, const Cells& cells) {
+    table_.AddRow({"  " + label, cells[0], cells[1], cells[2]});
+  }
+  // A strategy's degrees and its micro-batching, one row each.
+  void Strategies(const std::string& what, const std::array<const spec::Strategy*, 3>& s) {
+    Cells degrees, batching;
+    for (size_t i = 0; i < 3; ++i) {
+      if (!s[i]) continue;
+      degrees[i] = StrategyDegrees(*s[i]);
+      batching[i] = fmt::format("{} x {}, {}", s[i]->micro_batch, s[i]->num_microbatches(),
+                                spec::RecomputeName(s[i]->recompute));
+    }
+    Row(what, degrees);
+    Row("micro-batch x count, recompute", batching);
+  }
+  std::string Render() const { return table_.Render(); }
+
+ private:
+  TextTable table_;
+};
+
+// One HB domain size: the network at each radix, then each job.
+std::string HbDomainTable(const study::CompareResult& result, int64_t k) {
   const spec::Scenario& sc = result.scenario;
-  std::string text = fmt::format(
-      "\nMoE: {} on {} x {}, global batch {}, {}{}, best strategy per network and dispatch algorithm\n",
-      result.moe_model_name, Grouped(sc.gpus), result.system_name, Grouped(sc.moe_global_batch_size),
-      sc.moe_max_domains > 0 ? fmt::format("tokens reach at most {} HB domains", sc.moe_max_domains)
-                             : std::string("no node limit"),
-      sc.moe_overlap ? ", dispatch overlapped with compute" : "");
-  TextTable t;
-  for (const char* h : {"HB domain", "rail-opt forwarded", "rail-opt direct", "rail-only forwarded",
-                        "rail-only direct", "rail-only vs rail-opt", "rail-only strategy"}) {
-    t.AddColumn(h, std::string(h) == "rail-only strategy" ? TextTable::Align::kLeft : TextTable::Align::kRight);
-  }
-  auto time = [](const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits, int i) {
-    return fits[size_t(i)] ? fmt::format("{:.3f} s", r[size_t(i)].estimate.iteration_time_s) : std::string("no fit");
-  };
-  std::vector<std::string> verdicts;
-  for (const study::MoeCase& m : result.moe) {
-    const int opt = m.best_rail_optimized(), only = m.best_rail_only();
-    std::string overhead, strategy;
-    if (opt >= 0 && only >= 0) {
-      const double t_opt = m.rail_optimized[size_t(opt)].estimate.iteration_time_s;
-      const double t_only = m.rail_only[size_t(only)].estimate.iteration_time_s;
-      overhead = fmt::format("{:+.1f}%", 100 * (t_only / t_opt - 1));
-      strategy = StrategyLine(m.rail_only[size_t(only)].strategy);
-      std::vector<std::string> savings;
-      for (auto [radix, usd] : CostSaved(result, m.hb_domain_size)) {
-        savings.push_back(fmt::format("{} at radix {}", Dollars(usd), radix));
-      }
-      verdicts.push_back(fmt::format(
-          "HB domain {}: Rail-only costs {:+.1f}% iteration time on this MoE job (its best, {} dispatch, against "
-          "rail-optimized's best, {}) and saves {} of network.",
-          m.hb_domain_size, 100 * (t_only / t_opt - 1), kMoeAlgorithms[only], kMoeAlgorithms[opt],
-          fmt::join(savings, ", ")));
+  std::string text = fmt::format("\nHB domain {}: {} {}GPUs in HB domains of {}, {} NICs", k, Grouped(sc.gpus),
+                                 result.system_name.empty() ? "" : result.system_name + " ", k,
+                                 units::FormatBitRate(sc.port_speed_Bps));
+  for (const study::TrainingCase& t : result.training) {
+    if (t.hb_domain_size != k) continue;
+    text += fmt::format("; jobs timed on the radix-{} networks", t.rail_optimized_network.radix);
+    if (t.rail_optimized_network.oversubscription > 1) {
+      text += fmt::format(" with {:g}:1 leaves", t.rail_optimized_network.oversubscription);
     }
-    t.AddRow({std::to_string(m.hb_domain_size), time(m.rail_optimized, m.rail_optimized_fits, 0),
-              time(m.rail_optimized, m.rail_optimized_fits, 1), time(m.rail_only, m.rail_only_fits, 0),
-              time(m.rail_only, m.rail_only_fits, 1), overhead, strategy});
+    break;
   }
-  text += t.Render();
-  for (const std::string& v : verdicts) text += v + "\n";
-  for (const study::MoeCase& m : result.moe) {
-    if (m.alltoall_gpus == 0) continue;
-    text += fmt::format(
-        "HB domain {}: one sequence's dispatch as a uniform all-to-all over {} GPUs ({} per pair, railsim "
-        "alltoall): rail-optimized {}, Rail-only forwarded {} ({:+.1f}%) in sequence, {} ({:+.1f}%) pipelined.\n",
-        m.hb_domain_size, Grouped(m.alltoall_gpus), DecimalBytes(m.alltoall_bytes_per_pair),
-        Seconds(m.alltoall_rail_optimized_s), Seconds(m.alltoall_sequential_s),
-        100 * (m.alltoall_sequential_s / m.alltoall_rail_optimized_s - 1), Seconds(m.alltoall_pipelined_s),
-        100 * (m.alltoall_pipelined_s / m.alltoall_rail_optimized_s - 1));
+  text += "\n";
+  SideBySide table;
+  for (const study::NetworkCase* c : CasesAt(result, k)) {
+    const study::DesignResult* opt = DesignOf(*c, net::Design::kRailOptimized);
+    const study::DesignResult* only = DesignOf(*c, net::Design::kRailOnly);
+    if (!opt || !only) continue;
+    table.Section(fmt::format("network at radix {}", c->params.radix));
+    auto both = [&](auto format) { return Cells{format(*opt), format(*only), "-"}; };
+    table.Row("switches (tiers)", both([](const study::DesignResult& d) {
+                return fmt::format("{} ({})", Grouped(d.bom.switches), d.bom.tiers);
+              }));
+    table.Row("transceivers", both([](const study::DesignResult& d) { return Grouped(d.bom.transceivers); }));
+    table.Row("cost", both([](const study::DesignResult& d) { return Dollars(d.bom.cost_usd); }));
+    table.Row("power", both([](const study::DesignResult& d) { return Watts(d.bom.power_w); }));
+    table.Row("Rail-only saves: cost",
+              {"", fmt::format("{} ({})", Dollars(opt->bom.cost_usd - only->bom.cost_usd), Percent(only->cost_saving)),
+               ""});
+    table.Row("Rail-only saves: power",
+              {"", fmt::format("{} ({})", Watts(opt->bom.power_w - only->bom.power_w), Percent(only->power_saving)),
+               ""});
   }
-  for (const study::MoeCase& m : result.moe) {
-    text += fmt::format("\nOne {} layer's dispatch of one sequence (tp 1), HB domain {}: Rail-only against "
-                        "rail-optimized's direct dispatch\n",
-                        result.moe_model_name, m.hb_domain_size);
-    TextTable sweep;
-    for (const char* h : {"EP", "HB domains", "rail-opt direct", "rail-opt forwarded", "rail-only forwarded",
-                          "rail-only direct", "overhead forwarded", "overhead direct"}) {
-      sweep.AddColumn(h);
+  for (const study::TrainingCase& t : result.training) {
+    if (t.hb_domain_size != k) continue;
+    table.Section(fmt::format("{} at global batch {}", result.model_name, Grouped(t.global_batch)));
+    if (!t.feasible) {
+      table.Row("iteration time", {"no fit", "no fit", "no fit"});
+      continue;
     }
-    for (const study::MoeSweepPoint& p : m.ep_sweep) {
-      sweep.AddRow({std::to_string(p.ep), std::to_string(p.domains), Seconds(p.time_s[0][1]), Seconds(p.time_s[0][0]),
-                    Seconds(p.time_s[1][0]), Seconds(p.time_s[1][1]), fmt::format("{:+.1f}%", 100 * p.overhead(0)),
-                    fmt::format("{:+.1f}%", 100 * p.overhead(1))});
+    const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
+    Cells time, mfu;
+    for (size_t i = 0; i < 3; ++i) {
+      time[i] = Time(best[i]->estimate.iteration_time_s);
+      mfu[i] = Percent(best[i]->estimate.mfu);
     }
-    text += sweep.Render();
+    const double only = t.rail_only.estimate.iteration_time_s;
+    table.Row("iteration time", time);
+    table.Row("MFU", mfu);
+    table.Row("Rail-only's time against it", {Change(only / t.rail_optimized.estimate.iteration_time_s), "",
+                                              Change(only / t.ideal.estimate.iteration_time_s)});
+    table.Strategies("best strategy", {&t.rail_optimized.strategy, &t.rail_only.strategy, &t.ideal.strategy});
   }
+  if (const study::MoeCase* m = MoeAt(result, k)) {
+    table.Section(fmt::format("{} at global batch {}", result.moe_model_name, Grouped(m->global_batch)));
+    for (int a = 0; a < 2; ++a) {
+      auto cell = [&](const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits) {
+        return fits[size_t(a)] ? Time(r[size_t(a)].estimate.iteration_time_s) : std::string("no fit");
+      };
+      const std::string ideal = a == 1 ? "-" : m->ideal_fits ? Time(m->ideal.estimate.iteration_time_s) : "no fit";
+      table.Row(fmt::format("iteration time, {} dispatch", kMoeAlgorithms[a]),
+                {cell(m->rail_optimized, m->rail_optimized_fits), cell(m->rail_only, m->rail_only_fits), ideal});
+    }
+    const int opt = m->best_rail_optimized(), only = m->best_rail_only();
+    const std::array<const search::RankedStrategy*, 3> best = {
+        opt >= 0 ? &m->rail_optimized[size_t(opt)] : nullptr, only >= 0 ? &m->rail_only[size_t(only)] : nullptr,
+        m->ideal_fits ? &m->ideal : nullptr};
+    Cells mfu, which;
+    std::array<const spec::Strategy*, 3> strategies = {};
+    for (size_t i = 0; i < 3; ++i) {
+      if (!best[i]) continue;
+      mfu[i] = Percent(best[i]->estimate.mfu);
+      strategies[i] = &best[i]->strategy;
+    }
+    if (opt >= 0) which[0] = kMoeAlgorithms[opt];
+    if (only >= 0) which[1] = kMoeAlgorithms[only];
+    table.Row("faster dispatch", which);
+    table.Row("MFU", mfu);
+    if (best[1]) {
+      const double t_only = best[1]->estimate.iteration_time_s;
+      table.Row("Rail-only's time against it",
+                {best[0] ? Change(t_only / best[0]->estimate.iteration_time_s) : "", "",
+                 best[2] ? Change(t_only / best[2]->estimate.iteration_time_s) : ""});
+    }
+    table.Strategies("best strategy", strategies);
+    if (m->alltoall_gpus > 0) {
+      const double base = m->alltoall_rail_optimized_s;
+      const std::string opt_time = Seconds(base), ideal_time = Seconds(m->alltoall_ideal_s);
+      table.Row("all-to-all, forwarding in sequence",
+                {opt_time, fmt::format("{} ({})", Seconds(m->alltoall_sequential_s), Change(m->alltoall_sequential_s / base)),
+                 ideal_time});
+      table.Row("all-to-all, forwarding pipelined",
+                {opt_time, fmt::format("{} ({})", Seconds(m->alltoall_pipelined_s), Change(m->alltoall_pipelined_s / base)),
+                 ideal_time});
+    }
+  }
+  text += table.Render();
   return text;
 }
 
@@ -126,12 +221,15 @@ Json MoeJson(const study::CompareResult& result) {
     };
     c["rail_optimized"] = network(m.rail_optimized, m.rail_optimized_fits);
     c["rail_only"] = network(m.rail_only, m.rail_only_fits);
-    const int opt = m.best_rail_optimized(), only = m.best_rail_only();
-    if (opt >= 0 && only >= 0) {
-      c["rail_only_overhead"] = m.rail_only[size_t(only)].estimate.iteration_time_s /
-                                    m.rail_optimized[size_t(opt)].estimate.iteration_time_s -
-                                1;
+    Json ideal;
+    ideal["fits"] = m.ideal_fits;
+    if (m.ideal_fits) {
+      ideal["iteration_time_s"] = m.ideal.estimate.iteration_time_s;
+      ideal["mfu"] = m.ideal.estimate.mfu;
+      ideal["strategy"] = StrategyObject(m.ideal.strategy);
     }
+    c["ideal"] = ideal;
+    if (m.best_rail_optimized() >= 0 && m.best_rail_only() >= 0) c["rail_only_overhead"] = MoeOverhead(m);
     Json saved = Json::array();
     for (auto [radix, usd] : CostSaved(result, m.hb_domain_size)) {
       saved.push_back({{"radix", radix}, {"network_cost_saved_usd", usd}});
@@ -155,6 +253,7 @@ Json MoeJson(const study::CompareResult& result) {
                        {"rail_optimized_time_s", m.alltoall_rail_optimized_s},
                        {"rail_only_sequential_time_s", m.alltoall_sequential_s},
                        {"rail_only_pipelined_time_s", m.alltoall_pipelined_s},
+                       {"ideal_time_s", m.alltoall_ideal_s},
                        {"sequential_overhead", m.alltoall_sequential_s / m.alltoall_rail_optimized_s - 1},
                        {"pipelined_overhead", m.alltoall_pipelined_s / m.alltoall_rail_optimized_s - 1}};
     }
@@ -165,39 +264,122 @@ Json MoeJson(const study::CompareResult& result) {
 
 }  // namespace
 
+std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
+  std::vector<std::string> lines;
+  for (int64_t k : result.scenario.hb_domain_sizes) {
+    std::vector<std::string> saves, nothing;
+    for (const study::NetworkCase* c : CasesAt(result, k)) {
+      const study::DesignResult* opt = DesignOf(*c, net::Design::kRailOptimized);
+      const study::DesignResult* only = DesignOf(*c, net::Design::kRailOnly);
+      if (!opt || !only) continue;
+      if (only->bom.cost_usd < opt->bom.cost_usd) {
+        saves.push_back(fmt::format("{} ({}) of network cost and {} ({}) of power at radix {}",
+                                    Dollars(opt->bom.cost_usd - only->bom.cost_usd), Percent(only->cost_saving),
+                                    Watts(opt->bom.power_w - only->bom.power_w), Percent(only->power_saving),
+                                    c->params.radix));
+      } else {
+        nothing.push_back(fmt::format("radix {} ({} switch tiers on both)", c->params.radix, only->bom.tiers));
+      }
+    }
+    std::string line = fmt::format("HB domain {}: Rail-only saves ", k);
+    if (saves.empty()) line += "nothing";
+    line += fmt::format("{}", fmt::join(saves, ", "));
+    if (!nothing.empty()) line += fmt::format("{}at {}", saves.empty() ? " " : ", nothing ", fmt::join(nothing, ", "));
+    std::vector<std::string> batches;
+    for (const study::TrainingCase& t : result.training) {
+      if (t.hb_domain_size != k || !t.feasible) continue;
+      batches.push_back(fmt::format("{} at batch {}",
+                                    Change(t.rail_only.estimate.iteration_time_s / t.rail_optimized.estimate.iteration_time_s),
+                                    Grouped(t.global_batch)));
+    }
+    std::vector<std::string> times;
+    if (!batches.empty()) times.push_back(fmt::format("by {} for {}", fmt::join(batches, " and "), result.model_name));
+    const study::MoeCase* m = MoeAt(result, k);
+    if (m && m->best_rail_only() >= 0 && m->best_rail_optimized() >= 0) {
+      times.push_back(fmt::format("by {:+.1f}% for {}", 100 * MoeOverhead(*m), result.moe_model_name));
+    }
+    if (!times.empty()) {
+      line += fmt::format("; its iteration time changes {} against rail-optimized", fmt::join(times, ", "));
+    }
+    lines.push_back(line + ".");
+    if (m && m->alltoall_gpus > 0) {
+      const double base = m->alltoall_rail_optimized_s;
+      std::string all_to_all = fmt::format("HB domain {}: a uniform all-to-all of one {} dispatch over {} GPUs takes ",
+                                           k, result.moe_model_name, Grouped(m->alltoall_gpus));
+      if (m->alltoall_sequential_s < 1.0005 * base) {
+        all_to_all += fmt::format("the same {} on both networks.", Seconds(base));
+      } else {
+        all_to_all += fmt::format("{} on Rail-only with the forwarding in sequence ({}) and {} pipelined ({}), "
+                                  "against {} on rail-optimized.",
+                                  Seconds(m->alltoall_sequential_s), Change(m->alltoall_sequential_s / base),
+                                  Seconds(m->alltoall_pipelined_s), Change(m->alltoall_pipelined_s / base),
+                                  Seconds(base));
+      }
+      lines.push_back(all_to_all);
+    }
+  }
+  // What the HB domain buys: Rail-only against the ideal network per batch.
+  for (int64_t batch : result.scenario.global_batch_sizes) {
+    std::vector<std::string> shares;
+    for (const study::TrainingCase& t : result.training) {
+      if (t.global_batch != batch || !t.feasible) continue;
+      const std::string share = Percent(t.ideal.estimate.iteration_time_s / t.rail_only.estimate.iteration_time_s);
+      shares.push_back(shares.empty() ? fmt::format("{} of the ideal network's speed (one HB domain of every GPU) "
+                                                    "with HB domain {}",
+                                                    share, t.hb_domain_size)
+                                      : fmt::format("{} with HB domain {}", share, t.hb_domain_size));
+    }
+    if (shares.size() < 2) continue;
+    lines.push_back(fmt::format("On Rail-only, {} at batch {} reaches {}.", result.model_name, Grouped(batch),
+                                fmt::join(shares, " and ")));
+  }
+  // Where Rail-only is the wrong choice: its worst job.
+  std::string worst;
+  double worst_overhead = 0.01;
+  for (const study::TrainingCase& t : result.training) {
+    if (!t.feasible) continue;
+    const double o = t.rail_only.estimate.iteration_time_s / t.rail_optimized.estimate.iteration_time_s - 1;
+    if (o <= worst_overhead) continue;
+    worst_overhead = o;
+    worst = fmt::format("{} at batch {} with HB domain {} runs {:+.1f}% slower (best layouts: {} on rail-optimized, "
+                        "{} on Rail-only)",
+                        result.model_name, Grouped(t.global_batch), t.hb_domain_size, 100 * o,
+                        StrategyDegrees(t.rail_optimized.strategy), StrategyDegrees(t.rail_only.strategy));
+  }
+  for (const study::MoeCase& m : result.moe) {
+    const double o = MoeOverhead(m);
+    if (o <= worst_overhead) continue;
+    worst_overhead = o;
+    worst = fmt::format("{} with HB domain {} runs {:+.1f}% slower", result.moe_model_name, m.hb_domain_size, 100 * o);
+  }
+  if (!worst.empty()) {
+    lines.push_back("Rail-only is the wrong choice where a job's fastest layout sends between rails: here " + worst +
+                    ".");
+  } else if (!result.training.empty() || !result.moe.empty()) {
+    lines.push_back("No job of this scenario runs more than 1% slower on Rail-only; it is the wrong choice only for "
+                    "jobs whose layout must send between rails (all-to-all that cannot be pipelined, or "
+                    "parallel groups across rails).");
+  }
+  return lines;
+}
+
 std::string CompareTable(const study::CompareResult& result) {
   std::string text = fmt::format("railsim compare: scenario '{}'\n{}\n", result.scenario.name,
                                  result.scenario.description);
-  for (const study::NetworkCase& c : result.network) {
-    text += fmt::format("\n{} GPUs, HB domain {}, radix {} x {}\n", Grouped(c.params.gpus),
-                        c.params.hb_domain_size, c.params.radix,
-                        units::FormatBitRate(c.params.port_speed_Bps));
-    text += CostTable(c.designs);
+  for (int64_t k : result.scenario.hb_domain_sizes) text += HbDomainTable(result, k);
+  text += "\nstrategy: degrees of tensor, pipeline, data, context (expert, virtual-stage) parallelism; \"-\": the "
+          "ideal network has no NIC network to buy.\n";
+  if (!result.moe.empty()) {
+    const spec::Scenario& sc = result.scenario;
+    text += fmt::format("{}: {}{}; all-to-all: one sequence's dispatch as a uniform all-to-all (railsim "
+                        "alltoall).\n",
+                        result.moe_model_name,
+                        sc.moe_max_domains > 0 ? fmt::format("tokens reach at most {} HB domains", sc.moe_max_domains)
+                                               : std::string("no node limit"),
+                        sc.moe_overlap ? ", dispatch overlapped with compute" : "");
   }
-  if (result.training.empty()) return result.moe.empty() ? text : text + MoeTable(result);
-  text += fmt::format("\nTraining: {} on {} x {}, best strategy per network (railsim search)\n",
-                      result.model_name, Grouped(result.scenario.gpus), result.system_name);
-  TextTable t;
-  for (const char* h : {"HB domain", "batch", "rail-optimized", "rail-only", "ideal (K = N)",
-                        "rail-only vs rail-opt", "rail-only vs ideal", "rail-only strategy"}) {
-    t.AddColumn(h, std::string(h) == "rail-only strategy" ? TextTable::Align::kLeft : TextTable::Align::kRight);
-  }
-  for (const study::TrainingCase& tc : result.training) {
-    if (!tc.feasible) {
-      t.AddRow({std::to_string(tc.hb_domain_size), Grouped(tc.global_batch), "no fit", "no fit", "no fit", "",
-                "", ""});
-      continue;
-    }
-    double only = tc.rail_only.estimate.iteration_time_s;
-    double opt = tc.rail_optimized.estimate.iteration_time_s;
-    double ideal = tc.ideal.estimate.iteration_time_s;
-    t.AddRow({std::to_string(tc.hb_domain_size), Grouped(tc.global_batch), fmt::format("{:.3f} s", opt),
-              fmt::format("{:.3f} s", only), fmt::format("{:.3f} s", ideal),
-              fmt::format("{:+.1f}%", 100 * (only / opt - 1)), Percent(ideal / only),
-              StrategyLine(tc.rail_only.strategy)});
-  }
-  text += t.Render();
-  if (!result.moe.empty()) text += MoeTable(result);
+  text += "Fat-tree is in --format json and railsim cost.\n\nVerdict\n";
+  for (const std::string& line : CompareVerdict(result)) text += "- " + line + "\n";
   return text;
 }
 
@@ -231,12 +413,18 @@ std::string CompareJson(const study::CompareResult& result) {
         entry["rail_optimized_iteration_time_s"] = tc.rail_optimized.estimate.iteration_time_s;
         entry["rail_only_iteration_time_s"] = tc.rail_only.estimate.iteration_time_s;
         entry["ideal_iteration_time_s"] = tc.ideal.estimate.iteration_time_s;
+        entry["rail_optimized_mfu"] = tc.rail_optimized.estimate.mfu;
         entry["rail_only_mfu"] = tc.rail_only.estimate.mfu;
+        entry["ideal_mfu"] = tc.ideal.estimate.mfu;
+        entry["rail_optimized_strategy"] = StrategyObject(tc.rail_optimized.strategy);
+        entry["rail_only_strategy"] = StrategyObject(tc.rail_only.strategy);
+        entry["ideal_strategy"] = StrategyObject(tc.ideal.strategy);
       }
       doc["training"].push_back(entry);
     }
   }
   if (!result.moe.empty()) doc["moe"] = MoeJson(result);
+  doc["verdict"] = CompareVerdict(result);
   return doc.dump(2) + "\n";
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "railsim/core/units.h"
+#include "railsim/report/compare_report.h"
 #include "railsim/report/csv.h"
 #include "railsim/report/heatmap.h"
 #include "railsim/report/json_objects.h"
@@ -410,69 +411,6 @@ std::vector<Figure> Figures(const study::ReportStudy& r, std::vector<ReportFile>
   return out;
 }
 
-// The plain sentences at the top of the page: what Rail-only saves and costs.
-std::vector<std::string> Verdict(const study::ReportStudy& r) {
-  std::vector<std::string> lines;
-  for (const study::NetworkCase& c : r.compare.network) {
-    const study::DesignResult* opt = nullptr;
-    const study::DesignResult* only = nullptr;
-    for (const study::DesignResult& d : c.designs) {
-      if (d.params.design == net::Design::kRailOptimized) opt = &d;
-      if (d.params.design == net::Design::kRailOnly) only = &d;
-    }
-    if (!opt || !only) continue;
-    if (only->bom.cost_usd >= opt->bom.cost_usd) {
-      lines.push_back(fmt::format("HB domain {}, radix {}: Rail-only saves nothing; both designs need {} switch "
-                                  "tiers ({}).",
-                                  c.params.hb_domain_size, c.params.radix, only->bom.tiers,
-                                  Dollars(only->bom.cost_usd)));
-      continue;
-    }
-    lines.push_back(fmt::format("HB domain {}, radix {}: Rail-only's network costs {} instead of {} ({} less) and "
-                                "draws {} instead of {}.",
-                                c.params.hb_domain_size, c.params.radix, Dollars(only->bom.cost_usd),
-                                Dollars(opt->bom.cost_usd), Percent(only->cost_saving), Watts(only->bom.power_w),
-                                Watts(opt->bom.power_w)));
-  }
-  for (const study::TrainingCase& t : r.compare.training) {
-    if (!t.feasible) continue;
-    const double opt = t.rail_optimized.estimate.iteration_time_s, only = t.rail_only.estimate.iteration_time_s;
-    lines.push_back(fmt::format("{} at global batch {}, HB domain {}: {:.3f} s per iteration on Rail-only against "
-                                "{:.3f} s on rail-optimized ({:+.1f}%).",
-                                r.compare.model_name, Grouped(t.global_batch), t.hb_domain_size, only, opt,
-                                100 * (only / opt - 1)));
-  }
-  for (const study::MoeCase& m : r.compare.moe) {
-    const int opt = m.best_rail_optimized(), only = m.best_rail_only();
-    if (opt < 0 || only < 0) continue;
-    const double t_opt = m.rail_optimized[size_t(opt)].estimate.iteration_time_s;
-    const double t_only = m.rail_only[size_t(only)].estimate.iteration_time_s;
-    lines.push_back(fmt::format("{} at HB domain {}: Rail-only costs {:+.1f}% iteration time on this MoE job "
-                                "(forwarded dispatch, which a rail-optimized network can run too).",
-                                r.compare.moe_model_name, m.hb_domain_size, 100 * (t_only / t_opt - 1)));
-  }
-  // Where Rail-only is the wrong choice: its worst training case.
-  const study::TrainingCase* worst = nullptr;
-  double worst_overhead = 0;
-  for (const study::TrainingCase& t : r.compare.training) {
-    if (!t.feasible) continue;
-    const double o = t.rail_only.estimate.iteration_time_s / t.rail_optimized.estimate.iteration_time_s - 1;
-    if (!worst || o > worst_overhead) {
-      worst = &t;
-      worst_overhead = o;
-    }
-  }
-  if (worst && worst_overhead > 0.01) {
-    lines.push_back(fmt::format(
-        "Rail-only is the wrong choice where the fastest layout of a job sends between rails: here {} at global "
-        "batch {} with HB domain {} runs {:+.1f}% slower than on rail-optimized.",
-        r.compare.model_name, Grouped(worst->global_batch), worst->hb_domain_size, 100 * worst_overhead));
-  } else if (worst) {
-    lines.push_back("No training case of this scenario runs more than 1% slower on Rail-only.");
-  }
-  return lines;
-}
-
 constexpr char kStyle[] = R"(
 body { font-family: sans-serif; margin: 24px auto; max-width: 1100px; color: #222; background: #fff; }
 h1 { font-size: 24px; } h2 { font-size: 18px; margin-top: 36px; }
@@ -525,7 +463,7 @@ std::vector<ReportFile> BuildReport(const study::ReportStudy& r, const std::stri
                       kStyle);
   html += fmt::format("<h1>railsim report: {}</h1>\n<p>{}</p>\n", HtmlEscape(sc.name), HtmlEscape(sc.description));
   html += "<h2>Verdict</h2>\n<ul class=\"verdict\">\n";
-  for (const std::string& line : Verdict(r)) html += "<li>" + HtmlEscape(line) + "</li>\n";
+  for (const std::string& line : CompareVerdict(r.compare)) html += "<li>" + HtmlEscape(line) + "</li>\n";
   html += "</ul>\n";
   Json configs = Json::array();
   for (const Figure& f : figures) {

@@ -113,10 +113,15 @@ std::string NetworkLine(const perf::PerfContext& c) {
   return line + ")";
 }
 
-std::string StrategyLine(const spec::Strategy& s) {
+std::string StrategyDegrees(const spec::Strategy& s) {
   std::string line = fmt::format("tp {} pp {} dp {} cp {}", s.tp, s.pp, s.dp, s.cp);
   if (s.ep > 1) line += fmt::format(" ep {}", s.ep);
   if (s.vp > 1) line += fmt::format(" vp {}", s.vp);
+  return line;
+}
+
+std::string StrategyLine(const spec::Strategy& s) {
+  std::string line = StrategyDegrees(s);
   line += fmt::format(", micro-batch {} x {}, recompute {}", s.micro_batch, s.num_microbatches(),
                       spec::RecomputeName(s.recompute));
   if (s.sequence_parallel) line += ", sp";

@@ -14,6 +14,8 @@ namespace railsim::report {
 
 /// "tp 8 pp 16 dp 32 cp 1 vp 4, micro-batch 1 x 64, recompute none, sp, dist-opt"
 std::string StrategyLine(const spec::Strategy& s);
+/// The degrees alone: "tp 8 pp 16 dp 32 cp 1 vp 4" (ep and vp when above 1).
+std::string StrategyDegrees(const spec::Strategy& s);
 /// "rail-optimized network (radix 64, 3 tiers, 2:1 leaves)".
 std::string NetworkLine(const perf::PerfContext& c);
 

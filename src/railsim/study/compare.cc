@@ -85,32 +85,62 @@ std::vector<MoeSweepPoint> MoeSweep(const spec::Scenario& scenario, const spec::
   return out;
 }
 
+// Counts finished searches for the progress callback.
+class SearchCounter {
+ public:
+  SearchCounter(int64_t total, const std::function<void(double)>& progress) : total_(total), progress_(progress) {}
+  void Done() {
+    if (progress_) progress_(double(++done_) / double(total_));
+  }
+
+ private:
+  int64_t total_, done_ = 0;
+  const std::function<void(double)>& progress_;
+};
+
+search::SearchResult BestOne(const perf::PerfContext& c, search::SearchOptions o, int threads,
+                             SearchCounter* counter) {
+  o.top_k = 1;
+  o.threads = threads;
+  search::SearchResult r = search::Search(c, o);
+  counter->Done();
+  return r;
+}
+
 // The MoE side: per HB domain size, a search on each network with each
-// dispatch algorithm.
+// dispatch algorithm (one on the ideal network, where both are the same).
 void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const spec::SystemSpec& system,
-            int threads, const perf::NetworkOptions& timed, CompareResult* result) {
+            int threads, const perf::NetworkOptions& timed, SearchCounter* counter, CompareResult* result) {
   result->moe_model_name = model.name;
   for (int k : scenario.hb_domain_sizes) {
     MoeCase m;
     m.hb_domain_size = k;
     m.global_batch = scenario.moe_global_batch_size;
+    auto options = [&](spec::MoeAllToAll algorithm) {
+      search::SearchOptions o;
+      o.global_batch = scenario.moe_global_batch_size;
+      o.moe.moe_alltoall = algorithm;
+      o.moe.moe_max_domains = scenario.moe_max_domains;
+      o.moe.moe_overlap = scenario.moe_overlap;
+      return o;
+    };
     for (comm::NetworkKind network : {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly}) {
       perf::PerfContext c = perf::MakePerfContext(model, system, scenario.gpus, network, k, timed);
       for (int a = 0; a < 2; ++a) {
-        search::SearchOptions o;
-        o.global_batch = scenario.moe_global_batch_size;
-        o.top_k = 1;
-        o.threads = threads;
-        o.moe.moe_alltoall = a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect;
-        o.moe.moe_max_domains = scenario.moe_max_domains;
-        o.moe.moe_overlap = scenario.moe_overlap;
-        search::SearchResult r = search::Search(c, o);
+        search::SearchResult r = BestOne(
+            c, options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect), threads, counter);
         const bool optimized = network == comm::NetworkKind::kRailOptimized;
         auto& best = optimized ? m.rail_optimized : m.rail_only;
         auto& fits = optimized ? m.rail_optimized_fits : m.rail_only_fits;
         fits[size_t(a)] = !r.results.empty();
         if (fits[size_t(a)]) best[size_t(a)] = r.results[0];
       }
+    }
+    {
+      perf::PerfContext c = perf::MakePerfContext(model, system, scenario.gpus, comm::NetworkKind::kIdeal, k, timed);
+      search::SearchResult r = BestOne(c, options(spec::MoeAllToAll::kForwarded), threads, counter);
+      m.ideal_fits = !r.results.empty();
+      if (m.ideal_fits) m.ideal = r.results[0];
     }
     m.ep_sweep = MoeSweep(scenario, model, system, k, timed);
     if (model.num_experts % k == 0 || k % model.num_experts == 0) {
@@ -133,6 +163,7 @@ void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const 
       m.alltoall_rail_optimized_s = time(comm::NetworkKind::kRailOptimized, false);
       m.alltoall_sequential_s = time(comm::NetworkKind::kRailOnly, false);
       m.alltoall_pipelined_s = time(comm::NetworkKind::kRailOnly, true);
+      m.alltoall_ideal_s = time(comm::NetworkKind::kIdeal, false);
     }
     result->moe.push_back(m);
   }
@@ -145,14 +176,19 @@ int MoeCase::best_rail_only() const { return BestOf(rail_only, rail_only_fits); 
 
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
                          const spec::ModelSpec* model, const spec::SystemSpec* system, int threads,
-                         const perf::NetworkOptions& timed, const spec::ModelSpec* moe_model) {
+                         const perf::NetworkOptions& timed, const spec::ModelSpec* moe_model,
+                         const std::function<void(double)>& progress) {
   CompareResult result;
   result.scenario = scenario;
   for (const net::TopologyParams& p : Cases(scenario)) {
     result.network.push_back({p, CompareDesigns(p, port_class)});
   }
   if (system) result.system_name = system->name;
-  if (moe_model && system) RunMoe(scenario, *moe_model, *system, threads, timed, &result);
+  const int64_t k_sizes = int64_t(scenario.hb_domain_sizes.size());
+  const int64_t searches = (model && system ? k_sizes * int64_t(scenario.global_batch_sizes.size()) * 3 : 0) +
+                           (moe_model && system ? k_sizes * 5 : 0);
+  SearchCounter counter(searches, progress);
+  if (moe_model && system) RunMoe(scenario, *moe_model, *system, threads, timed, &counter, &result);
   if (!model || !system) return result;
   result.model_name = model->name;
   result.system_name = system->name;
@@ -168,9 +204,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
         if (network == comm::NetworkKind::kRailOnly) t.rail_only_network = c.shape;
         search::SearchOptions o;
         o.global_batch = batch;
-        o.top_k = 1;
-        o.threads = threads;
-        search::SearchResult r = search::Search(c, o);
+        search::SearchResult r = BestOne(c, o, threads, &counter);
         if (r.results.empty()) t.feasible = false;
         else *out = r.results[0];
       };

@@ -1,9 +1,12 @@
 // The `railsim compare` study: for each (HB domain size, radix) of a scenario,
-// all network designs side by side (and, when the scenario names a training
-// job, the training side: best iteration time on each network).
+// all network designs side by side; when the scenario names a training job,
+// its best iteration time on each network (rail-optimized, Rail-only, ideal);
+// when it names an MoE model, the same with each dispatch algorithm and the
+// paper's uniform all-to-all of one sequence's dispatch.
 #pragma once
 
 #include <array>
+#include <functional>
 #include <vector>
 
 #include "railsim/perf/context.h"
@@ -53,6 +56,9 @@ struct MoeCase {
   int64_t global_batch = 0;
   std::array<search::RankedStrategy, 2> rail_optimized, rail_only;
   std::array<bool, 2> rail_optimized_fits{}, rail_only_fits{};
+  /// One HB domain of every GPU: no NIC, so one (forwarded) search.
+  search::RankedStrategy ideal;
+  bool ideal_fits = false;
   /// Rail-only's overhead against EP degree: within one HB domain, then 2,
   /// 4, ... domains, up to the experts or the cluster.
   std::vector<MoeSweepPoint> ep_sweep;
@@ -62,6 +68,7 @@ struct MoeCase {
   int64_t alltoall_gpus = 0;
   double alltoall_bytes_per_pair = 0;
   double alltoall_rail_optimized_s = 0, alltoall_sequential_s = 0, alltoall_pipelined_s = 0;
+  double alltoall_ideal_s = 0;
   /// The best of each network over both algorithms (index into the arrays), or -1.
   int best_rail_optimized() const;
   int best_rail_only() const;
@@ -80,11 +87,13 @@ struct CompareResult {
 /// built (for example more than three tiers).
 void ValidateScenarioNetworks(const spec::Scenario& scenario);
 
-/// Runs the network side, and the training side when `model` is given (one
-/// search per HB domain size, batch and network, on `threads` threads).
-/// Requires ValidateScenarioNetworks to pass.
+/// Runs the network side, the training side when `model` is given (one
+/// search per HB domain size, batch and network, on `threads` threads) and
+/// the MoE side when `moe_model` is. `progress`, if set, is called with the
+/// share of searches done. Requires ValidateScenarioNetworks to pass.
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
                          const spec::ModelSpec* model, const spec::SystemSpec* system, int threads,
-                         const perf::NetworkOptions& timed = {}, const spec::ModelSpec* moe_model = nullptr);
+                         const perf::NetworkOptions& timed = {}, const spec::ModelSpec* moe_model = nullptr,
+                         const std::function<void(double)>& progress = {});
 
 }  // namespace railsim::study
