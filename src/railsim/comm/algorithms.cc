@@ -211,14 +211,15 @@ bool IsReduction(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatte
 // per strategy on the search's hot path.
 double AutoReduction(Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c, Plan* out) {
   // One domain: ring or in-switch; one member per domain: ring; otherwise
-  // hierarchical, which is all Rail-only offers; an any-to-any network may
-  // also run one ring per local rank through every NIC.
+  // the faster of hierarchical and one ring per local rank through every NIC
+  // (NCCL's channels). On Rail-only a channel's hop between domains changes
+  // rail, so it crosses NVLink to the GPU on the destination rail first (as
+  // NCCL's PXN does on any network); PhaseStepLoad charges that hop.
   Plan ring = Named("ring");
   AddRing(&ring, op, bytes, g, c, true);
   const double t_ring = PlanTime(ring, c);
   Plan other;
   double t_other = t_ring;
-  bool other_only = false;  // Rail-only: hierarchical whatever the ring costs
   if (g.domains <= 1) {
     if (op == Op::kAllReduce && c.hb_in_network_allreduce_efficiency > 0) {
       other = Named("in-switch");
@@ -229,9 +230,8 @@ double AutoReduction(Op op, double bytes, const GroupLayout& g, const ClusterFab
     other = Named("hierarchical");
     AddHierarchical(&other, op, bytes, g, c, true);
     t_other = PlanTime(other, c);
-    other_only = c.network == NetworkKind::kRailOnly;
   }
-  const bool take_other = other.count > 0 && (other_only || t_other < t_ring);
+  const bool take_other = other.count > 0 && t_other < t_ring;
   if (out) *out = take_other ? other : ring;
   return take_other ? t_other : t_ring;
 }

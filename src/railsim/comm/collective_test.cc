@@ -55,10 +55,26 @@ TEST(CollectiveTest, HierarchicalAllReduceOnRailOnly) {
   ClusterFabrics c = Fabrics(NetworkKind::kRailOnly, 8, 300e9, 25e9);
   double s = 8e9;
   double expected = 7.0 / 8 * s / 300e9 + 2 * 0.5 * (s / 8) / 25e9 + 7.0 / 8 * s / 300e9;
-  EXPECT_NEAR(expected, AllReduceTime(s, LayoutOf(16, 1, 8), c), 1e-12);
-  // Rail-optimized may run a flat ring instead: 2 x 15/16 x S / (8 x 25 GB/s), faster here.
+  double hierarchical = 0;
+  ASSERT_TRUE(MakePlan(Op::kAllReduce, Algorithm::kHierarchical, s, LayoutOf(16, 1, 8), c, {}, &hierarchical));
+  EXPECT_NEAR(expected, hierarchical, 1e-12);
+  // Auto takes one ring per local rank (NCCL's channels) when faster, on
+  // either network: 2 x 15/16 x S / (8 x 25 GB/s) through all 8 NICs. On
+  // Rail-only each channel's hop between domains changes rail and crosses
+  // NVLink first (PXN): per step a GPU's NVLink carries 7 ring flows plus the
+  // forwarded one, 8 b / 300 GB/s, still under b / 25 GB/s on its NIC.
+  const double ring = 2.0 * 15 / 16 * s / (8 * 25e9);
+  ASSERT_LT(ring, expected);
+  EXPECT_NEAR(ring, AllReduceTime(s, LayoutOf(16, 1, 8), c), 1e-12);
   ClusterFabrics opt = Fabrics(NetworkKind::kRailOptimized, 8, 300e9, 25e9);
-  EXPECT_NEAR(2.0 * 15 / 16 * s / (8 * 25e9), AllReduceTime(s, LayoutOf(16, 1, 8), opt), 1e-12);
+  EXPECT_NEAR(ring, AllReduceTime(s, LayoutOf(16, 1, 8), opt), 1e-12);
+  // With NVLink only 4x the NIC the forwarded hop makes NVLink the bottleneck
+  // on Rail-only (8 b / 100 GB/s per step): 2 x 15 x 8 x S / (16 x 8) / 100 GB/s,
+  // still under hierarchical's 2 x 7/8 S / 100 GB/s + S/8 / 25 GB/s.
+  ClusterFabrics slow = Fabrics(NetworkKind::kRailOnly, 8, 100e9, 25e9);
+  const double slow_ring = 2.0 * 15 * 8 * (s / 16 / 8) / 100e9;
+  ASSERT_LT(slow_ring, 2 * 7.0 / 8 * s / 100e9 + (s / 8) / 25e9);
+  EXPECT_NEAR(slow_ring, AllReduceTime(s, LayoutOf(16, 1, 8), slow), 1e-12);
 }
 
 // Reference section 4: overhead of forwarded all-to-all = (K-1) M / (K (M-1)) x C_S / C_F.

@@ -356,9 +356,22 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
     lines.push_back("Rail-only is the wrong choice where a job's fastest layout sends between rails: here " + worst +
                     ".");
   } else if (!result.training.empty() || !result.moe.empty()) {
-    lines.push_back("No job of this scenario runs more than 1% slower on Rail-only; it is the wrong choice only for "
-                    "jobs whose layout must send between rails (all-to-all that cannot be pipelined, or "
-                    "parallel groups across rails).");
+    // The worst uniform all-to-all forwarded in sequence.
+    std::string all_to_all;
+    double worst_all_to_all = 0.01;
+    for (const study::MoeCase& m : result.moe) {
+      if (m.alltoall_gpus == 0) continue;
+      const double o = m.alltoall_sequential_s / m.alltoall_rail_optimized_s - 1;
+      if (o <= worst_all_to_all) continue;
+      worst_all_to_all = o;
+      all_to_all = fmt::format(" (here {:+.1f}% for a uniform all-to-all at HB domain {})", 100 * o,
+                               m.hb_domain_size);
+    }
+    lines.push_back("No job of this scenario runs more than 1% slower on Rail-only. It is the wrong choice for jobs "
+                    "bound by all-to-all that cannot overlap or pipeline the forwarding" +
+                    all_to_all +
+                    ", for libraries that need every NIC to reach every NIC (DeepEP's low-latency kernels), and "
+                    "for shared clusters whose jobs are not placed rail-aligned.");
   }
   return lines;
 }
