@@ -61,19 +61,14 @@ double MoeOverhead(const study::MoeCase& m) {
          1;
 }
 
-// Three columns of a row: rail-optimized, Rail-only, ideal.
 using Cells = std::array<std::string, 3>;
 
-class SideBySide {
+// Collects the rows of one side-by-side table.
+class SideBySideBuilder {
  public:
-  SideBySide() {
-    table_.AddColumn("", TextTable::Align::kLeft);
-    for (const char* h : {"rail-optimized", "Rail-only", "ideal (K = N)"}) table_.AddColumn(h);
-  }
-  void Section(const std::string& title) { table_.AddRow({title, "", "", ""}); }
-  void Row(const std::string& label, const Cells& cells) {
-    table_.AddRow({"  " + label, cells[0], cells[1], cells[2]});
-  }
+  explicit SideBySideBuilder(SideBySideTable* table) : table_(table) {}
+  void Section(const std::string& title) { table_->rows.push_back({true, title, {}}); }
+  void Row(const std::string& label, const Cells& cells) { table_->rows.push_back({false, label, cells}); }
   // A strategy's degrees and its micro-batching, one row each.
   void Strategies(const std::string& what, const std::array<const spec::Strategy*, 3>& s) {
     Cells degrees, batching;
@@ -86,28 +81,28 @@ class SideBySide {
     Row(what, degrees);
     Row("micro-batch x count, recompute", batching);
   }
-  std::string Render() const { return table_.Render(); }
 
  private:
-  TextTable table_;
+  SideBySideTable* table_;
 };
 
-// One HB domain size: the network at each radix, then each job.
-std::string HbDomainTable(const study::CompareResult& result, int64_t k) {
+}  // namespace
+
+SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k) {
   const spec::Scenario& sc = result.scenario;
-  std::string text = fmt::format("\nHB domain {}: {} {}GPUs in HB domains of {}, {} NICs", k, Grouped(sc.gpus),
-                                 result.system_name.empty() ? "" : result.system_name + " ", k,
-                                 units::FormatBitRate(sc.port_speed_Bps));
+  SideBySideTable out;
+  out.title = fmt::format("HB domain {}: {} {}GPUs in HB domains of {}, {} NICs", k, Grouped(sc.gpus),
+                          result.system_name.empty() ? "" : result.system_name + " ", k,
+                          units::FormatBitRate(sc.port_speed_Bps));
   for (const study::TrainingCase& t : result.training) {
     if (t.hb_domain_size != k) continue;
-    text += fmt::format("; jobs timed on the radix-{} networks", t.rail_optimized_network.radix);
+    out.title += fmt::format("; jobs timed on the radix-{} networks", t.rail_optimized_network.radix);
     if (t.rail_optimized_network.oversubscription > 1) {
-      text += fmt::format(" with {:g}:1 leaves", t.rail_optimized_network.oversubscription);
+      out.title += fmt::format(" with {:g}:1 leaves", t.rail_optimized_network.oversubscription);
     }
     break;
   }
-  text += "\n";
-  SideBySide table;
+  SideBySideBuilder table(&out);
   for (const study::NetworkCase* c : CasesAt(result, k)) {
     const study::DesignResult* opt = DesignOf(*c, net::Design::kRailOptimized);
     const study::DesignResult* only = DesignOf(*c, net::Design::kRailOnly);
@@ -190,8 +185,20 @@ std::string HbDomainTable(const study::CompareResult& result, int64_t k) {
                  ideal_time});
     }
   }
-  text += table.Render();
-  return text;
+  return out;
+}
+
+namespace {
+
+std::string HbDomainTable(const study::CompareResult& result, int64_t k) {
+  const SideBySideTable side = CompareSideBySide(result, k);
+  TextTable t;
+  t.AddColumn("", TextTable::Align::kLeft);
+  for (const std::string& h : side.columns) t.AddColumn(h);
+  for (const SideBySideTable::Row& row : side.rows) {
+    t.AddRow({row.section ? row.label : "  " + row.label, row.cells[0], row.cells[1], row.cells[2]});
+  }
+  return "\n" + side.title + "\n" + t.Render();
 }
 
 Json MoeJson(const study::CompareResult& result) {
@@ -380,19 +387,20 @@ std::string CompareTable(const study::CompareResult& result) {
   std::string text = fmt::format("railsim compare: scenario '{}'\n{}\n", result.scenario.name,
                                  result.scenario.description);
   for (int64_t k : result.scenario.hb_domain_sizes) text += HbDomainTable(result, k);
-  text += "\nstrategy: degrees of tensor, pipeline, data, context (expert, virtual-stage) parallelism; \"-\": the "
-          "ideal network has no NIC network to buy.\n";
+  text += "\n" + Wrap("strategy: degrees of tensor, pipeline, data, context (expert, virtual-stage) parallelism; "
+                      "\"-\": the ideal network has no NIC network to buy.",
+                      100, "");
   if (!result.moe.empty()) {
     const spec::Scenario& sc = result.scenario;
-    text += fmt::format("{}: {}{}; all-to-all: one sequence's dispatch as a uniform all-to-all (railsim "
-                        "alltoall).\n",
+    text += Wrap(fmt::format("{}: {}{}; all-to-all: one sequence's dispatch as a uniform all-to-all (railsim "
+                        "alltoall).",
                         result.moe_model_name,
                         sc.moe_max_domains > 0 ? fmt::format("tokens reach at most {} HB domains", sc.moe_max_domains)
                                                : std::string("no node limit"),
-                        sc.moe_overlap ? ", dispatch overlapped with compute" : "");
+                        sc.moe_overlap ? ", dispatch overlapped with compute" : ""), 100, "");
   }
   text += "Fat-tree is in --format json and railsim cost.\n\nVerdict\n";
-  for (const std::string& line : CompareVerdict(result)) text += "- " + line + "\n";
+  for (const std::string& line : CompareVerdict(result)) text += Wrap("- " + line, 100, "  ");
   return text;
 }
 

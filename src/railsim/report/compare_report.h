@@ -3,6 +3,8 @@
 // or one JSON document.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,23 @@
 
 namespace railsim::report {
 
+/// One HB domain size's designs side by side: sections ("network at radix
+/// 64", "megatron-1t at global batch 256", ...) of labelled rows with one cell
+/// per column; what the text table and the report's page both show.
+struct SideBySideTable {
+  struct Row {
+    bool section = false;  ///< a heading; cells empty
+    std::string label;
+    std::array<std::string, 3> cells;
+  };
+  std::string title;
+  std::array<std::string, 3> columns = {"rail-optimized", "Rail-only", "ideal (K = N)"};
+  std::vector<Row> rows;
+};
+
+SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k);
+
+/// Every HB domain size's side-by-side table, notes and the verdict.
 std::string CompareTable(const study::CompareResult& result);
 
 /// {"scenario": name, "network": [{"gpus", "hb_domain_size", "radix",

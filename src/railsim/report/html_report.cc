@@ -411,6 +411,36 @@ std::vector<Figure> Figures(const study::ReportStudy& r, std::vector<ReportFile>
   return out;
 }
 
+// compare's side-by-side tables, one per HB domain size, and their CSV.
+std::string SideBySideSection(const study::CompareResult& compare, std::vector<ReportFile>* files) {
+  std::string html = "<h2>Designs side by side</h2>\n";
+  CsvTable csv({"hb_domain_size", "section", "row", "rail_optimized", "rail_only", "ideal"});
+  for (int64_t k : compare.scenario.hb_domain_sizes) {
+    const SideBySideTable table = CompareSideBySide(compare, k);
+    html += fmt::format("<table class=\"sidebyside\">\n<caption>{}</caption>\n<tr><th></th>", HtmlEscape(table.title));
+    for (const std::string& c : table.columns) html += "<th>" + HtmlEscape(c) + "</th>";
+    html += "</tr>\n";
+    std::string section;
+    for (const SideBySideTable::Row& row : table.rows) {
+      if (row.section) {
+        section = row.label;
+        html += fmt::format("<tr class=\"section\"><th colspan=\"4\">{}</th></tr>\n", HtmlEscape(row.label));
+        continue;
+      }
+      html += "<tr><td>" + HtmlEscape(row.label) + "</td>";
+      for (const std::string& cell : row.cells) html += "<td class=\"num\">" + HtmlEscape(cell) + "</td>";
+      html += "</tr>\n";
+      csv.AddRow({std::to_string(k), section, row.label, row.cells[0], row.cells[1], row.cells[2]});
+    }
+    html += "</table>\n";
+  }
+  html += "<p class=\"caption\">What <code>railsim compare</code> prints for this scenario: each design's network at "
+          "each switch radix and the best strategy of each job on it. Data: <a href=\"side-by-side.csv\">"
+          "side-by-side.csv</a>.</p>\n";
+  files->push_back({"side-by-side.csv", csv.Render()});
+  return html;
+}
+
 constexpr char kStyle[] = R"(
 body { font-family: sans-serif; margin: 24px auto; max-width: 1100px; color: #222; background: #fff; }
 h1 { font-size: 24px; } h2 { font-size: 18px; margin-top: 36px; }
@@ -418,6 +448,11 @@ h1 { font-size: 24px; } h2 { font-size: 18px; margin-top: 36px; }
 .figure img { max-width: 100%; display: block; margin-bottom: 12px; }
 .caption { font-size: 13px; color: #444; }
 .verdict li { margin: 4px 0; }
+table.sidebyside { border-collapse: collapse; margin: 16px 0; font-size: 13px; width: 100%; }
+table.sidebyside caption { text-align: left; font-weight: bold; padding: 6px 0; }
+table.sidebyside th, table.sidebyside td { padding: 3px 8px; border-bottom: 1px solid #e4e4e4; }
+table.sidebyside th { text-align: right; } table.sidebyside tr.section th { text-align: left; background: #f3f3f3; }
+table.sidebyside td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 footer { margin-top: 48px; font-size: 12px; color: #666; }
 )";
 
@@ -465,6 +500,7 @@ std::vector<ReportFile> BuildReport(const study::ReportStudy& r, const std::stri
   html += "<h2>Verdict</h2>\n<ul class=\"verdict\">\n";
   for (const std::string& line : CompareVerdict(r.compare)) html += "<li>" + HtmlEscape(line) + "</li>\n";
   html += "</ul>\n";
+  html += SideBySideSection(r.compare, &files);
   Json configs = Json::array();
   for (const Figure& f : figures) {
     html += fmt::format("<section class=\"figure\" id=\"figure-{}\">\n<h2>{}</h2>\n", f.id, HtmlEscape(f.title));

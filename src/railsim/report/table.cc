@@ -52,6 +52,25 @@ std::string TextTable::Render() const {
   return out;
 }
 
+std::string Wrap(const std::string& text, size_t width, const std::string& indent) {
+  std::string out, line;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    at = end + 1;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = indent;
+    } else if (!line.empty() && line != indent) {
+      line += ' ';
+    }
+    line += word;
+  }
+  return out + line + "\n";
+}
+
 std::string Grouped(int64_t value) {
   std::string digits = std::to_string(value < 0 ? -value : value);
   std::string out;

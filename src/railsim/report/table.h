@@ -25,6 +25,11 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
+/// Breaks `text` at spaces into lines of at most `width` characters (longer
+/// words stay whole), each but the first starting with `indent`; every line
+/// ends in "\n".
+std::string Wrap(const std::string& text, size_t width, const std::string& indent);
+
 /// 32768 -> "32,768".
 std::string Grouped(int64_t value);
 /// 152829952.0 -> "$152,829,952" (rounded to the dollar).
