@@ -45,10 +45,12 @@ int Run(int argc, char** argv) {
   app.allow_windows_style_options(false);
   app.set_version_flag("--version", std::string("railsim ") + RAILSIM_VERSION);
   std::map<std::string, Action> actions;
+  bool quiet = false;
   for (const Command& c : commands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
     sub->footer(fmt::format("\nExample:\n{}\nMore: docs/{}.md", c.example, c.name));
     actions[c.name] = c.setup(sub);
+    sub->add_flag("--quiet", quiet, "no progress line on stderr (it shows only when stderr is a terminal)");
   }
 
   if (argc < 2) {
@@ -78,6 +80,7 @@ int Run(int argc, char** argv) {
     }
     throw Error("", OneLine(e.what()));
   }
+  SetQuiet(quiet);
   for (CLI::App* sub : app.get_subcommands()) return actions[sub->get_name()]();
   throw Error("", fmt::format("expected a command: {} (see railsim --help)", fmt::join(names, ", ")));
 }

@@ -33,11 +33,37 @@ const Args kEstimate = {"estimate", "--model", "megatron-1t", "--system", "dgx-h
 const Args kSearch = {"search", "--model", "llama3-70b", "--system", "dgx-h100", "--gpus", "512",
                       "--global-batch-size", "512", "--top", "3"};
 
+// Long work shows a progress line on stderr when it is a terminal, and
+// nothing with --quiet or in a pipe; the output is the same either way.
+TEST(CliTest, ProgressLineOnlyAtATerminal) {
+  // About 3 s in a Release build; the line appears after the first second.
+  const Args run = {"failures", "--gpus", "4096", "--trials", "200000", "--format", "json"};
+  RunResult terminal = RunRailsimAtTerminal(run);
+  ASSERT_EQ(0, terminal.status) << terminal.err;
+  EXPECT_NE(std::string::npos, terminal.err.find("\rfailures: ")) << terminal.err;
+  EXPECT_NE(std::string::npos, terminal.err.find("% of trials done, ")) << terminal.err;
+  Args quiet_run = run;
+  quiet_run.push_back("--quiet");
+  RunResult quiet = RunRailsimAtTerminal(quiet_run);
+  ASSERT_EQ(0, quiet.status) << quiet.err;
+  EXPECT_EQ("", quiet.err);
+  EXPECT_EQ(terminal.out, quiet.out);
+  // Every subcommand takes --quiet.
+  RunResult help = RunRailsim({"--help"});
+  for (const char* command : {"compare", "network", "cost", "report", "estimate", "search", "traffic", "alltoall",
+                              "collective", "failures", "presets"}) {
+    EXPECT_NE(std::string::npos, help.out.find(std::string("  ") + command)) << command;
+    EXPECT_NE(std::string::npos, RunRailsim({command, "--help"}).out.find("--quiet")) << command;
+  }
+  EXPECT_EQ(0, RunRailsim({"presets", "--quiet"}).status);
+}
+
 // One side-by-side table per HB domain size (rail-optimized, Rail-only,
 // ideal), then the verdict.
 TEST(CliTest, CompareRunsWithNoArguments) {
   RunResult r = RunRailsim({"compare"});
   ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ("", r.err);  // about 2 s of searches, but stderr is not a terminal
   const size_t k8 = r.out.find("\nHB domain 8: 32,768"), k256 = r.out.find("\nHB domain 256: 32,768");
   const size_t verdict = r.out.find("\nVerdict\n");
   ASSERT_NE(std::string::npos, k8);

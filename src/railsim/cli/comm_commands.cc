@@ -39,7 +39,6 @@ struct ClusterFlags {
   std::string max_gpus = std::to_string(net::kMaxBuildGpus);
   std::string export_links;
   std::string format = "table";
-  bool quiet = false;
 };
 
 void AddClusterFlags(CLI::App* sub, ClusterFlags* f, bool ideal_allowed) {
@@ -59,7 +58,6 @@ void AddClusterFlags(CLI::App* sub, ClusterFlags* f, bool ideal_allowed) {
   sub->add_option("--max-gpus", f->max_gpus, "refuse to build graphs larger than this")->capture_default_str();
   sub->add_option("--export-links", f->export_links, "with --simulate: one CSV row per directed link");
   sub->add_option("--format", f->format, "table or json")->capture_default_str();
-  sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
 }
 
 comm::NetworkKind ParseNetworkKind(const std::string& text, bool ideal_allowed) {
@@ -94,9 +92,9 @@ study::CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed,
 }
 
 // Runs the request with a progress line, clearing it afterwards.
-study::CollectiveOutcome RunWithProgress(study::CollectiveRequest r, bool quiet) {
+study::CollectiveOutcome RunWithProgress(study::CollectiveRequest r) {
   bool shown = false;
-  r.progress = ProgressLine("simulate", "of flows", quiet, &shown);
+  r.progress = ProgressLine("simulate", "of flows", &shown);
   study::CollectiveOutcome o = study::RunCollective(r);
   if (shown) fmt::print(stderr, "\n");
   return o;
@@ -130,12 +128,12 @@ Action SetupAllToAll(CLI::App* sub) {
     r.op = comm::Op::kAllToAll;
     r.group = {r.gpus, 1};
     r.bytes = per_pair * double(r.gpus);
-    study::CollectiveOutcome o = RunWithProgress(r, f->cluster.quiet);
+    study::CollectiveOutcome o = RunWithProgress(r);
     std::optional<study::CollectiveOutcome> baseline;
     if (r.network == comm::NetworkKind::kRailOnly) {
       study::CollectiveRequest opt = r;
       opt.network = comm::NetworkKind::kRailOptimized;
-      baseline = RunWithProgress(opt, f->cluster.quiet);
+      baseline = RunWithProgress(opt);
     }
     if (!f->cluster.export_links.empty()) {
       WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
@@ -240,7 +238,7 @@ Action SetupCollective(CLI::App* sub) {
       r.moe_algorithm = s.moe_alltoall;
       r.bytes = d.tokens * d.bytes_per_token * d.topk;
     }
-    study::CollectiveOutcome o = RunWithProgress(r, f->cluster.quiet);
+    study::CollectiveOutcome o = RunWithProgress(r);
     if (!f->cluster.export_links.empty()) {
       WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
     }

@@ -36,7 +36,7 @@ struct FailureFlags {
   std::string checkpoint_interval = "20min", restart_time = "5min";
   std::string spare_policy, target_availability = "0.999";
   std::string format = "table";
-  bool quiet = false, no_simulate = false;
+  bool no_simulate = false;
   // Given at all, even as "" (an empty value is an error, not a default).
   CLI::Option *fail_given = nullptr, *policy_given = nullptr;
 };
@@ -123,7 +123,6 @@ Action SetupFailures(CLI::App* sub) {
                   "share of the run the spares must cover every part under repair")
       ->capture_default_str();
   sub->add_flag("--no-simulate", f->no_simulate, "skip the simulator's check of the degraded collective");
-  sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
   sub->add_option("--format", f->format, "table or json")->capture_default_str();
   return [f]() {
     Format format = ParseFormatFlag(f->format, false);
@@ -161,6 +160,8 @@ Action SetupFailures(CLI::App* sub) {
     report::FailureRun run;
     run.setup = &setup;
     bool shown = false;
+    // One line for the whole run: design i's trials are the i-th share.
+    auto line = ProgressLine("failures", "of trials", &shown);
     for (size_t i = 0; i < designs.size(); ++i) {
       study::DesignSetup d = study::SetUpDesign(setup, designs[i]);
       run.radix = d.context.shape.radix;
@@ -170,8 +171,9 @@ Action SetupFailures(CLI::App* sub) {
       }
       if (monte_carlo) {
         study::MonteCarloOptions o = mc;
-        o.progress = ProgressLine(fmt::format("failures: {}", net::DesignName(designs[i])), "of trials", f->quiet,
-                                  &shown);
+        if (line) {
+          o.progress = [&line, i, n = double(designs.size())](double done) { line((double(i) + done) / n); };
+        }
         std::vector<study::ComponentEffect> components = study::ComponentEffects(setup, d, mc.catalog, mc.days);
         run.monte_carlo.push_back(study::RunMonteCarlo(d, components, policies[i], o));
       }

@@ -73,12 +73,22 @@ Format ParseFormatFlag(const std::string& text, bool csv_allowed) {
 
 int DefaultThreads() { return int(std::max(1u, std::thread::hardware_concurrency())); }
 
-std::function<void(double)> ProgressLine(std::string label, std::string what, bool quiet, bool* shown) {
-  if (quiet || isatty(STDERR_FILENO) == 0) return {};
+namespace {
+bool g_quiet = false;
+}  // namespace
+
+void SetQuiet(bool quiet) { g_quiet = quiet; }
+
+bool ProgressAllowed() { return !g_quiet && isatty(STDERR_FILENO) != 0; }
+
+std::function<void(double)> ProgressLine(std::string label, std::string what, bool* shown) {
+  if (!ProgressAllowed()) return {};
   auto start = std::chrono::steady_clock::now();
-  return [start, shown, label = std::move(label), what = std::move(what)](double fraction) {
+  return [start, shown, last = -1.0, label = std::move(label), what = std::move(what)](double fraction) mutable {
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed < 1.0) return;
+    // Nothing for short work; then at most ten lines a second, and the end.
+    if (elapsed < 1.0 || (elapsed - last < 0.1 && fraction < 1)) return;
+    last = elapsed;
     *shown = true;
     fmt::print(stderr, "\r{}: {:.0f}% {} done, {:.1f} s", label, 100 * fraction, what, elapsed);
     std::fflush(stderr);

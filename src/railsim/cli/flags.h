@@ -35,10 +35,15 @@ Format ParseFormatFlag(const std::string& text, bool csv_allowed);
 /// Worker threads when the user gives none: every hardware thread, at least one.
 int DefaultThreads();
 
+/// Records every subcommand's --quiet (app.cc calls it once after parsing).
+void SetQuiet(bool quiet);
+/// Progress lines are wanted: stderr is a terminal and --quiet was not given.
+bool ProgressAllowed();
+
 /// A progress callback printing "\r<label>: 42% <what> done, 3.1 s" on stderr
-/// once a second has passed, only when stderr is a terminal and not `quiet`
-/// (else empty). Sets *shown when it printed, so the caller ends the line.
-std::function<void(double)> ProgressLine(std::string label, std::string what, bool quiet, bool* shown);
+/// once a second has passed, only when ProgressAllowed() (else empty). Sets
+/// *shown when it printed, so the caller ends the line.
+std::function<void(double)> ProgressLine(std::string label, std::string what, bool* shown);
 
 /// Writes `text` to stdout; throws Error if the write fails (a closed pipe).
 void PrintStdout(const std::string& text);

@@ -276,9 +276,12 @@ Action SetupCompare(CLI::App* sub) {
       return 0;
     }
     ScenarioInputs in = LoadScenarioInputs(*scenario_name, *catalog, *overrides);
+    bool shown = false;
     study::CompareResult result = study::RunCompare(
         in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
-        DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr);
+        DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr,
+        ProgressLine("compare", "of searches", &shown));
+    if (shown) fmt::print(stderr, "\n");
     PrintStdout(output == Format::kJson ? report::CompareJson(result) : report::CompareTable(result));
     return 0;
   };
@@ -287,7 +290,6 @@ Action SetupCompare(CLI::App* sub) {
 Action SetupReport(CLI::App* sub) {
   struct Flags {
     std::string out, scenario = "paper-headline", catalog = "default", failure_catalog = "h100-fleet";
-    bool quiet = false;
   };
   auto f = std::make_shared<Flags>();
   sub->add_option("--out", f->out, "directory to write index.html and the figures' CSVs into")->required();
@@ -295,7 +297,6 @@ Action SetupReport(CLI::App* sub) {
   sub->add_option("--catalog", f->catalog, "cost/power catalog: preset name or JSON file")->capture_default_str();
   sub->add_option("--failure-catalog", f->failure_catalog, "failure rates for the failure figure")
       ->capture_default_str();
-  sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
   auto overrides = std::make_shared<ScenarioOverrides>();
   AddScenarioOverrides(sub, overrides.get());
   return [f, overrides]() {
@@ -311,7 +312,7 @@ Action SetupReport(CLI::App* sub) {
     r.threads = DefaultThreads();
     MakeDirectory(f->out, "--out");
     bool shown = false;
-    auto line = ProgressLine("report", "", f->quiet, &shown);
+    auto line = ProgressLine("report", "", &shown);
     int done = 0;
     if (line) {
       r.progress = [&](const std::string& label) {

@@ -163,7 +163,7 @@ Action SetupSearch(CLI::App* sub) {
     std::string threads;
     std::string max_strategies = std::to_string(kDefaultMaxStrategies);
     std::string precision = "bf16";
-    bool quiet = false, no_tp_comm_overlap = false;
+    bool no_tp_comm_overlap = false;
     MoeFlags moe;
     std::string allow_idle = "0";
   };
@@ -173,7 +173,6 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_option("--threads", f->threads, "worker threads (default: all cores)");
   sub->add_option("--max-strategies", f->max_strategies, "refuse searches larger than this")
       ->capture_default_str();
-  sub->add_flag("--quiet", f->quiet, "no progress line on stderr");
   sub->add_option("--precision", f->precision, "GEMM precision to explore: bf16, fp8 or any (both)")
       ->capture_default_str();
   sub->add_flag("--no-tp-comm-overlap", f->no_tp_comm_overlap,
@@ -223,7 +222,7 @@ Action SetupSearch(CLI::App* sub) {
                                                   "limit {}; raise --max-strategies to run it anyway",
                                                   count, limit));
     }
-    bool tty = isatty(STDERR_FILENO) != 0 && !f->quiet;
+    bool tty = ProgressAllowed();
     auto start = std::chrono::steady_clock::now();
     bool shown = false;
     if (tty) {

@@ -21,6 +21,10 @@ RunResult RunRailsim(const std::vector<std::string>& args, int timeout_s = 120);
 /// process group is killed at the timeout.
 RunResult RunProgram(const std::string& program, const std::vector<std::string>& args, int timeout_s = 120);
 
+/// RunRailsim with stderr on a pseudo-terminal (stdout still a file), as a
+/// user at a terminal sees it: `err` holds what the terminal received.
+RunResult RunRailsimAtTerminal(const std::vector<std::string>& args, int timeout_s = 120);
+
 /// A fresh empty directory under the test temp dir.
 std::string MakeTempDir();
 
