@@ -57,7 +57,7 @@ double ParseDurationFlag(const std::string& flag, const std::string& text, doubl
 }
 
 // The job, when --model is given: every strategy flag it needs, validated.
-void ParseJob(const FailureFlags& f, study::FailureSetup* setup) {
+void ParseJob(const FailureFlags& f, study::ClusterSetup* setup) {
   const StrategyFlags& s = f.strategy;
   if (f.model.empty()) {
     for (auto [flag, value] : {std::pair{"--tp", &s.tp}, {"--pp", &s.pp}, {"--micro-batch-size", &s.micro_batch},
@@ -127,7 +127,7 @@ Action SetupFailures(CLI::App* sub) {
   return [f]() {
     Format format = ParseFormatFlag(f->format, false);
     std::vector<net::Design> designs = ParseDesigns(f->network);
-    study::FailureSetup setup;
+    study::ClusterSetup setup;
     setup.gpus = ParseIntFlag("--gpus", f->gpus, 1, net::kMaxBuildGpus);
     setup.hb_domain_size = f->hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f->hb_size, 1, net::kMaxBuildGpus);
     setup.network.radix = f->radix.empty() ? 0 : int(ParseIntFlag("--radix", f->radix, 2, 65536));

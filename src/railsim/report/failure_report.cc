@@ -23,7 +23,7 @@ std::string Minutes(double s) {
 double Fraction(const study::TierCapacity& t) { return t.before_Bps > 0 ? t.after_Bps / t.before_Bps : 1; }
 
 std::string Header(const FailureRun& run) {
-  const study::FailureSetup& s = *run.setup;
+  const study::ClusterSetup& s = *run.setup;
   std::string out = fmt::format("{} x {} (HB domain {}), NIC network radix {}\n", Grouped(s.gpus), s.system.name,
                                 s.hb_domain_size > 0 ? s.hb_domain_size : s.system.hb_domain_size, run.radix);
   if (s.model) out += fmt::format("job: {}, {}\n", s.model->name, StrategyLine(s.strategy));
@@ -245,7 +245,7 @@ std::string FailureTable(const FailureRun& run) {
 }
 
 std::string FailureJson(const FailureRun& run) {
-  const study::FailureSetup& s = *run.setup;
+  const study::ClusterSetup& s = *run.setup;
   Json j;
   j["system"] = s.system.name;
   j["gpus"] = s.gpus;

@@ -12,7 +12,7 @@ namespace railsim::report {
 
 /// What the command ran, for the header and the JSON's top level.
 struct FailureRun {
-  const study::FailureSetup* setup = nullptr;
+  const study::ClusterSetup* setup = nullptr;
   int radix = 0;
   std::vector<study::FailureImpact> explicit_failures;  ///< one per design (empty: none given)
   std::vector<study::MonteCarloResult> monte_carlo;     ///< one per design (empty: not run)

@@ -24,10 +24,6 @@ constexpr int64_t kMaxCheckFlows = int64_t{1} << 22;
 // Without a job, the check all-reduces this much per GPU.
 constexpr double kCheckBytes = 256.0 * 1024 * 1024;
 
-comm::NetworkKind KindOf(net::Design design) {
-  return design == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly : comm::NetworkKind::kRailOptimized;
-}
-
 // Live share of one switch's uplinks, or -1 when the switch is down or has
 // no live uplink (its GPUs then count as cut off, not narrowed).
 double LiveUplinkFraction(const net::Topology& t, const net::FailureSet& f, const net::UplinkBundle& up) {
@@ -47,7 +43,7 @@ struct CheckCall {
   comm::GroupLayout layout;
 };
 
-std::optional<CheckCall> ChooseCheckCall(const FailureSetup& setup, const DesignSetup& d) {
+std::optional<CheckCall> ChooseCheckCall(const ClusterSetup& setup, const DesignSetup& d) {
   const int64_t k = d.context.fabrics.hb_domain_size;
   if (!setup.model) {
     if (d.topology.gpus() / k < 2) return std::nullopt;
@@ -75,7 +71,7 @@ std::optional<CheckCall> ChooseCheckCall(const FailureSetup& setup, const Design
   return best;
 }
 
-std::optional<CollectiveCheck> CheckCollective(const FailureSetup& setup, const DesignSetup& d,
+std::optional<CollectiveCheck> CheckCollective(const ClusterSetup& setup, const DesignSetup& d,
                                                const net::FailureSet& failures, const comm::ClusterFabrics& after) {
   std::optional<CheckCall> call = ChooseCheckCall(setup, d);
   if (!call) return std::nullopt;
@@ -255,35 +251,6 @@ const char* NetworkTierName(int tier) {
   return tier >= 0 && tier < kNetworkTiers ? kNames[tier] : "?";
 }
 
-DesignSetup SetUpDesign(const FailureSetup& setup, net::Design design) {
-  DesignSetup d;
-  d.design = design;
-  const comm::NetworkKind kind = KindOf(design);
-  if (setup.model) {
-    d.context = perf::MakePerfContext(*setup.model, setup.system, setup.gpus, kind, setup.hb_domain_size,
-                                      setup.network);
-  } else {
-    perf::ClusterNetwork cluster =
-        perf::MakeClusterNetwork(setup.system, setup.gpus, kind, setup.hb_domain_size, setup.network);
-    d.context.system = setup.system;
-    d.context.gpus = setup.gpus;
-    d.context.fabrics = cluster.fabrics;
-    d.context.shape = cluster.shape;
-  }
-  if (design == net::Design::kFatTree) d.context.fabrics.rail_leaves = false;
-  net::TopologyParams p;
-  p.design = design;
-  p.gpus = setup.gpus;
-  p.hb_domain_size = static_cast<int>(d.context.fabrics.hb_domain_size);
-  p.radix = d.context.shape.radix;
-  p.oversubscription = d.context.shape.oversubscription;
-  p.port_speed_Bps = setup.system.nic_bw_Bps;
-  p.hb_bw_Bps = setup.system.hb_bw_Bps;
-  net::ValidateTopologyParams(p);
-  d.topology = net::BuildTopology(p);
-  return d;
-}
-
 comm::ClusterFabrics DegradedFabrics(const DesignSetup& d, const FailureImpact& impact) {
   comm::ClusterFabrics f = d.context.fabrics;
   if (!impact.rerouted.empty()) {
@@ -297,7 +264,7 @@ comm::ClusterFabrics DegradedFabrics(const DesignSetup& d, const FailureImpact& 
   return f;
 }
 
-FailureImpact AnalyzeFailures(const FailureSetup& setup, const DesignSetup& d, const net::FailureSet& failures,
+FailureImpact AnalyzeFailures(const ClusterSetup& setup, const DesignSetup& d, const net::FailureSet& failures,
                               SparePolicy policy, bool simulate) {
   const net::Topology& t = d.topology;
   FailureImpact r;
@@ -360,7 +327,7 @@ FailureImpact AnalyzeFailures(const FailureSetup& setup, const DesignSetup& d, c
   return r;
 }
 
-std::vector<ComponentEffect> ComponentEffects(const FailureSetup& setup, const DesignSetup& d,
+std::vector<ComponentEffect> ComponentEffects(const ClusterSetup& setup, const DesignSetup& d,
                                               const spec::FailureCatalog& catalog, double days) {
   const net::Topology& t = d.topology;
   const int64_t n = t.gpus();

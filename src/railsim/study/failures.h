@@ -32,6 +32,7 @@
 #include "railsim/net/failures.h"
 #include "railsim/net/topology.h"
 #include "railsim/perf/context.h"
+#include "railsim/study/design_setup.h"
 #include "railsim/spec/failure_catalog.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/strategy.h"
@@ -51,27 +52,6 @@ std::optional<SparePolicy> ParseSparePolicy(std::string_view name);
 std::vector<std::string> SparePolicyNames();
 /// rail-optimized and fat-tree: any; Rail-only: same-rail.
 SparePolicy DefaultSparePolicy(net::Design design);
-
-/// The cluster the study runs on, and optionally the training job.
-struct FailureSetup {
-  spec::SystemSpec system;
-  int64_t gpus = 0;
-  int64_t hb_domain_size = 0;  ///< 0: the system's
-  perf::NetworkOptions network;
-  std::optional<spec::ModelSpec> model;  ///< with `strategy`: the job timed
-  spec::Strategy strategy;
-};
-
-/// One design's built graph and, with a job, its performance context.
-struct DesignSetup {
-  net::Design design = net::Design::kRailOptimized;
-  perf::PerfContext context;
-  net::Topology topology;
-};
-
-/// Builds the graph (and the context) of `design`. Throws Error naming the
-/// flag when the cluster cannot be built.
-DesignSetup SetUpDesign(const FailureSetup& setup, net::Design design);
 
 /// Network tiers whose capacity is reported.
 constexpr int kNetworkTiers = 3;
@@ -122,7 +102,7 @@ comm::ClusterFabrics DegradedFabrics(const DesignSetup& d, const FailureImpact& 
 
 /// Analyses `failures` on design `d` (with its job, if the setup has one).
 /// `simulate`: also run the collective check (needs the flows to fit).
-FailureImpact AnalyzeFailures(const FailureSetup& setup, const DesignSetup& d, const net::FailureSet& failures,
+FailureImpact AnalyzeFailures(const ClusterSetup& setup, const DesignSetup& d, const net::FailureSet& failures,
                               SparePolicy policy, bool simulate);
 
 struct MonteCarloOptions {
@@ -169,7 +149,7 @@ struct MonteCarloResult {
 
 /// The component kinds of `d` with their effects: counts from the graph,
 /// slowdowns from analysing one of each (first instance) with the job.
-std::vector<ComponentEffect> ComponentEffects(const FailureSetup& setup, const DesignSetup& d,
+std::vector<ComponentEffect> ComponentEffects(const ClusterSetup& setup, const DesignSetup& d,
                                               const spec::FailureCatalog& catalog, double days);
 
 MonteCarloResult RunMonteCarlo(const DesignSetup& d, const std::vector<ComponentEffect>& components,

@@ -9,8 +9,8 @@
 namespace railsim::study {
 namespace {
 
-FailureSetup Cluster32k() {
-  FailureSetup setup;
+ClusterSetup Cluster32k() {
+  ClusterSetup setup;
   setup.system = spec::LoadSystem("dgx-h100", "--system");
   setup.gpus = 32768;
   setup.network.radix = 128;
@@ -19,7 +19,7 @@ FailureSetup Cluster32k() {
 
 void BM_MonteCarlo32k(benchmark::State& state) {
   const auto design = static_cast<net::Design>(state.range(0));
-  FailureSetup setup = Cluster32k();
+  ClusterSetup setup = Cluster32k();
   DesignSetup d = SetUpDesign(setup, design);
   MonteCarloOptions o;
   o.trials = state.range(1);
@@ -39,7 +39,7 @@ BENCHMARK(BM_MonteCarlo32k)
     ->Iterations(1);
 
 void BM_ExplicitLeafFailure32k(benchmark::State& state) {
-  FailureSetup setup = Cluster32k();
+  ClusterSetup setup = Cluster32k();
   DesignSetup d = SetUpDesign(setup, net::Design::kRailOnly);
   for (auto _ : state) {
     FailureImpact r = AnalyzeFailures(setup, d, net::ResolveFailures(d.topology, {"switch:rail2/leaf5"}, "--fail"),

@@ -14,8 +14,8 @@
 namespace railsim::study {
 namespace {
 
-FailureSetup Cluster(int64_t gpus, int radix, const char* model = nullptr, spec::Strategy s = {}) {
-  FailureSetup setup;
+ClusterSetup Cluster(int64_t gpus, int radix, const char* model = nullptr, spec::Strategy s = {}) {
+  ClusterSetup setup;
   setup.system = spec::LoadSystem("dgx-h100", "--system");
   setup.gpus = gpus;
   setup.network.radix = radix;
@@ -24,7 +24,7 @@ FailureSetup Cluster(int64_t gpus, int radix, const char* model = nullptr, spec:
   return setup;
 }
 
-FailureImpact Analyze(const FailureSetup& setup, const DesignSetup& d, std::vector<std::string> devices,
+FailureImpact Analyze(const ClusterSetup& setup, const DesignSetup& d, std::vector<std::string> devices,
                       bool simulate = true) {
   return AnalyzeFailures(setup, d, net::ResolveFailures(d.topology, devices, "--fail"),
                          DefaultSparePolicy(d.design), simulate);
@@ -44,7 +44,7 @@ void ExpectSimulatorAgrees(const FailureImpact& r) {
 // 256 H100 (K = 8, 400 Gb/s = 50 GB/s NICs) on Rail-only at radix 16: each
 // rail holds 32 GPUs under 4 leaves of 8 (domains 0-7, 8-15, ...).
 TEST(FailureStudyTest, RailOnlyLeafCutsItsGpusWhichAreForwardedAtHalfANic) {
-  FailureSetup setup = Cluster(256, 16);
+  ClusterSetup setup = Cluster(256, 16);
   DesignSetup d = SetUpDesign(setup, net::Design::kRailOnly);
   FailureImpact r = Analyze(setup, d, {"switch:rail3/leaf1"});
   // Leaf 1 of rail 3: rail 3 of domains 8..15, GPUs 8 x 8 + 3 = 67, 75, ..., 123.
@@ -67,7 +67,7 @@ TEST(FailureStudyTest, RailOnlyLeafCutsItsGpusWhichAreForwardedAtHalfANic) {
 }
 
 TEST(FailureStudyTest, RailOnlyNicFailureIsForwardedAtHalfANic) {
-  FailureSetup setup = Cluster(256, 16);
+  ClusterSetup setup = Cluster(256, 16);
   DesignSetup d = SetUpDesign(setup, net::Design::kRailOnly);
   FailureImpact r = Analyze(setup, d, {"nic17"});
   EXPECT_EQ((std::vector<int64_t>{17}), r.rerouted);
@@ -78,7 +78,7 @@ TEST(FailureStudyTest, RailOnlyNicFailureIsForwardedAtHalfANic) {
 // 256 GPUs on rail-optimized at radix 32: two tiers, 16 leaves of 16 and 8
 // spines; every leaf has 16 uplinks, 2 to each spine.
 TEST(FailureStudyTest, RailOptimizedSpineFailureDisconnectsNobodyAndTakesAnEighthOfTheBisection) {
-  FailureSetup setup = Cluster(256, 32);
+  ClusterSetup setup = Cluster(256, 32);
   DesignSetup d = SetUpDesign(setup, net::Design::kRailOptimized);
   ASSERT_EQ(2, d.topology.tiers());
   FailureImpact r = Analyze(setup, d, {"switch:spine0"});
@@ -94,7 +94,7 @@ TEST(FailureStudyTest, RailOptimizedSpineFailureDisconnectsNobodyAndTakesAnEight
 
 TEST(FailureStudyTest, RailOptimizedAndFatTreeNicFailuresAreForwardedAndSimulated) {
   for (net::Design design : {net::Design::kRailOptimized, net::Design::kFatTree}) {
-    FailureSetup setup = Cluster(256, 32);
+    ClusterSetup setup = Cluster(256, 32);
     DesignSetup d = SetUpDesign(setup, design);
     FailureImpact r = Analyze(setup, d, {"nic17"});
     EXPECT_EQ((std::vector<int64_t>{17}), r.rerouted) << net::DesignName(design);
@@ -104,7 +104,7 @@ TEST(FailureStudyTest, RailOptimizedAndFatTreeNicFailuresAreForwardedAndSimulate
 }
 
 TEST(FailureStudyTest, HbDomainFailureRemovesItsGpus) {
-  FailureSetup setup = Cluster(256, 16);
+  ClusterSetup setup = Cluster(256, 16);
   DesignSetup d = SetUpDesign(setup, net::Design::kRailOnly);
   FailureImpact r = Analyze(setup, d, {"hb5"}, false);
   std::vector<int64_t> expected;
@@ -118,7 +118,7 @@ TEST(FailureStudyTest, HbDomainFailureRemovesItsGpus) {
 // iteration slows after a Rail-only leaf failure, and the simulated
 // gradient all-reduce agrees with the analytic one on the failed graph.
 TEST(FailureStudyTest, IterationTimeAfterALeafFailureIsCheckedByTheSimulator) {
-  FailureSetup setup = Cluster(256, 16, "megatron-1.7b", testutil::MakeStrategy(8, 1, 32, 1, 512));
+  ClusterSetup setup = Cluster(256, 16, "megatron-1.7b", testutil::MakeStrategy(8, 1, 32, 1, 512));
   for (net::Design design : {net::Design::kRailOnly, net::Design::kRailOptimized}) {
     DesignSetup d = SetUpDesign(setup, design);
     const std::string leaf = design == net::Design::kRailOnly ? "switch:rail3/leaf1" : "switch:leaf1";
@@ -138,7 +138,7 @@ TEST(FailureStudyTest, IterationTimeAfterALeafFailureIsCheckedByTheSimulator) {
 // spares covering 99.9% of the time are that Poisson's 0.999 quantile; and
 // each interruption costs the restart plus half a checkpoint interval.
 TEST(FailureStudyTest, MonteCarloMatchesClosedForms) {
-  FailureSetup setup = Cluster(1024, 64);
+  ClusterSetup setup = Cluster(1024, 64);
   DesignSetup d = SetUpDesign(setup, net::Design::kRailOptimized);
   ComponentEffect gpu;
   gpu.component = spec::Component::kGpu;
@@ -190,7 +190,7 @@ TEST(FailureStudyTest, MonteCarloMatchesClosedForms) {
 // come from the same table, so this checks the counting (GPUs, hosts, NIC
 // optics from the built graph), not the rates.
 TEST(FailureStudyTest, CatalogOnLlama3ClusterPredictsItsHardwareInterruptions) {
-  FailureSetup setup = Cluster(16384, 64);
+  ClusterSetup setup = Cluster(16384, 64);
   DesignSetup d = SetUpDesign(setup, net::Design::kRailOptimized);
   MonteCarloOptions o;
   o.trials = 2000;

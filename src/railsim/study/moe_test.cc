@@ -11,7 +11,7 @@
 #include "railsim/sim/simulator.h"
 #include "railsim/spec/presets.h"
 #include "railsim/spec/strategy_test_util.h"
-#include "railsim/study/failures.h"
+#include "railsim/study/design_setup.h"
 #include "railsim/study/traffic.h"
 
 namespace railsim::study {
@@ -27,7 +27,7 @@ spec::Strategy DeepSeekStrategy(spec::MoeAllToAll a) {
 }
 
 TEST(MoeAtScaleTest, DeepSeekV3DispatchOn2048H100IsSimulatedWithinFivePercent) {
-  FailureSetup setup;
+  ClusterSetup setup;
   setup.system = spec::LoadSystem("dgx-h100", "--system");
   setup.gpus = 2048;
   setup.model = spec::LoadModel("deepseek-v3", "--model");

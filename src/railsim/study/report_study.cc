@@ -6,6 +6,7 @@
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
 #include "railsim/search/search.h"
+#include "railsim/study/design_setup.h"
 
 namespace railsim::study {
 namespace {
@@ -13,10 +14,6 @@ namespace {
 // Failure trials per design: enough for a mean to a few tenths of an
 // interruption, fast enough for the report's minute.
 constexpr int64_t kFailureTrials = 5000;
-
-comm::NetworkKind KindOf(net::Design d) {
-  return d == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly : comm::NetworkKind::kRailOptimized;
-}
 
 // The best strategy of `model` in context `c` at `batch`, if any fits.
 std::optional<search::RankedStrategy> Best(const perf::PerfContext& c, int64_t batch, int threads) {
@@ -97,7 +94,7 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
         o.radix = nc.params.radix;
         o.oversubscription = nc.params.oversubscription;
         perf::PerfContext c =
-            perf::MakePerfContext(*in.model, *in.system, sc.gpus, KindOf(p.design), p.hb_domain_size, o);
+            perf::MakePerfContext(*in.model, *in.system, sc.gpus, NetworkKindOf(p.design), p.hb_domain_size, o);
         if (p.design == net::Design::kFatTree) c.fabrics.rail_leaves = false;
         p.iteration_s = BestTime(c, r.batch, in.threads);
         r.pareto.push_back(p);
@@ -111,7 +108,7 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
         r.traffic_strategy = best->strategy;
         r.traffic_context = only;
         for (net::Design d : {net::Design::kRailOptimized, net::Design::kRailOnly}) {
-          perf::PerfContext c = perf::MakePerfContext(*in.model, *in.system, sc.gpus, KindOf(d), k);
+          perf::PerfContext c = perf::MakePerfContext(*in.model, *in.system, sc.gpus, NetworkKindOf(d), k);
           TrafficOptions o;
           o.design = d;
           r.traffic.push_back(AnalyzeTraffic(c, best->strategy, o));
@@ -146,7 +143,7 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
   }
   if (in.system && sc.gpus <= net::kMaxBuildGpus) {
     step("failures");
-    FailureSetup setup;
+    ClusterSetup setup;
     setup.system = *in.system;
     setup.gpus = sc.gpus;
     setup.hb_domain_size = sc.hb_domain_sizes.front();

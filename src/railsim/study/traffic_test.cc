@@ -12,6 +12,7 @@
 #include "railsim/spec/model.h"
 #include "railsim/spec/presets.h"
 #include "railsim/spec/strategy_test_util.h"
+#include "railsim/study/design_setup.h"
 
 namespace railsim::study {
 namespace {
@@ -20,15 +21,11 @@ using perf::Parallelism;
 
 using testutil::MakeStrategy;
 
-comm::NetworkKind KindOf(net::Design d) {
-  return d == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly : comm::NetworkKind::kRailOptimized;
-}
-
 perf::PerfContext Context(const spec::ModelSpec& m, const std::string& system, int64_t gpus, net::Design d,
                           int64_t hb = 0, int radix = 0) {
   perf::NetworkOptions o;
   o.radix = radix;
-  perf::PerfContext c = perf::MakePerfContext(m, spec::LoadSystem(system, "--system"), gpus, KindOf(d), hb, o);
+  perf::PerfContext c = perf::MakePerfContext(m, spec::LoadSystem(system, "--system"), gpus, NetworkKindOf(d), hb, o);
   if (d == net::Design::kFatTree) c.fabrics.rail_leaves = false;
   return c;
 }
