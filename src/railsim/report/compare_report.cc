@@ -387,9 +387,12 @@ std::string CompareTable(const study::CompareResult& result) {
   std::string text = fmt::format("railsim compare: scenario '{}'\n{}\n", result.scenario.name,
                                  result.scenario.description);
   for (int64_t k : result.scenario.hb_domain_sizes) text += HbDomainTable(result, k);
-  text += "\n" + Wrap("strategy: degrees of tensor, pipeline, data, context (expert, virtual-stage) parallelism; "
-                      "\"-\": the ideal network has no NIC network to buy.",
-                      100, "");
+  text += "\n";
+  if (!result.training.empty() || !result.moe.empty()) {
+    text += Wrap("strategy: degrees of tensor, pipeline, data, context (expert, virtual-stage) parallelism; \"-\": "
+                 "the ideal network has no NIC network to buy.",
+                 100, "");
+  }
   if (!result.moe.empty()) {
     const spec::Scenario& sc = result.scenario;
     text += Wrap(fmt::format("{}: {}{}; all-to-all: one sequence's dispatch as a uniform all-to-all (railsim "
