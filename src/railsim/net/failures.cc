@@ -1,6 +1,7 @@
 #include "railsim/net/failures.h"
 
 #include <charconv>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -34,21 +35,29 @@ class DeviceNames {
  public:
   DeviceNames(const Topology& t, const std::string& where) : t_(t), where_(where) {}
 
-  // The node named `name` ("gpu3", "nic3", "hb0", "rail1/leaf0", "spine2").
-  NodeId Node(std::string_view name, std::string_view device) {
+  // The GPU, NIC or HB domain named `name` ("gpu3", "nic3", "hb0"), or
+  // nullopt when the name is not of that form (a switch may be named like
+  // one). Throws when the index is out of range.
+  std::optional<NodeId> Endpoint(std::string_view name, std::string_view device) {
     for (auto [prefix, count, base] : {std::tuple{"gpu", t_.gpus(), int64_t{0}},
                                        std::tuple{"nic", t_.gpus(), t_.gpus()},
                                        std::tuple{"hb", t_.hb_domains(), 2 * t_.gpus()}}) {
       std::string_view p(prefix);
       if (name.substr(0, p.size()) != p) continue;
       int64_t index = ParseIndex(name.substr(p.size()));
-      if (index < 0) break;  // maybe a switch named like it; fall through to the lookup
+      if (index < 0) return std::nullopt;
       if (index >= count) {
         throw Error(where_, fmt::format("\"{}\": no such device; this network has {}0 to {}{}", device, prefix,
                                         prefix, count - 1));
       }
       return static_cast<NodeId>(base + index);
     }
+    return std::nullopt;
+  }
+
+  // The node named `name`: an endpoint, or a switch ("rail1/leaf0", "spine2").
+  NodeId Node(std::string_view name, std::string_view device) {
+    if (std::optional<NodeId> id = Endpoint(name, device)) return *id;
     IndexSwitches();
     auto it = switches_.find(std::string(name));
     if (it != switches_.end()) return it->second;
@@ -124,22 +133,18 @@ void MarkDown(const Topology& t, DeviceNames& names, const std::string& name, co
     f->link_down[FindLink(t, names, n.substr(5), name, where)] = 1;
     return;
   }
-  for (const char* prefix : {"gpu", "nic", "hb"}) {
-    std::string_view p(prefix);
-    if (n.substr(0, p.size()) == p && ParseIndex(n.substr(p.size())) >= 0) {
-      NodeId id = names.Node(n, name);
-      f->node_down[id] = 1;
-      if (t.nodes()[id].kind == NodeKind::kHbDomain) {
-        // The whole server: its GPUs and their NICs.
-        const int64_t k = t.params().hb_domain_size;
-        const int64_t domain = t.nodes()[id].index;
-        for (int64_t g = domain * k; g < (domain + 1) * k; ++g) {
-          f->node_down[t.gpu_node(g)] = 1;
-          f->node_down[t.nic_node(g)] = 1;
-        }
+  if (std::optional<NodeId> id = names.Endpoint(n, name)) {
+    f->node_down[*id] = 1;
+    if (t.nodes()[*id].kind == NodeKind::kHbDomain) {
+      // The whole server: its GPUs and their NICs.
+      const int64_t k = t.params().hb_domain_size;
+      const int64_t domain = t.nodes()[*id].index;
+      for (int64_t g = domain * k; g < (domain + 1) * k; ++g) {
+        f->node_down[t.gpu_node(g)] = 1;
+        f->node_down[t.nic_node(g)] = 1;
       }
-      return;
     }
+    return;
   }
   throw Error(where, fmt::format("\"{}\": not a device name; expected {}{}", name, kNameForms,
                                  DidYouMean(n.substr(0, n.find(':') + 1), {"switch:", "link:"})));
