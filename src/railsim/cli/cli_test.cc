@@ -154,6 +154,25 @@ TEST(CliTest, CompareMatchesNetworkAndSearch) {
   EXPECT_EQ(4096, nlohmann::json::parse(printed.out)["gpus"]);
 }
 
+// compare --format csv: the side-by-side tables as rows. 4,096 GPUs, K 8,
+// radix 64, by hand: rail-optimized needs 3 tiers (4,096 > 64^2/2): 5E/k =
+// 320 switches, 6E = 24,576 transceivers, 20,480 ports x $694 + 24,576 x $199
+// = $19,103,744; Rail-only has 8 rails of 512 GPUs in 2 tiers: 8 x 3 x 512/64
+// = 192 switches, 4E = 16,384 transceivers, 12,288 x $694 + 16,384 x $199 =
+// $11,788,288; saving $7,315,456 (38.3%).
+TEST(CliTest, CompareCsvIsTheSideBySideTable) {
+  RunResult r = RunRailsim({"compare", "--gpus", "4096", "--hb-sizes", "8", "--radixes", "64", "--format", "csv"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(0u, r.out.find("hb_domain_size,section,row,rail_optimized,rail_only,ideal\n"));
+  for (const char* row : {"8,network at radix 64,switches (tiers),320 (3),192 (2),-\n",
+                          "8,network at radix 64,transceivers,\"24,576\",\"16,384\",-\n",
+                          "8,network at radix 64,cost,\"$19,103,744\",\"$11,788,288\",-\n",
+                          "8,network at radix 64,Rail-only saves: cost,,\"$7,315,456 (38.3%)\",\n",
+                          "8,megatron-1t at global batch 256,iteration time,"}) {
+    EXPECT_NE(std::string::npos, r.out.find(row)) << row << "\n" << r.out;
+  }
+}
+
 TEST(CliTest, NetworkJsonHasTheContractKeys) {
   nlohmann::json j = JsonOf({"network", "--design", "rail-only", "--gpus", "32768", "--hb-size", "256",
                              "--radix", "64", "--format", "json"});

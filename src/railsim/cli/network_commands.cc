@@ -258,14 +258,14 @@ Action SetupCompare(CLI::App* sub) {
       ->capture_default_str();
   sub->add_option("--catalog", *catalog, "cost/power catalog: preset name or JSON file")
       ->capture_default_str();
-  sub->add_option("--format", *format, "table or json")->capture_default_str();
+  sub->add_option("--format", *format, "table, json or csv (the side-by-side tables)")->capture_default_str();
   auto print_scenario = std::make_shared<bool>(false);
   sub->add_flag("--print-scenario", *print_scenario,
                 "print the scenario's JSON with the overrides applied (edit it, pass it to --scenario)");
   auto overrides = std::make_shared<ScenarioOverrides>();
   AddScenarioOverrides(sub, overrides.get());
   return [scenario_name, catalog, format, radix, oversubscription, print_scenario, overrides]() {
-    Format output = ParseFormatFlag(*format, false);
+    Format output = ParseFormatFlag(*format, true);
     perf::NetworkOptions timed;
     timed.radix = radix->empty() ? 0 : int(ParseIntFlag("--radix", *radix, 2, 65536));
     timed.oversubscription = ParseNumberFlag("--oversubscription", *oversubscription, 1, 65535);
@@ -282,7 +282,9 @@ Action SetupCompare(CLI::App* sub) {
         DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr,
         ProgressLine("compare", "of searches", &shown));
     if (shown) fmt::print(stderr, "\n");
-    PrintStdout(output == Format::kJson ? report::CompareJson(result) : report::CompareTable(result));
+    PrintStdout(output == Format::kJson  ? report::CompareJson(result)
+                : output == Format::kCsv ? report::CompareCsv(result)
+                                         : report::CompareTable(result));
     return 0;
   };
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "railsim/core/units.h"
+#include "railsim/report/csv.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/network_report.h"
 #include "railsim/report/perf_report.h"
@@ -405,6 +406,21 @@ std::string CompareTable(const study::CompareResult& result) {
   text += "Fat-tree is in --format json and railsim cost.\n\nVerdict\n";
   for (const std::string& line : CompareVerdict(result)) text += Wrap("- " + line, 100, "  ");
   return text;
+}
+
+std::string CompareCsv(const study::CompareResult& result) {
+  CsvTable csv({"hb_domain_size", "section", "row", "rail_optimized", "rail_only", "ideal"});
+  for (int64_t k : result.scenario.hb_domain_sizes) {
+    std::string section;
+    for (const SideBySideTable::Row& row : CompareSideBySide(result, k).rows) {
+      if (row.section) {
+        section = row.label;
+        continue;
+      }
+      csv.AddRow({std::to_string(k), section, row.label, row.cells[0], row.cells[1], row.cells[2]});
+    }
+  }
+  return csv.Render();
 }
 
 std::string CompareJson(const study::CompareResult& result) {

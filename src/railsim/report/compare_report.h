@@ -31,6 +31,10 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
 /// Every HB domain size's side-by-side table, notes and the verdict.
 std::string CompareTable(const study::CompareResult& result);
 
+/// The side-by-side tables as one CSV: hb_domain_size, section, row,
+/// rail_optimized, rail_only, ideal (cells as the table prints them).
+std::string CompareCsv(const study::CompareResult& result);
+
 /// {"scenario": name, "network": [{"gpus", "hb_domain_size", "radix",
 /// "designs": [...]}, ...], "training": [...], "moe": {...}, "verdict": [...]}
 std::string CompareJson(const study::CompareResult& result);

@@ -414,30 +414,26 @@ std::vector<Figure> Figures(const study::ReportStudy& r, std::vector<ReportFile>
 // compare's side-by-side tables, one per HB domain size, and their CSV.
 std::string SideBySideSection(const study::CompareResult& compare, std::vector<ReportFile>* files) {
   std::string html = "<h2>Designs side by side</h2>\n";
-  CsvTable csv({"hb_domain_size", "section", "row", "rail_optimized", "rail_only", "ideal"});
   for (int64_t k : compare.scenario.hb_domain_sizes) {
     const SideBySideTable table = CompareSideBySide(compare, k);
     html += fmt::format("<table class=\"sidebyside\">\n<caption>{}</caption>\n<tr><th></th>", HtmlEscape(table.title));
     for (const std::string& c : table.columns) html += "<th>" + HtmlEscape(c) + "</th>";
     html += "</tr>\n";
-    std::string section;
     for (const SideBySideTable::Row& row : table.rows) {
       if (row.section) {
-        section = row.label;
         html += fmt::format("<tr class=\"section\"><th colspan=\"4\">{}</th></tr>\n", HtmlEscape(row.label));
         continue;
       }
       html += "<tr><td>" + HtmlEscape(row.label) + "</td>";
       for (const std::string& cell : row.cells) html += "<td class=\"num\">" + HtmlEscape(cell) + "</td>";
       html += "</tr>\n";
-      csv.AddRow({std::to_string(k), section, row.label, row.cells[0], row.cells[1], row.cells[2]});
     }
     html += "</table>\n";
   }
   html += "<p class=\"caption\">What <code>railsim compare</code> prints for this scenario: each design's network at "
           "each switch radix and the best strategy of each job on it. Data: <a href=\"side-by-side.csv\">"
-          "side-by-side.csv</a>.</p>\n";
-  files->push_back({"side-by-side.csv", csv.Render()});
+          "side-by-side.csv</a> (<code>railsim compare --format csv</code>).</p>\n";
+  files->push_back({"side-by-side.csv", CompareCsv(compare)});
   return html;
 }
 
