@@ -396,12 +396,19 @@ std::string CompareTable(const study::CompareResult& result) {
   }
   if (!result.moe.empty()) {
     const spec::Scenario& sc = result.scenario;
-    text += Wrap(fmt::format("{}: {}{}; all-to-all: one sequence's dispatch as a uniform all-to-all (railsim "
-                        "alltoall).",
-                        result.moe_model_name,
-                        sc.moe_max_domains > 0 ? fmt::format("tokens reach at most {} HB domains", sc.moe_max_domains)
-                                               : std::string("no node limit"),
-                        sc.moe_overlap ? ", dispatch overlapped with compute" : ""), 100, "");
+    std::vector<std::string> all_to_all;
+    for (const study::MoeCase& m : result.moe) {
+      if (m.alltoall_gpus == 0) continue;
+      all_to_all.push_back(fmt::format("{} GPUs x {} per pair at HB domain {}", Grouped(m.alltoall_gpus),
+                                       DecimalBytes(m.alltoall_bytes_per_pair), m.hb_domain_size));
+    }
+    text += Wrap(fmt::format("{}: {}{}; all-to-all: one sequence's dispatch as a uniform all-to-all, as railsim "
+                             "alltoall times it ({}).",
+                             result.moe_model_name,
+                             sc.moe_max_domains > 0 ? fmt::format("tokens reach at most {} HB domains", sc.moe_max_domains)
+                                                    : std::string("no node limit"),
+                             sc.moe_overlap ? ", dispatch overlapped with compute" : "", fmt::join(all_to_all, ", ")),
+                 100, "");
   }
   text += "Fat-tree is in --format json and railsim cost.\n\nVerdict\n";
   for (const std::string& line : CompareVerdict(result)) text += Wrap("- " + line, 100, "  ");
