@@ -82,6 +82,23 @@ class SideBySideBuilder {
     Row(what, degrees);
     Row("micro-batch x count, recompute", batching);
   }
+  // A job's best strategy on each design (null: nothing fits): its MFU,
+  // Rail-only's time against the other designs, and the strategies.
+  void Best(const std::array<const search::RankedStrategy*, 3>& best) {
+    Cells mfu, against;
+    std::array<const spec::Strategy*, 3> strategies = {};
+    for (size_t i = 0; i < 3; ++i) {
+      if (!best[i]) continue;
+      mfu[i] = Percent(best[i]->estimate.mfu);
+      strategies[i] = &best[i]->strategy;
+      if (best[1] && i != 1) {
+        against[i] = Change(best[1]->estimate.iteration_time_s / best[i]->estimate.iteration_time_s);
+      }
+    }
+    Row("MFU", mfu);
+    if (best[1]) Row("Rail-only's time against it", against);
+    Strategies("best strategy", strategies);
+  }
 
  private:
   SideBySideTable* table_;
@@ -130,18 +147,9 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
       table.Row("iteration time", {"no fit", "no fit", "no fit"});
       continue;
     }
-    const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
-    Cells time, mfu;
-    for (size_t i = 0; i < 3; ++i) {
-      time[i] = Time(best[i]->estimate.iteration_time_s);
-      mfu[i] = Percent(best[i]->estimate.mfu);
-    }
-    const double only = t.rail_only.estimate.iteration_time_s;
-    table.Row("iteration time", time);
-    table.Row("MFU", mfu);
-    table.Row("Rail-only's time against it", {Change(only / t.rail_optimized.estimate.iteration_time_s), "",
-                                              Change(only / t.ideal.estimate.iteration_time_s)});
-    table.Strategies("best strategy", {&t.rail_optimized.strategy, &t.rail_only.strategy, &t.ideal.strategy});
+    table.Row("iteration time", {Time(t.rail_optimized.estimate.iteration_time_s),
+                                 Time(t.rail_only.estimate.iteration_time_s), Time(t.ideal.estimate.iteration_time_s)});
+    table.Best({&t.rail_optimized, &t.rail_only, &t.ideal});
   }
   if (const study::MoeCase* m = MoeAt(result, k)) {
     table.Section(fmt::format("{} at global batch {}", result.moe_model_name, Grouped(m->global_batch)));
@@ -154,27 +162,10 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
                 {cell(m->rail_optimized, m->rail_optimized_fits), cell(m->rail_only, m->rail_only_fits), ideal});
     }
     const int opt = m->best_rail_optimized(), only = m->best_rail_only();
-    const std::array<const search::RankedStrategy*, 3> best = {
-        opt >= 0 ? &m->rail_optimized[size_t(opt)] : nullptr, only >= 0 ? &m->rail_only[size_t(only)] : nullptr,
-        m->ideal_fits ? &m->ideal : nullptr};
-    Cells mfu, which;
-    std::array<const spec::Strategy*, 3> strategies = {};
-    for (size_t i = 0; i < 3; ++i) {
-      if (!best[i]) continue;
-      mfu[i] = Percent(best[i]->estimate.mfu);
-      strategies[i] = &best[i]->strategy;
-    }
-    if (opt >= 0) which[0] = kMoeAlgorithms[opt];
-    if (only >= 0) which[1] = kMoeAlgorithms[only];
-    table.Row("faster dispatch", which);
-    table.Row("MFU", mfu);
-    if (best[1]) {
-      const double t_only = best[1]->estimate.iteration_time_s;
-      table.Row("Rail-only's time against it",
-                {best[0] ? Change(t_only / best[0]->estimate.iteration_time_s) : "", "",
-                 best[2] ? Change(t_only / best[2]->estimate.iteration_time_s) : ""});
-    }
-    table.Strategies("best strategy", strategies);
+    table.Row("faster dispatch",
+              {opt >= 0 ? kMoeAlgorithms[opt] : "", only >= 0 ? kMoeAlgorithms[only] : "", ""});
+    table.Best({opt >= 0 ? &m->rail_optimized[size_t(opt)] : nullptr,
+                only >= 0 ? &m->rail_only[size_t(only)] : nullptr, m->ideal_fits ? &m->ideal : nullptr});
     if (m->alltoall_gpus > 0) {
       const double base = m->alltoall_rail_optimized_s;
       const std::string opt_time = Seconds(base), ideal_time = Seconds(m->alltoall_ideal_s);
