@@ -529,6 +529,11 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({{"compare", "--model", "gpt-9"}, "--model"});
   cases.push_back({{"compare", "--moe-model", "gpt3-175b"}, "--moe-model"});
   cases.push_back({{"compare", "--system", "dgx-z100"}, "--system"});
+  // --quiet is a switch on every subcommand: a value it cannot read is named.
+  for (const Args& base : {Args{"compare"}, kNetwork, kCost, Args{"report", "--out", Path("r5")}, kEstimate, kSearch,
+                           kTraffic, kAllToAll, kCollective, kFailures, Args{"presets"}}) {
+    cases.push_back({Plus(base, "--quiet=bogus"), "--quiet"});
+  }
   // Top level.
   cases.push_back({{}, "command"});
   cases.push_back({{"netwrok"}, "network"});

@@ -463,6 +463,15 @@ TEST(CliTest, JsonOutputIsDeterministic) {
     // No NaN or infinity reaches an output (nlohmann prints them as null).
     EXPECT_TRUE(AllFinite(nlohmann::json::parse(a.out))) << args[0];
   }
+  // compare's CSV, and --quiet changes nothing on stdout.
+  const Args csv = {"compare", "--gpus", "4096", "--hb-sizes", "8,64", "--radixes", "64", "--format", "csv"};
+  RunResult a = RunRailsim(csv), b = RunRailsim(csv);
+  Args quiet_csv = csv;
+  quiet_csv.push_back("--quiet");
+  RunResult quiet = RunRailsim(quiet_csv);
+  ASSERT_EQ(0, a.status) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.out, quiet.out);
 }
 
 }  // namespace
