@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "railsim/cli/arguments.h"
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
 #include "railsim/core/error.h"
@@ -57,10 +58,25 @@ int Run(int argc, char** argv) {
     throw Error("", fmt::format("expected a command: {} (see railsim --help)", fmt::join(names, ", ")));
   }
   std::string first = argv[1];
+  if (first == "help") {  // `railsim help [command]`, as git and go have it
+    if (argc > 3) throw Error("help", "expected at most one command name");
+    if (argc == 2) {
+      PrintStdout(app.help());
+      return 0;
+    }
+    const std::string topic = argv[2];
+    if (!actions.count(topic)) {
+      throw Error("help", fmt::format("unknown command '{}'{}; expected one of {}", topic, DidYouMean(topic, names),
+                                      fmt::join(names, ", ")));
+    }
+    PrintStdout(app.get_subcommand(topic)->help());
+    return 0;
+  }
   if (!first.empty() && first[0] != '-' && !actions.count(first)) {
     throw Error("", fmt::format("unknown command '{}'{}; expected one of {}", first,
                                 DidYouMean(first, names), fmt::join(names, ", ")));
   }
+  if (actions.count(first)) CheckArguments(*app.get_subcommand(first), std::vector<std::string>(argv + 2, argv + argc));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForVersion& e) {

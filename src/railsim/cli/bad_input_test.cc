@@ -544,5 +544,99 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   for (const Case& c : cases) Check(c);
 }
 
+
+// Issue 19's mechanisms, one rule each for every command: unknown flags get
+// the nearest known one, a flag takes its value (not the next flag, not ""),
+// single-valued flags come once, quantities carry units, every flag a
+// command accepts is read, JSON keys come once, names have no control
+// characters, and work too large for this machine is refused before it
+// starts. Each case exits 2 with one line naming the field, in seconds.
+TEST_F(BadInputTest, OneRuleForEveryFlagAndEveryFile) {
+  std::vector<Case> cases;
+  for (const Args& base : {kNetwork, kCost, kEstimate, kSearch, kTraffic, kAllToAll, kCollective, kFailures,
+                           Args{"compare"}, Args{"report", "--out", Path("r6")}, Args{"presets"}}) {
+    cases.push_back({Plus(Plus(base, "--fromat"), "json"), "did you mean '--format'?"});
+    cases.push_back({Plus(base, "--format"), "--format: expected a value after it"});
+    cases.push_back({With(base, "--format", ""), "--format: expected a value, got an empty one"});
+    cases.push_back({Plus(Plus(With(base, "--format", "json"), "--format"), "table"), "--format: given twice"});
+  }
+  cases.push_back({Plus(Plus(kNetwork, "--radx"), "64"), "--radx: unknown flag for 'railsim network' (did you mean '--radix'?)"});
+  cases.push_back({Plus(Plus(kEstimate, "--micro-batch"), "1"), "did you mean '--micro-batch-size'?"});
+  cases.push_back({{"network", "--design", "rail-only", "--gpus", "--hb-size", "8", "--radix", "64"},
+                   "--gpus: expected a value after it, got the flag --hb-size"});
+  cases.push_back({Plus(Plus(kNetwork, "--design"), "fat-tree"), "--design: given twice ('rail-only' and 'fat-tree')"});
+  cases.push_back({Plus(Plus(kNetwork, "--gpus"), "8"), "--gpus: given twice"});
+  for (std::string flag : {"--export", "--radix"}) cases.push_back({With(kNetwork, flag, ""), flag});
+  cases.push_back({With(kFailures, "--trials", ""), "--trials"});
+  cases.push_back({{"compare", "--model", ""}, "--model"});
+  cases.push_back({{"help", "netwrok"}, "did you mean 'network'?"});
+  // Quantities carry their unit; nothing below a byte.
+  cases.push_back({With(kAllToAll, "--bytes-per-pair", "1e-300"), "--bytes-per-pair"});
+  cases.push_back({With(kAllToAll, "--bytes-per-pair", "1024"), "--bytes-per-pair: expected a value with its unit"});
+  cases.push_back({With(With(kAllToAll, "--hb-bw", "300"), "--nic-bw", "200Gbps"), "--hb-bw: expected a value with its unit"});
+  cases.push_back({With(kCost, "--port-speed", "400"), "--port-speed: expected a value with its unit"});
+  cases.push_back({With(kCollective, "--bytes", "0.5B"), "--bytes"});
+  // Flags a command reads only in some cases are read in all.
+  cases.push_back({With(kCollective, "--micro-batch-size", "NaN"), "--micro-batch-size"});
+  cases.push_back({With(kCollective, "--moe-alltoall", "bogus"), "--moe-alltoall"});
+  cases.push_back({With(kCollective, "--chunks", "1"), "--chunks"});
+  cases.push_back({With(kFailures, "--recompute", "bogus"), "--recompute"});
+  cases.push_back({With(kFailures, "--vp", "bogus"), "--vp"});
+  cases.push_back({With(kFailures, "--precision", "fp4"), "--precision"});
+  // JSON keys once, no NUL after the document, names without control characters.
+  std::string model = RunRailsim({"presets", "show", "megatron-1.7b"}).out;
+  Write("twice.json", "{\"num_layers\": 2," + model.substr(model.find('{') + 1));
+  Write("nul.json", model + std::string(1, '\0'));
+  std::string escaped = model;
+  escaped.replace(escaped.find("megatron-1.7b"), 13, "bad\\u001b[31mname");
+  Write("control.json", escaped);
+  for (auto [file, field] : {std::pair{"twice.json", "the key 'num_layers' appears twice"}, {"nul.json", "NUL byte"},
+                             {"control.json", "/name: expected a name without control characters"}}) {
+    cases.push_back({With(kEstimate, "--model", Path(file)), field});
+  }
+  // A printed scenario is one --scenario accepts: it is checked first.
+  cases.push_back({{"compare", "--print-scenario", "--radixes", "4"}, "radix"});
+  cases.push_back({{"compare", "--print-scenario", "--system", "nope"}, "--system"});
+  cases.push_back({{"compare", "--print-scenario", "--catalog", "bogus"}, "--catalog"});
+  // Every design of a scenario is checked before any is built (these died
+  // with SIGFPE in the builder), and a system's HB domain must divide N.
+  for (Args extra : {Args{"--gpus", "131072"}, Args{"--radixes", "32"}, Args{"--gpus", "98304"},
+                     Args{"--radixes", "48"}, Args{"--radixes", "50"}}) {
+    for (Args base : {Args{"compare"}, Args{"report", "--out", Path("r7")}}) {
+      base.insert(base.end(), extra.begin(), extra.end());
+      cases.push_back({base, "switch tiers"});
+    }
+  }
+  cases.push_back({{"compare", "--system", "gb200-nvl72"}, "the nearest cluster sizes it divides are 32,760 and 32,832"});
+  // Work too large for this machine, refused up front.
+  cases.push_back({{"cost", "--gpus", "67108864", "--max-gpus", "67108864", "--hb-size", "8", "--radix", "1024"},
+                   "GB"});
+  // Every part failing 1000 times a year, one kind repaired in 1e5 hours.
+  std::string catalog = Slurp(Mutated("h100-fleet", "mttr_hours", "100000"));
+  for (size_t at = catalog.find("\"rate_per_year\":"); at != std::string::npos;
+       at = catalog.find("\"rate_per_year\":", at + 1)) {
+    const size_t start = catalog.find(':', at) + 1, end = catalog.find_first_of(",\n}", start);
+    catalog.replace(start, end - start, " 1000");
+  }
+  Write("hot-catalog.json", catalog);
+  cases.push_back({With(With(kFailures, "--failure-catalog", Path("hot-catalog.json")), "--trials", "100"),
+                   "--failure-catalog"});
+  cases.push_back({With(With(kFailures, "--trials", "10000000"), "--days", "3650"), "--trials"});
+
+  std::printf("  %zu bad inputs\n", cases.size());
+  for (const Case& c : cases) Check(c);
+}
+
+// An unwritable stderr or stdout still ends in exit 2 (it aborted with
+// SIGABRT when the error print itself threw).
+TEST(BadOutputTest, ClosedOrFullStreamsExitTwo) {
+  const std::string binary = RAILSIM_BINARY;
+  RunResult full = RunProgram(
+      "sh", {"-c", binary + " network --design rail-only --gpus 100 --hb-size 8 --radix 64 2>/dev/full; echo $?"});
+  EXPECT_EQ("2\n", full.out);
+  RunResult closed = RunProgram("sh", {"-c", binary + " presets 2>&- >/dev/full; echo $?"});
+  EXPECT_EQ("2\n", closed.out);
+}
+
 }  // namespace
 }  // namespace railsim::testutil

@@ -45,7 +45,7 @@ void AddClusterFlags(CLI::App* sub, ClusterFlags* f, bool ideal_allowed) {
   sub->add_option("--system", f->system, "system preset or JSON file")->required();
   sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
   sub->add_option("--hb-size", f->hb_size, "override the system's HB domain size K");
-  sub->add_option("--network", f->network,
+  sub->add_option("--network,--design", f->network,
                   ideal_allowed ? "rail-only, rail-optimized or ideal" : "rail-only or rail-optimized")
       ->capture_default_str();
   sub->add_option("--radix", f->radix, "switch radix (default 64, larger if 64 needs over three tiers)");
@@ -96,7 +96,7 @@ study::CollectiveOutcome RunWithProgress(study::CollectiveRequest r) {
   bool shown = false;
   r.progress = ProgressLine("simulate", "of flows", &shown);
   study::CollectiveOutcome o = study::RunCollective(r);
-  if (shown) fmt::print(stderr, "\n");
+  if (shown) PrintStderr("\n");
   return o;
 }
 
@@ -119,10 +119,7 @@ Action SetupAllToAll(CLI::App* sub) {
     study::CollectiveRequest r = ParseCluster(f->cluster, false, &format);
     if (!f->hb_bw.empty()) r.hb_bw_Bps = ParseBandwidthFlag("--hb-bw", f->hb_bw);
     if (!f->nic_bw.empty()) r.nic_bw_Bps = ParseBandwidthFlag("--nic-bw", f->nic_bw);
-    double per_pair = units::ParseBytes(f->bytes_per_pair, "--bytes-per-pair");
-    if (!(per_pair > 0) || per_pair > 1e12) {
-      throw Error("--bytes-per-pair", fmt::format("expected a size in (0, 1TB], got {}", Quoted(f->bytes_per_pair)));
-    }
+    double per_pair = ParseBytesFlag("--bytes-per-pair", f->bytes_per_pair, 1e12);
     r.plan_options.pipelined = ParseChoiceFlag("--schedule", f->schedule, {"sequential", "pipelined"}) == "pipelined";
     r.plan_options.chunks = int(ParseIntFlag("--chunks", f->chunks, 2, comm::kMaxForwardChunks));
     r.op = comm::Op::kAllToAll;
@@ -151,6 +148,7 @@ Action SetupCollective(CLI::App* sub) {
     std::string model;
     std::string tp = "1", pp = "1", dp, cp = "1", ep = "1";
     std::string schedule = "sequential";
+    std::string chunks = std::to_string(comm::kDefaultForwardChunks);
     std::string micro_batch = "1";
     MoeFlags moe;
   };
@@ -174,9 +172,11 @@ Action SetupCollective(CLI::App* sub) {
   sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
   sub->add_option("--ep", f->ep, "expert-parallel degree")->capture_default_str();
   sub->add_option("--schedule", f->schedule, "forwarded all-to-all: sequential or pipelined")->capture_default_str();
+  sub->add_option("--chunks", f->chunks, "chunks of the pipelined schedule")->capture_default_str();
   return [f]() {
     Format format;
     study::CollectiveRequest r = ParseCluster(f->cluster, true, &format);
+    r.plan_options.chunks = int(ParseIntFlag("--chunks", f->chunks, 2, comm::kMaxForwardChunks));
     std::vector<std::string> ops = comm::OpNames();
     ops.push_back("moe-dispatch");
     const std::string op = ParseChoiceFlag("--op", f->op, ops);
@@ -188,13 +188,13 @@ Action SetupCollective(CLI::App* sub) {
     }
     if (!moe) {
       if (f->bytes.empty()) throw Error("--bytes", "needed: the buffer per member");
-      r.bytes = units::ParseBytes(f->bytes, "--bytes");
-      if (!(r.bytes > 0) || r.bytes > 1e15) {
-        throw Error("--bytes", fmt::format("expected a size in (0, 1PB], got {}", Quoted(f->bytes)));
-      }
+      r.bytes = ParseBytesFlag("--bytes", f->bytes, 1e15);
     }
     r.plan_options.pipelined = ParseChoiceFlag("--schedule", f->schedule, {"sequential", "pipelined"}) == "pipelined";
+    // Every flag is checked, also those only moe-dispatch reads.
+    const int64_t micro_batch = ParseIntFlag("--micro-batch-size", f->micro_batch, 1, spec::kMaxGlobalBatch);
     spec::Strategy s;
+    ParseMoeFlags(f->moe, &s);
     s.tp = int(ParseIntFlag("--tp", f->tp, 1, 1 << 20));
     s.pp = int(ParseIntFlag("--pp", f->pp, 1, 1 << 20));
     s.cp = int(ParseIntFlag("--cp", f->cp, 1, 1 << 20));
@@ -223,10 +223,8 @@ Action SetupCollective(CLI::App* sub) {
     if (moe) {
       if (!model || !model->is_moe()) throw Error("--model", "moe-dispatch needs an MoE model (num_experts > 0)");
       if (g != "ep") throw Error("--group", "moe-dispatch runs on the ep groups: --group ep");
-      ParseMoeFlags(f->moe, &s);
       spec::ValidateMoeOptions(*model, s);
       comm::MoeDispatch d;
-      const int64_t micro_batch = ParseIntFlag("--micro-batch-size", f->micro_batch, 1, spec::kMaxGlobalBatch);
       // With tp > 1 MoE layers run sequence-parallel: each TP rank dispatches 1/tp of the tokens.
       d.tokens = double(micro_batch) * model->seq_length / s.cp / s.tp;
       d.bytes_per_token = 2.0 * model->hidden_size;

@@ -41,7 +41,13 @@ TEST(DocsTest, EveryCommandHasAnExampleAndADocsPageWithEveryFlag) {
       size_t at = line.rfind("  --", 0) == 0 ? 2 : line.rfind("  -h,--", 0) == 0 ? 5 : std::string::npos;
       if (at == std::string::npos) continue;
       const std::string name = line.substr(at, line.find_first_of(" =", at) - at);
-      if (name != "--help" && doc.find("`" + name + "`") == std::string::npos) missing.insert(name);
+      // "--network,--design": one spelling is documented, the other is an alias.
+      bool documented = false;
+      std::stringstream spellings(name);
+      for (std::string spelling; std::getline(spellings, spelling, ',');) {
+        documented = documented || doc.find("`" + spelling + "`") != std::string::npos;
+      }
+      if (name != "--help" && !documented) missing.insert(name);
     }
     std::string list;
     for (const std::string& m : missing) list += " " + m;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cerrno>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <thread>
@@ -43,7 +44,32 @@ double ParseNumberFlag(const std::string& flag, const std::string& text, double 
   return value;
 }
 
+namespace {
+
+// A flag's quantity must carry its unit: a bare "300" would silently mean
+// 300 B/s (or 300 bytes), which no one means.
+void RequireUnit(const std::string& flag, const std::string& text, const char* examples) {
+  const bool has_letter = std::any_of(text.begin(), text.end(), [](char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) && c != 'e' && c != 'E';
+  });
+  if (!has_letter) {
+    throw Error(flag, fmt::format("expected a value with its unit, such as {}, got {}", examples, Quoted(text)));
+  }
+}
+
+}  // namespace
+
+double ParseBytesFlag(const std::string& flag, const std::string& text, double max_bytes) {
+  RequireUnit(flag, text, "64KiB, 1MB or 512B");
+  double value = units::ParseBytes(text, flag);
+  if (!(value >= 1) || value > max_bytes) {
+    throw Error(flag, fmt::format("expected a size in [1B, {}], got {}", units::FormatBytes(max_bytes), Quoted(text)));
+  }
+  return value;
+}
+
 double ParseBandwidthFlag(const std::string& flag, const std::string& text) {
+  RequireUnit(flag, text, "400Gbps or 50GB/s");
   double value = units::ParseBandwidth(text, flag);
   // 1 kb/s to 8 Pb/s: anything outside is a typo, and would make times infinite.
   if (!(value >= 125) || value > 1e15) {
@@ -81,18 +107,30 @@ void SetQuiet(bool quiet) { g_quiet = quiet; }
 
 bool ProgressAllowed() { return !g_quiet && isatty(STDERR_FILENO) != 0; }
 
-std::function<void(double)> ProgressLine(std::string label, std::string what, bool* shown) {
+std::function<void(double)> ProgressLine(std::string label, std::string what, bool* shown, const std::string* step) {
   if (!ProgressAllowed()) return {};
   auto start = std::chrono::steady_clock::now();
-  return [start, shown, last = -1.0, label = std::move(label), what = std::move(what)](double fraction) mutable {
+  return [start, shown, step, last = -1.0, width = size_t{0}, label = std::move(label),
+          what = std::move(what)](double fraction) mutable {
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Nothing for short work; then at most ten lines a second, and the end.
     if (elapsed < 1.0 || (elapsed - last < 0.1 && fraction < 1)) return;
     last = elapsed;
     *shown = true;
-    fmt::print(stderr, "\r{}: {:.0f}% {} done, {:.1f} s", label, 100 * fraction, what, elapsed);
-    std::fflush(stderr);
+    std::string line = fmt::format("{}: {:.0f}%{}{} done, {:.1f} s", label, 100 * fraction, what.empty() ? "" : " ",
+                                   what, elapsed);
+    if (step && !step->empty()) line += " (" + *step + ")";
+    // Blank out what a longer previous line left behind.
+    const size_t length = line.size();
+    if (line.size() < width) line.append(width - line.size(), ' ');
+    width = length;
+    PrintStderr("\r" + line);
   };
+}
+
+void PrintStderr(const std::string& text) noexcept {
+  (void)std::fwrite(text.data(), 1, text.size(), stderr);
+  (void)std::fflush(stderr);
 }
 
 void PrintStdout(const std::string& text) {

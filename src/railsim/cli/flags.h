@@ -16,7 +16,11 @@ int64_t ParseIntFlag(const std::string& flag, const std::string& text, int64_t m
 /// A finite number in [min, max].
 double ParseNumberFlag(const std::string& flag, const std::string& text, double min, double max);
 
-/// A positive bandwidth such as "400Gbps" or "50GB/s".
+/// A size with its unit ("64KiB", "1MB", "512B") in [1 byte, max_bytes].
+double ParseBytesFlag(const std::string& flag, const std::string& text, double max_bytes);
+
+/// A positive bandwidth with its unit, such as "400Gbps" or "50GB/s" (a bare
+/// number is refused: it would mean bytes per second).
 double ParseBandwidthFlag(const std::string& flag, const std::string& text);
 
 /// One of `allowed` (with "did you mean").
@@ -40,10 +44,15 @@ void SetQuiet(bool quiet);
 /// Progress lines are wanted: stderr is a terminal and --quiet was not given.
 bool ProgressAllowed();
 
-/// A progress callback printing "\r<label>: 42% <what> done, 3.1 s" on stderr
-/// once a second has passed, only when ProgressAllowed() (else empty). Sets
-/// *shown when it printed, so the caller ends the line.
-std::function<void(double)> ProgressLine(std::string label, std::string what, bool* shown);
+/// A progress callback printing "\r<label>: 42% <what> done, 3.1 s (<step>)"
+/// on stderr once a second has passed, only when ProgressAllowed() (else
+/// empty). `step`, if given, is read at every print (the caller updates it).
+/// Sets *shown when it printed, so the caller ends the line.
+std::function<void(double)> ProgressLine(std::string label, std::string what, bool* shown,
+                                         const std::string* step = nullptr);
+
+/// Writes `text` to stderr; never throws (stderr may be closed or full).
+void PrintStderr(const std::string& text) noexcept;
 
 /// Writes `text` to stdout; throws Error if the write fails (a closed pipe).
 void PrintStdout(const std::string& text);

@@ -50,16 +50,21 @@ void AddNetworkFlags(CLI::App* sub, NetworkFlags* f) {
   sub->add_option("--max-gpus", f->max_gpus, "refuse to build graphs larger than this")->capture_default_str();
 }
 
-net::TopologyParams ParseTopology(const NetworkFlags& f, net::Design design) {
+// `design`: the one `network` builds, or nullopt for `cost` (every design).
+net::TopologyParams ParseTopology(const NetworkFlags& f, std::optional<net::Design> design) {
   net::TopologyParams p;
-  p.design = design;
+  p.design = design.value_or(net::Design::kRailOptimized);
   int64_t max_gpus = ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
   p.gpus = ParseIntFlag("--gpus", f.gpus, 1, INT64_MAX);
   p.hb_domain_size = static_cast<int>(ParseIntFlag("--hb-size", f.hb_size, 1, net::kHardMaxBuildGpus));
   p.radix = static_cast<int>(ParseIntFlag("--radix", f.radix, 2, 65536));
   p.port_speed_Bps = ParseBandwidthFlag("--port-speed", f.port_speed);
   p.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
-  net::ValidateTopologyParams(p, max_gpus);
+  if (!design) {
+    net::ValidateAllDesigns(p, max_gpus);
+  } else {
+    net::ValidateTopologyParams(p, max_gpus);
+  }
   return p;
 }
 
@@ -101,7 +106,7 @@ std::string PerDesignPath(const std::string& path, net::Design design) {
 Action SetupNetwork(CLI::App* sub) {
   auto flags = std::make_shared<NetworkFlags>();
   auto design = std::make_shared<std::string>();
-  sub->add_option("--design", *design, "rail-only, rail-optimized or fat-tree")->required();
+  sub->add_option("--design,--network", *design, "rail-only, rail-optimized or fat-tree")->required();
   AddNetworkFlags(sub, flags.get());
   return [flags, design]() {
     std::string name = ParseChoiceFlag("--design", *design, net::DesignNames());
@@ -123,7 +128,7 @@ Action SetupCost(CLI::App* sub) {
   return [flags]() {
     Format format = ParseFormatFlag(flags->format, true);
     CheckExportPath(flags->export_path);
-    net::TopologyParams params = ParseTopology(*flags, net::Design::kRailOptimized);
+    net::TopologyParams params = ParseTopology(*flags, std::nullopt);
     spec::PortClass port_class = ResolvePortClass(flags->catalog, params.port_speed_Bps);
     std::vector<study::DesignResult> results =
         study::CompareDesigns(params, port_class, [&](const net::Topology& t) {
@@ -146,6 +151,14 @@ Action SetupCost(CLI::App* sub) {
 // Flags that override a scenario's entries (empty: keep the scenario's).
 struct ScenarioOverrides {
   std::string gpus, hb_sizes, radixes, port_speed, model, system, batches, moe_model, moe_batch, moe_max_domains;
+  std::string allow_idle;
+  bool any() const {
+    for (const std::string* v : {&gpus, &hb_sizes, &radixes, &port_speed, &model, &system, &batches, &moe_model,
+                                 &moe_batch, &moe_max_domains, &allow_idle}) {
+      if (!v->empty()) return true;
+    }
+    return false;
+  }
 };
 
 void AddScenarioOverrides(CLI::App* sub, ScenarioOverrides* o) {
@@ -159,6 +172,8 @@ void AddScenarioOverrides(CLI::App* sub, ScenarioOverrides* o) {
   sub->add_option("--moe-model", o->moe_model, "override its MoE model (preset or file)");
   sub->add_option("--moe-global-batch-size", o->moe_batch, "override the MoE model's global batch");
   sub->add_option("--moe-max-domains", o->moe_max_domains, "override the MoE model's node-limited routing (0: any)");
+  sub->add_option("--allow-idle-gpus", o->allow_idle,
+                  "searches may leave up to this many GPUs idle (whole HB domains) when no layout uses them all");
 }
 
 std::vector<int64_t> ParseListFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
@@ -174,16 +189,42 @@ std::vector<int64_t> ParseListFlag(const std::string& flag, const std::string& t
   return out;
 }
 
-void ApplyScenarioOverrides(const ScenarioOverrides& o, spec::Scenario* s) {
+// "32,760 and 32,832": the cluster sizes nearest `gpus` that `k` divides.
+std::string NearestMultiples(int64_t gpus, int64_t k) {
+  const int64_t below = gpus / k * k, above = below + k;
+  return below > 0 ? fmt::format("{} and {}", report::Grouped(below), report::Grouped(above))
+                   : report::Grouped(above);
+}
+
+// The scenario as described after overrides: what the table's first line says.
+std::string DescribeScenario(const spec::Scenario& s, const std::string& base) {
+  std::vector<std::string> parts = {fmt::format("{} GPUs at {}, HB domains of {}, switch radix {}",
+                                                report::Grouped(s.gpus), units::FormatBitRate(s.port_speed_Bps),
+                                                fmt::join(s.hb_domain_sizes, ", "), fmt::join(s.radixes, ", "))};
+  if (!s.model.empty()) {
+    parts.push_back(fmt::format("{} on {} at global batch {}", s.model, s.system, fmt::join(s.global_batch_sizes, ", ")));
+  }
+  if (!s.moe_model.empty()) {
+    parts.push_back(fmt::format("{} at batch {}", s.moe_model, report::Grouped(s.moe_global_batch_size)));
+  }
+  return fmt::format("{} (scenario '{}' with overrides)", fmt::join(parts, "; "), base);
+}
+
+// `system`: the loaded --system override, if given; its HB domain size and
+// NIC speed become the defaults of --hb-sizes and --port-speed.
+void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* system, spec::Scenario* s) {
   if (!o.gpus.empty()) s->gpus = ParseIntFlag("--gpus", o.gpus, 1, int64_t{1} << 20);
   if (!o.hb_sizes.empty()) {
     s->hb_domain_sizes.clear();
     for (int64_t k : ParseListFlag("--hb-sizes", o.hb_sizes, 1, s->gpus)) s->hb_domain_sizes.push_back(int(k));
+  } else if (system) {
+    s->hb_domain_sizes = {int(system->hb_domain_size)};
   }
   for (int k : s->hb_domain_sizes) {
     if (s->gpus % k != 0) {
-      throw Error(o.hb_sizes.empty() ? "--gpus" : "--hb-sizes",
-                  fmt::format("HB domain size {} does not divide {} GPUs", k, s->gpus));
+      throw Error(o.hb_sizes.empty() && !system ? "--gpus" : o.hb_sizes.empty() ? "--system" : "--hb-sizes",
+                  fmt::format("HB domain size {} does not divide {} GPUs; the nearest cluster sizes it divides are {}",
+                              k, report::Grouped(s->gpus), NearestMultiples(s->gpus, k)));
     }
   }
   if (!o.radixes.empty()) {
@@ -193,13 +234,22 @@ void ApplyScenarioOverrides(const ScenarioOverrides& o, spec::Scenario* s) {
       s->radixes.push_back(int(k));
     }
   }
-  if (!o.port_speed.empty()) s->port_speed_Bps = ParseBandwidthFlag("--port-speed", o.port_speed);
+  if (!o.port_speed.empty()) {
+    s->port_speed_Bps = ParseBandwidthFlag("--port-speed", o.port_speed);
+  } else if (system) {
+    s->port_speed_Bps = system->nic_bw_Bps;
+  }
   if (!o.model.empty()) s->model = o.model;
   if (!o.system.empty()) s->system = o.system;
   if (!o.batches.empty()) s->global_batch_sizes = ParseListFlag("--global-batch-sizes", o.batches, 1, int64_t{1} << 30);
   if (!o.moe_model.empty()) s->moe_model = o.moe_model;
   if (!o.moe_batch.empty()) s->moe_global_batch_size = ParseIntFlag("--moe-global-batch-size", o.moe_batch, 1, int64_t{1} << 30);
   if (!o.moe_max_domains.empty()) s->moe_max_domains = int(ParseIntFlag("--moe-max-domains", o.moe_max_domains, 0, 1 << 20));
+  if (!o.allow_idle.empty()) s->allow_idle_gpus = ParseIntFlag("--allow-idle-gpus", o.allow_idle, 0, s->gpus / 2);
+  if (s->allow_idle_gpus > s->gpus / 2) {
+    throw Error("--allow-idle-gpus", fmt::format("expected at most half the cluster ({}), got {}", s->gpus / 2,
+                                                 s->allow_idle_gpus));
+  }
   if (!s->model.empty() && s->global_batch_sizes.empty()) {
     throw Error("--global-batch-sizes", "needed with a model (the scenario has none)");
   }
@@ -209,6 +259,7 @@ void ApplyScenarioOverrides(const ScenarioOverrides& o, spec::Scenario* s) {
   if ((!s->model.empty() || !s->moe_model.empty()) && s->system.empty()) {
     throw Error("--system", "needed with a model (the scenario names none)");
   }
+  if (o.any()) s->description = DescribeScenario(*s, s->name);
 }
 
 // A scenario with everything it names loaded and checked.
@@ -223,7 +274,8 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
                                   const ScenarioOverrides& overrides) {
   ScenarioInputs in;
   in.scenario = spec::LoadScenario(scenario_name, "--scenario");
-  ApplyScenarioOverrides(overrides, &in.scenario);
+  if (!overrides.system.empty()) in.system = spec::LoadSystem(overrides.system, "--system");
+  ApplyScenarioOverrides(overrides, in.system ? &*in.system : nullptr, &in.scenario);
   const spec::Scenario& scenario = in.scenario;
   study::ValidateScenarioNetworks(scenario);
   in.port_class = ResolvePortClass(catalog, scenario.port_speed_Bps);
@@ -231,7 +283,7 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
   auto source = [&](const std::string& flag, const std::string& key) {
     return flag.empty() ? where + ": /" + key : "--" + key;
   };
-  if (!scenario.model.empty() || !scenario.moe_model.empty()) {
+  if (!in.system && (!scenario.model.empty() || !scenario.moe_model.empty())) {
     in.system = spec::LoadSystem(scenario.system, source(overrides.system, "system"));
   }
   if (!scenario.model.empty()) in.model = spec::LoadModel(scenario.model, source(overrides.model, "model"));
@@ -269,19 +321,19 @@ Action SetupCompare(CLI::App* sub) {
     perf::NetworkOptions timed;
     timed.radix = radix->empty() ? 0 : int(ParseIntFlag("--radix", *radix, 2, 65536));
     timed.oversubscription = ParseNumberFlag("--oversubscription", *oversubscription, 1, 65535);
+    // Everything is loaded and checked before printing, so that the
+    // printed scenario is one --scenario accepts.
+    ScenarioInputs in = LoadScenarioInputs(*scenario_name, *catalog, *overrides);
     if (*print_scenario) {
-      spec::Scenario scenario = spec::LoadScenario(*scenario_name, "--scenario");
-      ApplyScenarioOverrides(*overrides, &scenario);
-      PrintStdout(spec::ScenarioToJson(scenario));
+      PrintStdout(spec::ScenarioToJson(in.scenario));
       return 0;
     }
-    ScenarioInputs in = LoadScenarioInputs(*scenario_name, *catalog, *overrides);
     bool shown = false;
     study::CompareResult result = study::RunCompare(
         in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
         DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr,
         ProgressLine("compare", "of searches", &shown));
-    if (shown) fmt::print(stderr, "\n");
+    if (shown) PrintStderr("\n");
     PrintStdout(output == Format::kJson  ? report::CompareJson(result)
                 : output == Format::kCsv ? report::CompareCsv(result)
                                          : report::CompareTable(result));
@@ -292,6 +344,7 @@ Action SetupCompare(CLI::App* sub) {
 Action SetupReport(CLI::App* sub) {
   struct Flags {
     std::string out, scenario = "paper-headline", catalog = "default", failure_catalog = "h100-fleet";
+    std::string format = "table";
   };
   auto f = std::make_shared<Flags>();
   sub->add_option("--out", f->out, "directory to write index.html and the figures' CSVs into")->required();
@@ -299,10 +352,13 @@ Action SetupReport(CLI::App* sub) {
   sub->add_option("--catalog", f->catalog, "cost/power catalog: preset name or JSON file")->capture_default_str();
   sub->add_option("--failure-catalog", f->failure_catalog, "failure rates for the failure figure")
       ->capture_default_str();
+  sub->add_option("--format", f->format, "table (the page's path) or json (the folder and every file written)")
+      ->capture_default_str();
   auto overrides = std::make_shared<ScenarioOverrides>();
   AddScenarioOverrides(sub, overrides.get());
   return [f, overrides]() {
     if (f->out.empty()) throw Error("--out", "expected a directory name, got ''");
+    const Format format = ParseFormatFlag(f->format, false);
     ScenarioInputs in = LoadScenarioInputs(f->scenario, f->catalog, *overrides);
     study::ReportInputs r;
     r.scenario = in.scenario;
@@ -312,23 +368,31 @@ Action SetupReport(CLI::App* sub) {
     r.system = in.system;
     r.failure_catalog = spec::LoadFailureCatalog(f->failure_catalog, "--failure-catalog");
     r.threads = DefaultThreads();
-    MakeDirectory(f->out, "--out");
+    // The folder is made once the study has run, so that an interrupted
+    // or failed report leaves nothing behind; a path that cannot be one is
+    // refused before the work.
+    CheckDirectoryCanBeMade(f->out, "--out");
     bool shown = false;
-    auto line = ProgressLine("report", "", &shown);
+    std::string step;
+    auto line = ProgressLine("report", "", &shown, &step);
     int done = 0;
     if (line) {
       r.progress = [&](const std::string& label) {
         // Seven steps; the line shows the share done and the step starting.
+        step = label;
         line(double(done++) / 7);
-        if (shown) fmt::print(stderr, " ({})   ", label);
       };
     }
     study::ReportStudy study = study::RunReportStudy(r);
+    MakeDirectory(f->out, "--out");
+    std::vector<std::string> written;
     for (const report::ReportFile& file : report::BuildReport(study, RAILSIM_VERSION)) {
       WriteTextFile(f->out + "/" + file.name, file.contents, "--out");
+      written.push_back(file.name);
     }
-    if (shown) fmt::print(stderr, "\n");
-    PrintStdout(fmt::format("wrote {}/index.html\n", f->out));
+    if (shown) PrintStderr("\n");
+    PrintStdout(format == Format::kJson ? report::ReportFilesJson(f->out, written)
+                                        : fmt::format("wrote {}/index.html\n", f->out));
     return 0;
   };
 }

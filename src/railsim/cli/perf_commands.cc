@@ -21,6 +21,7 @@
 #include "railsim/search/search.h"
 #include "railsim/spec/placement.h"
 #include "railsim/spec/presets.h"
+#include "railsim/study/idle_search.h"
 #include "railsim/study/traffic.h"
 
 namespace railsim::cli {
@@ -45,9 +46,9 @@ void AddJobFlags(CLI::App* sub, JobFlags* f, bool design_flag = false) {
   sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
   sub->add_option("--global-batch-size", f->global_batch, "sequences per iteration")->required();
   if (design_flag) {
-    sub->add_option("--design", f->network, "rail-optimized, rail-only or fat-tree")->capture_default_str();
+    sub->add_option("--design,--network", f->network, "rail-optimized, rail-only or fat-tree")->capture_default_str();
   } else {
-    sub->add_option("--network", f->network, "rail-only, rail-optimized or ideal (one HB domain, K = N)")
+    sub->add_option("--network,--design", f->network, "rail-only, rail-optimized or ideal (one HB domain, K = N)")
         ->capture_default_str();
   }
   sub->add_option("--placement", f->placement,
@@ -146,7 +147,11 @@ Action SetupTraffic(CLI::App* sub) {
       report::WriteHeatmap(f->heatmap, r, {report::TrafficTitle(job.context), report::StrategyLine(s),
                                            report::TrafficSetting(job.context, r)});
     }
-    if (!f->export_path.empty()) WriteTextFile(f->export_path, report::TrafficPairsCsv(r), "--export");
+    if (!f->export_path.empty()) {
+      AtomicFile file(f->export_path, "--export");
+      report::WriteTrafficPairsCsv(r, [&file](std::string_view block) { file.Write(block); });
+      file.Commit();
+    }
     PrintStdout(job.format == Format::kJson ? report::TrafficJson(job.context, s, r)
                                             : report::TrafficTable(job.context, s, r));
     return 0;
@@ -166,6 +171,7 @@ Action SetupSearch(CLI::App* sub) {
     bool no_tp_comm_overlap = false;
     MoeFlags moe;
     std::string allow_idle = "0";
+    bool timing = false;
   };
   auto f = std::make_shared<Flags>();
   AddJobFlags(sub, &f->job);
@@ -181,6 +187,8 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_option("--allow-idle-gpus", f->allow_idle,
                   "also search layouts that leave up to this many GPUs idle (whole HB domains), reporting how many")
       ->capture_default_str();
+  sub->add_flag("--timing", f->timing,
+                "JSON: add elapsed_s and threads (they differ run to run; without them the output is deterministic)");
   return [f]() {
     Job job = ParseJob(f->job, true);
     if (job.context.placement.map) {
@@ -201,22 +209,14 @@ Action SetupSearch(CLI::App* sub) {
     }
     o.top_k = int(ParseIntFlag("--top", f->top, 1, 100000));
     o.threads = f->threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f->threads, 1, 1024));
+    if (o.threads > DefaultThreads()) {
+      PrintStderr(fmt::format("railsim: warning: --threads {} is more than the {} hardware threads here; using {}\n",
+                              o.threads, DefaultThreads(), DefaultThreads()));
+      o.threads = DefaultThreads();
+    }
     int64_t limit = ParseIntFlag("--max-strategies", f->max_strategies, 1, INT64_MAX);
     const int64_t idle = ParseIntFlag("--allow-idle-gpus", f->allow_idle, 0, job.context.gpus / 2);
-    // The cluster sizes searched: N, then N less whole HB domains while at
-    // most `idle` GPUs stay idle.
-    std::vector<perf::PerfContext> contexts = {job.context};
-    const int64_t k = job.context.fabrics.hb_domain_size;
-    for (int64_t n = job.context.gpus - k; idle > 0 && n >= job.context.gpus - idle && n >= k; n -= k) {
-      perf::NetworkOptions net = {job.context.shape.radix, job.context.shape.oversubscription};
-      perf::PerfContext c = perf::MakePerfContext(job.context.model, job.context.system, n, job.context.fabrics.network,
-                                                  k, net);
-      c.placement = job.context.placement;
-      c.fabrics.rail_leaves = job.context.fabrics.rail_leaves;
-      contexts.push_back(c);
-    }
-    int64_t count = 0;
-    for (const perf::PerfContext& c : contexts) count += search::CountStrategies(c, o);
+    const int64_t count = study::CountStrategiesAllowingIdle(job.context, o, idle);
     if (count > limit) {
       throw Error("--max-strategies", fmt::format("the search would enumerate {} strategies, more than the "
                                                   "limit {}; raise --max-strategies to run it anyway",
@@ -230,25 +230,13 @@ Action SetupSearch(CLI::App* sub) {
         double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (elapsed < 1.0) return;
         shown = true;
-        fmt::print(stderr, "\rsearch: {}/{} parallel layouts ({:.0f}%), {:.1f} s", done, total,
-                   total ? 100.0 * done / total : 100.0, elapsed);
-        std::fflush(stderr);
+        PrintStderr(fmt::format("\rsearch: {}/{} parallel layouts ({:.0f}%), {:.1f} s", done, total,
+                                total ? 100.0 * done / total : 100.0, elapsed));
       };
     }
-    search::SearchResult r = search::Search(contexts.front(), o);
-    for (size_t i = 1; i < contexts.size(); ++i) {
-      search::SearchResult more = search::Search(contexts[i], o);
-      r.candidates += more.candidates;
-      r.evaluated += more.evaluated;
-      r.pruned += more.pruned;
-      r.elapsed_s += more.elapsed_s;
-      r.results.insert(r.results.end(), more.results.begin(), more.results.end());
-    }
-    std::sort(r.results.begin(), r.results.end(), search::RanksBefore);
-    if (int(r.results.size()) > o.top_k) r.results.resize(size_t(o.top_k));
-    r.idle_gpus_allowed = idle;
-    if (shown) fmt::print(stderr, "\n");
-    PrintStdout(job.format == Format::kJson  ? report::SearchJson(job.context, r)
+    search::SearchResult r = study::SearchAllowingIdle(job.context, o, idle);
+    if (shown) PrintStderr("\n");
+    PrintStdout(job.format == Format::kJson  ? report::SearchJson(job.context, r, f->timing)
                 : job.format == Format::kCsv ? report::SearchCsv(r)
                                              : report::SearchTable(job.context, r));
     return 0;

@@ -56,6 +56,18 @@ void AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
   AddMoeFlags(sub, &f->moe);
 }
 
+void CheckStrategyFlagValues(const StrategyFlags& f) {
+  for (auto [flag, value] : {std::pair{"--tp", &f.tp}, {"--pp", &f.pp}, {"--dp", &f.dp}, {"--cp", &f.cp},
+                             {"--ep", &f.ep}, {"--vp", &f.vp}}) {
+    if (!value->empty()) ParseIntFlag(flag, *value, 1, 1 << 20);
+  }
+  if (!f.micro_batch.empty()) ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
+  ParseChoiceFlag("--precision", f.precision, {"bf16", "fp8"});
+  spec::Strategy unused;
+  ParseMoeFlags(f.moe, &unused);
+}
+
 spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c) {
   spec::Precision p = ParseChoiceFlag("--precision", text, {"bf16", "fp8"}) == "fp8" ? spec::Precision::kFp8
                                                                                      : spec::Precision::kBf16;

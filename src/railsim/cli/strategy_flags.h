@@ -38,6 +38,11 @@ struct StrategyFlags {
 /// required unless `optional` (a command whose job is optional).
 void AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional = false);
 
+/// Parses every value given, without a job to check it against: what a
+/// command whose job is optional does when none is given, so that no flag
+/// it accepts goes unread. Throws Error naming the flag.
+void CheckStrategyFlagValues(const StrategyFlags& f);
+
 /// --precision: bf16, or fp8 when the context's GPU has an FP8 peak.
 spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
+#include "railsim/core/memory.h"
 #include "railsim/core/units.h"
 
 namespace railsim::net {
@@ -17,6 +18,10 @@ namespace {
 // any NIC the presets use, so it never limits a route; it is in the graph so
 // that exports show the whole path.
 constexpr double kPcieGen5x16Bps = 64e9;
+
+// Bytes of graph per GPU: five 32-byte links, two and a half 20-byte
+// nodes, six per-GPU indexes and the builder's port counters.
+constexpr double kGraphBytesPerGpu = 5 * 32 + 2.5 * 20 + 6 * 4 + 2.5 * 4;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -46,13 +51,29 @@ int32_t PlanUplinks(const std::vector<int32_t>& demand, int radix, std::vector<i
   return static_cast<int32_t>(uppers);
 }
 
-// Endpoint group sizes of a design's fabrics: one list per fabric.
+// Rails of a rail-optimized fabric that share one leaf: as many whole rails
+// as fit under its down-ports when a rail is smaller than a leaf (an
+// architect does not buy a 64-port leaf for a one-GPU rail), else one.
+int64_t RailsPerLeaf(const TopologyParams& p) {
+  const int64_t per_rail = p.gpus / p.hb_domain_size;
+  if (p.gpus <= p.radix) return 1;  // one switch holds everything anyway
+  const int64_t down = LeafDownPorts(p.radix, p.oversubscription);
+  return per_rail < down ? down / per_rail : 1;
+}
+
+// Endpoint group sizes of a design's fabrics: one list per fabric; a leaf
+// never spans two groups.
 std::vector<std::vector<int64_t>> FabricGroups(const TopologyParams& p) {
   int64_t rails = p.hb_domain_size;
   int64_t per_rail = p.gpus / rails;
   switch (p.design) {
     case Design::kFatTree: return {{p.gpus}};
-    case Design::kRailOptimized: return {std::vector<int64_t>(rails, per_rail)};
+    case Design::kRailOptimized: {
+      const int64_t shared = RailsPerLeaf(p);
+      std::vector<int64_t> groups(rails / shared, shared * per_rail);
+      if (rails % shared != 0) groups.push_back(rails % shared * per_rail);
+      return {groups};
+    }
     case Design::kRailOnly: return std::vector<std::vector<int64_t>>(rails, {per_rail});
   }
   return {};
@@ -116,6 +137,16 @@ void ValidateTopologyParams(const TopologyParams& p, int64_t max_gpus) {
                 fmt::format("expected a ratio in [1, {}] (leaf down:up), got {}", p.radix - 1,
                             p.oversubscription));
   }
+  // About five links and two and a half nodes per GPU, with the per-GPU
+  // indexes; refused when the machine cannot hold it (with room to spare
+  // for the bill of materials and exports).
+  const double graph_bytes = double(p.gpus) * kGraphBytesPerGpu;
+  const double available = double(AvailableMemoryBytes());
+  if (graph_bytes > 0.8 * available) {
+    throw Error("--gpus", fmt::format("the graph of {} GPUs needs about {:.1f} GB, more than the {:.1f} GB this "
+                                      "machine has free; use fewer GPUs or a larger machine",
+                                      p.gpus, graph_bytes / 1e9, available / 1e9));
+  }
   if (TiersNeeded(p) > 3) {
     int64_t max_endpoints = int64_t{p.radix} * p.radix / 2 * p.radix / 2;
     throw Error("--radix",
@@ -123,6 +154,14 @@ void ValidateTopologyParams(const TopologyParams& p, int64_t max_gpus) {
                             "full-bisection Clos holds at most k^3/4 = {} endpoints per fabric); "
                             "use a larger radix",
                             DesignName(p.design), p.radix, max_endpoints));
+  }
+}
+
+void ValidateAllDesigns(const TopologyParams& params, int64_t max_gpus) {
+  for (Design d : {Design::kRailOptimized, Design::kRailOnly, Design::kFatTree}) {
+    TopologyParams p = params;
+    p.design = d;
+    ValidateTopologyParams(p, max_gpus);
   }
 }
 
@@ -144,8 +183,13 @@ class TopologyBuilder {
         break;
       }
       case Design::kRailOptimized: {
-        std::vector<std::vector<int64_t>> groups(rails);
-        for (int r = 0; r < rails; ++r) groups[r] = RailMembers(r);
+        const int64_t shared = RailsPerLeaf(p);
+        std::vector<std::vector<int64_t>> groups;
+        for (int r = 0; r < rails; ++r) {
+          if (r % shared == 0) groups.emplace_back();
+          std::vector<int64_t> members = RailMembers(r);
+          groups.back().insert(groups.back().end(), members.begin(), members.end());
+        }
         BuildClos(groups, -1, -1);
         break;
       }
@@ -379,6 +423,9 @@ class TopologyBuilder {
   std::map<std::pair<int, Tier>, int32_t> switch_counter_;
 };
 
-Topology BuildTopology(const TopologyParams& params) { return TopologyBuilder(params).Build(); }
+Topology BuildTopology(const TopologyParams& params) {
+  assert(TiersNeeded(params) <= 3 && "BuildTopology requires ValidateTopologyParams to pass");
+  return TopologyBuilder(params).Build();
+}
 
 }  // namespace railsim::net

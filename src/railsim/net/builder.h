@@ -11,6 +11,10 @@
 // fabric would not be connected). In the exact cases the counts equal the
 // closed forms E/k, 3E/k and 5E/k switches, 2E, 4E and 6E transceivers.
 //
+// Rail-optimized puts the GPUs of one rail under the same leaves; when a rail
+// is smaller than a leaf's down-ports, as many whole rails as fit share a
+// leaf (one leaf per one-GPU rail would be a fabric no one builds).
+//
 // Rail-only builds one such fabric per rail over M = N/K GPUs; when a rail
 // fits in half a switch or less (M <= k/2), floor(k/M) rails share one
 // partitioned chassis, as the paper counts (N/k switches).
@@ -45,6 +49,11 @@ int TiersNeeded(const TopologyParams& params);
 /// K >= 1 dividing N, radix even and >= 2, positive finite speeds, R in
 /// [1, radix - 1], and at most three switch tiers.
 void ValidateTopologyParams(const TopologyParams& params, int64_t max_gpus = kMaxBuildGpus);
+
+/// ValidateTopologyParams for every design on the same cluster (params.design
+/// is ignored): what commands that build all designs (cost, compare, report)
+/// check before building any. The error names the design that cannot be built.
+void ValidateAllDesigns(const TopologyParams& params, int64_t max_gpus = kMaxBuildGpus);
 
 /// Builds the graph. Requires ValidateTopologyParams(params) to pass.
 Topology BuildTopology(const TopologyParams& params);

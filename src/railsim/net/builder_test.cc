@@ -131,6 +131,24 @@ TEST(BuilderTest, RailOptimizedLeavesNeverSpanRails) {
   EXPECT_EQ(20, fat.switches_by_tier[0]);
 }
 
+TEST(BuilderTest, RailOptimizedSmallRailsShareALeaf) {
+  // 256 GPUs in one HB domain of 256 at radix 64 (32 down-ports): 256 rails
+  // of one GPU each. One leaf per rail would be 256 leaves and 3 tiers (268
+  // switches); 32 whole rails share each leaf instead: 8 leaves, each with
+  // 32 up-links over ceil(8 x 32 / 64) = 4 spines, 12 switches in 2 tiers,
+  // as many as the fat tree of the same GPUs.
+  BillOfMaterials opt = Count(Design::kRailOptimized, 256, 256, 64);
+  BillOfMaterials fat = Count(Design::kFatTree, 256, 256, 64);
+  EXPECT_EQ(2, opt.tiers);
+  EXPECT_EQ(8, opt.switches_by_tier[0]);
+  EXPECT_EQ(12, opt.switches);
+  EXPECT_EQ(fat.switches, opt.switches);
+  // Rail-only: 256 one-GPU rails, 64 to a chassis: 4 switches.
+  EXPECT_EQ(4, Count(Design::kRailOnly, 256, 256, 64).switches);
+  // A rail of 20 GPUs never shares a leaf of 8 down-ports (see below).
+  EXPECT_EQ(24, Count(Design::kRailOptimized, 160, 8, 16).switches_by_tier[0]);
+}
+
 TEST(BuilderTest, RailOnlyPartitionsSmallRails) {
   // 8 rails of 16 GPUs at radix 64: four rails share one partitioned chassis,
   // so 2 switches (the paper's N/k), 128 links.

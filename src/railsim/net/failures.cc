@@ -1,6 +1,8 @@
 #include "railsim/net/failures.h"
 
+#include <algorithm>
 #include <charconv>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -340,6 +342,67 @@ int RouteAroundFailures(const Topology& t, const FailureSet& f, int64_t src, int
     out[n++] = {t.hb_link(dst), false};
   }
   return n;
+}
+
+namespace {
+
+// Union-find over node ids, with path halving.
+int32_t Find(std::vector<int32_t>& parent, int32_t x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+}  // namespace
+
+int64_t PartitionedDomains(const Topology& t, const FailureSet& f) {
+  const int32_t nodes = static_cast<int32_t>(t.nodes().size());
+  std::vector<int32_t> parent(static_cast<size_t>(nodes));
+  for (int32_t i = 0; i < nodes; ++i) parent[i] = i;
+  for (LinkId l = 0; l < static_cast<LinkId>(t.links().size()); ++l) {
+    const Link& link = t.links()[l];
+    if (link.kind != LinkKind::kLeafToSpine && link.kind != LinkKind::kSpineToCore) continue;
+    if (f.link_down[l] || f.node_down[link.a] || f.node_down[link.b]) continue;
+    parent[Find(parent, link.a)] = Find(parent, link.b);
+  }
+  // Per domain, the fabric pieces its live NICs sit on (sorted, unique).
+  std::vector<std::vector<int32_t>> reach(static_cast<size_t>(t.hb_domains()));
+  for (int64_t g = 0; g < t.gpus(); ++g) {
+    if (!f.nic_path_ok[g]) continue;
+    const LinkId up = t.nic_leaf_link(g);
+    if (up < 0) continue;
+    reach[size_t(t.domain_of(g))].push_back(Find(parent, t.links()[up].b));
+  }
+  std::map<std::vector<int32_t>, int64_t> kinds;  // distinct reach sets and their domain counts
+  for (int64_t d = 0; d < t.hb_domains(); ++d) {
+    std::vector<int32_t>& r = reach[size_t(d)];
+    bool live = false;
+    for (int64_t g = d * t.params().hb_domain_size; g < (d + 1) * t.params().hb_domain_size; ++g) {
+      live = live || !f.gpu_removed[g];
+    }
+    if (!live) continue;
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    ++kinds[r];
+  }
+  auto meet = [](const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+      if (a[i] == b[j]) return true;
+      a[i] < b[j] ? ++i : ++j;
+    }
+    return false;
+  };
+  int64_t domains = 0;
+  for (const auto& [unused, count] : kinds) domains += count;
+  if (domains <= 1) return 0;  // one HB domain needs no network
+  int64_t cut = 0;
+  for (const auto& [a, count] : kinds) {
+    bool joined = !a.empty() && (count == 1 || meet(a, a));
+    for (const auto& [b, unused] : kinds) {
+      if (&a != &b && !meet(a, b)) joined = false;
+    }
+    if (!joined) cut += count;
+  }
+  return cut;
 }
 
 }  // namespace railsim::net

@@ -56,6 +56,13 @@ std::vector<std::string> ParseFailureFile(std::string_view json_text, const std:
 FailureSet ResolveFailures(const Topology& topology, const std::vector<std::string>& devices,
                            const std::string& where);
 
+/// HB domains (those with a live GPU) that can no longer exchange traffic
+/// with every other such domain. Two domains can when some live NIC of one
+/// and some live NIC of the other still sit on one connected piece of the
+/// switch fabric (forwarding over NVLink at either end, as routing does);
+/// 0 when the network still joins every domain.
+int64_t PartitionedDomains(const Topology& topology, const FailureSet& failures);
+
 /// The spec name of link `link` ("link:A-B", with "#i" among parallel cables).
 std::string LinkName(const Topology& topology, LinkId link);
 

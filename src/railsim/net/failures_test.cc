@@ -138,9 +138,9 @@ TEST(FailuresTest, NamesAreCheckedWithTheValidRangeOrASuggestion) {
 }
 
 TEST(FailuresTest, ParallelCablesAreNumbered) {
-  // 32 GPUs, K = 8, on rail-optimized radix 16: a leaf never spans two rails,
-  // so 8 leaves of 4 GPUs with 4 uplinks each over 2 spines: 2 parallel
-  // cables per leaf-spine pair.
+  // 32 GPUs, K = 8, on rail-optimized radix 16: rails of 4 GPUs, two to a
+  // leaf of 8 down-ports, so 4 leaves of 8 GPUs with 8 uplinks each over 2
+  // spines: 4 parallel cables per leaf-spine pair.
   Topology t = Build(Design::kRailOptimized, 32, 8, 16);
   FailureSet f = ResolveFailures(t, {"link:leaf0-spine0#1"}, "--fail");
   int down = 0;
@@ -151,7 +151,30 @@ TEST(FailuresTest, ParallelCablesAreNumbered) {
     if (f.link_down[i]) l = i;
   }
   EXPECT_EQ("link:leaf0-spine0#1", LinkName(t, l));
-  EXPECT_NE(std::string::npos, ErrorOf(t, {"link:leaf0-spine0#2"}).find("#0 to #1")) << ErrorOf(t, {"link:leaf0-spine0#2"});
+  EXPECT_NE(std::string::npos, ErrorOf(t, {"link:leaf0-spine0#4"}).find("#0 to #3")) << ErrorOf(t, {"link:leaf0-spine0#4"});
+}
+
+TEST(FailuresTest, EverySpineDownCutsTheFabricApart) {
+  // 256 GPUs, K = 8, rail-optimized radix 16: 32 leaves of 8 GPUs in 4 pods
+  // of 8 with 8 "spine" (aggregation) switches each, 32 in all, under a
+  // core. With every spine down, a leaf reaches only itself:
+  // HB domain 0's NICs sit on the leaves of GPUs 0-63 (one leaf per rail),
+  // domain 8's on those of GPUs 64-127, and no leaf holds both, so no
+  // domain can reach every other, even by forwarding.
+  Topology t = Build(Design::kRailOptimized, 256, 8, 16);
+  std::vector<std::string> spines;
+  for (const Node& n : t.nodes()) {
+    if (n.kind == NodeKind::kSwitch && n.tier == Tier::kSpine) spines.push_back("switch:spine" + std::to_string(n.index));
+  }
+  ASSERT_EQ(32u, spines.size());
+  EXPECT_EQ(32, PartitionedDomains(t, ResolveFailures(t, spines, "--fail")));
+  // One spine down leaves every domain joined; so does a NIC (forwarded).
+  EXPECT_EQ(0, PartitionedDomains(t, ResolveFailures(t, {spines[0]}, "--fail")));
+  EXPECT_EQ(0, PartitionedDomains(t, ResolveFailures(t, {"nic5"}, "--fail")));
+  // Rail-only's rails are separate fabrics by design, joined through every
+  // HB domain: nothing is cut.
+  Topology only = Build(Design::kRailOnly, 256, 8, 16);
+  EXPECT_EQ(0, PartitionedDomains(only, ResolveFailures(only, {"switch:rail0/spine0"}, "--fail")));
 }
 
 TEST(FailuresTest, ListsAndFilesParse) {

@@ -1,5 +1,7 @@
 #include "railsim/report/compare_report.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "railsim/core/units.h"
@@ -50,6 +52,45 @@ const study::MoeCase* MoeAt(const study::CompareResult& result, int64_t k) {
 }
 
 std::string Time(double s) { return fmt::format("{:.3f} s", s); }
+
+// Rail-only's saving against rail-optimized, or what it costs more: "$58,523,648
+// (38.3%)", "costs $4,263,936 more (+3.0%)", "none".
+template <typename Format>
+std::string Saving(double amount, double share, Format format) {
+  if (std::fabs(share) < 0.0005) return "none";
+  if (amount > 0) return fmt::format("{} ({})", format(amount), Percent(share));
+  return fmt::format("costs {} more (+{})", format(-amount), Percent(-share));
+}
+
+// Why a job has no time on some network, in a sentence (empty when it has
+// one on every network).
+std::string NoFitSentence(const study::CompareResult& result, const study::TrainingCase& t) {
+  static const char* kNetworks[] = {"rail-optimized", "Rail-only", "the ideal network"};
+  std::vector<std::string> layout, memory;
+  for (size_t i = 0; i < 3; ++i) {
+    if (!t.fits[i]) (t.why[i] == study::NoFit::kNoLayout ? layout : memory).push_back(kNetworks[i]);
+  }
+  auto networks = [](const std::vector<std::string>& names) {
+    return names.size() == 3 ? std::string("any network") : fmt::format("{}", fmt::join(names, " and "));
+  };
+  const int64_t n = result.scenario.gpus, idle = result.scenario.allow_idle_gpus;
+  std::string text;
+  if (!layout.empty()) {
+    text = fmt::format("no strategy uses all {} GPUs{} at batch {} on {}: {} = {}", Grouped(n),
+                       idle > 0 ? fmt::format(" (or all but up to {})", Grouped(idle)) : "",
+                       Grouped(t.global_batch), networks(layout), Grouped(n), PrimeFactors(n));
+    std::vector<std::string> tries;
+    if (idle == 0) tries.push_back("--allow-idle-gpus");
+    if (t.nearby.above > 0) tries.push_back(Grouped(t.nearby.above) + " GPUs");
+    if (t.nearby.below > 0) tries.push_back(Grouped(t.nearby.below) + " GPUs");
+    if (!tries.empty()) text += fmt::format("; try {}", fmt::join(tries, " or "));
+  }
+  if (!memory.empty()) {
+    text += fmt::format("{}no layout of {} at batch {} fits in the GPUs' memory on {}", text.empty() ? "" : "; ",
+                        result.model_name, Grouped(t.global_batch), networks(memory));
+  }
+  return text;
+}
 std::string Change(double ratio) { return fmt::format("{:+.1f}%", 100 * (ratio - 1)); }
 
 // Rail-only's iteration time against rail-optimized's for one MoE case (both
@@ -84,18 +125,20 @@ class SideBySideBuilder {
   }
   // A job's best strategy on each design (null: nothing fits): its MFU,
   // Rail-only's time against the other designs, and the strategies.
-  void Best(const std::array<const search::RankedStrategy*, 3>& best) {
-    Cells mfu, against;
+  void Best(const std::array<const search::RankedStrategy*, 3>& best, const std::array<int64_t, 3>& k) {
+    Cells mfu, against, loss;
     std::array<const spec::Strategy*, 3> strategies = {};
     for (size_t i = 0; i < 3; ++i) {
       if (!best[i]) continue;
       mfu[i] = Percent(best[i]->estimate.mfu);
+      loss[i] = LargestLoss(k[i], best[i]->strategy, best[i]->estimate);
       strategies[i] = &best[i]->strategy;
       if (best[1] && i != 1) {
         against[i] = Change(best[1]->estimate.iteration_time_s / best[i]->estimate.iteration_time_s);
       }
     }
     Row("MFU", mfu);
+    Row("largest loss", loss);
     if (best[1]) Row("Rail-only's time against it", against);
     Strategies("best strategy", strategies);
   }
@@ -133,23 +176,21 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     table.Row("transceivers", both([](const study::DesignResult& d) { return Grouped(d.bom.transceivers); }));
     table.Row("cost", both([](const study::DesignResult& d) { return Dollars(d.bom.cost_usd); }));
     table.Row("power", both([](const study::DesignResult& d) { return Watts(d.bom.power_w); }));
-    table.Row("Rail-only saves: cost",
-              {"", fmt::format("{} ({})", Dollars(opt->bom.cost_usd - only->bom.cost_usd), Percent(only->cost_saving)),
-               ""});
-    table.Row("Rail-only saves: power",
-              {"", fmt::format("{} ({})", Watts(opt->bom.power_w - only->bom.power_w), Percent(only->power_saving)),
-               ""});
+    table.Row("Rail-only saves: cost", {"", Saving(opt->bom.cost_usd - only->bom.cost_usd, only->cost_saving, Dollars), ""});
+    table.Row("Rail-only saves: power", {"", Saving(opt->bom.power_w - only->bom.power_w, only->power_saving, Watts), ""});
   }
   for (const study::TrainingCase& t : result.training) {
     if (t.hb_domain_size != k) continue;
     table.Section(fmt::format("{} at global batch {}", result.model_name, Grouped(t.global_batch)));
-    if (!t.feasible) {
-      table.Row("iteration time", {"no fit", "no fit", "no fit"});
-      continue;
+    const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
+    Cells times;
+    for (size_t i = 0; i < 3; ++i) {
+      times[i] = t.fits[i] ? Time(best[i]->estimate.iteration_time_s)
+                           : t.why[i] == study::NoFit::kNoLayout ? "no layout" : "no fit (memory)";
     }
-    table.Row("iteration time", {Time(t.rail_optimized.estimate.iteration_time_s),
-                                 Time(t.rail_only.estimate.iteration_time_s), Time(t.ideal.estimate.iteration_time_s)});
-    table.Best({&t.rail_optimized, &t.rail_only, &t.ideal});
+    table.Row("iteration time", times);
+    table.Best({t.fits[0] ? best[0] : nullptr, t.fits[1] ? best[1] : nullptr, t.fits[2] ? best[2] : nullptr},
+               {k, k, sc.gpus});
   }
   if (const study::MoeCase* m = MoeAt(result, k)) {
     table.Section(fmt::format("{} at global batch {}", result.moe_model_name, Grouped(m->global_batch)));
@@ -165,7 +206,8 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     table.Row("faster dispatch",
               {opt >= 0 ? kMoeAlgorithms[opt] : "", only >= 0 ? kMoeAlgorithms[only] : "", ""});
     table.Best({opt >= 0 ? &m->rail_optimized[size_t(opt)] : nullptr,
-                only >= 0 ? &m->rail_only[size_t(only)] : nullptr, m->ideal_fits ? &m->ideal : nullptr});
+                only >= 0 ? &m->rail_only[size_t(only)] : nullptr, m->ideal_fits ? &m->ideal : nullptr},
+               {k, k, sc.gpus});
     if (m->alltoall_gpus > 0) {
       const double base = m->alltoall_rail_optimized_s;
       const std::string opt_time = Seconds(base), ideal_time = Seconds(m->alltoall_ideal_s);
@@ -261,32 +303,49 @@ Json MoeJson(const study::CompareResult& result) {
   return moe;
 }
 
+// Some job was timed on both rail-optimized and Rail-only.
+bool Compared(const study::CompareResult& result) {
+  for (const study::TrainingCase& t : result.training) {
+    if (t.fits[0] && t.fits[1]) return true;
+  }
+  for (const study::MoeCase& m : result.moe) {
+    if (m.best_rail_optimized() >= 0 && m.best_rail_only() >= 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
   std::vector<std::string> lines;
   for (int64_t k : result.scenario.hb_domain_sizes) {
-    std::vector<std::string> saves, nothing;
+    std::vector<std::string> saves, costs, nothing;
     for (const study::NetworkCase* c : CasesAt(result, k)) {
       const study::DesignResult* opt = DesignOf(*c, net::Design::kRailOptimized);
       const study::DesignResult* only = DesignOf(*c, net::Design::kRailOnly);
       if (!opt || !only) continue;
-      if (only->bom.cost_usd < opt->bom.cost_usd) {
-        saves.push_back(fmt::format("{} ({}) of network cost and {} ({}) of power at radix {}",
-                                    Dollars(opt->bom.cost_usd - only->bom.cost_usd), Percent(only->cost_saving),
-                                    Watts(opt->bom.power_w - only->bom.power_w), Percent(only->power_saving),
-                                    c->params.radix));
+      const double usd = opt->bom.cost_usd - only->bom.cost_usd;
+      if (std::fabs(only->cost_saving) < 0.0005) {
+        nothing.push_back(fmt::format("radix {} ({} switch tier{} on both)", c->params.radix, only->bom.tiers,
+                                      only->bom.tiers == 1 ? "" : "s"));
+      } else if (usd > 0) {
+        saves.push_back(fmt::format("{} ({}) of network cost and {} ({}) of power at radix {}", Dollars(usd),
+                                    Percent(only->cost_saving), Watts(opt->bom.power_w - only->bom.power_w),
+                                    Percent(only->power_saving), c->params.radix));
       } else {
-        nothing.push_back(fmt::format("radix {} ({} switch tiers on both)", c->params.radix, only->bom.tiers));
+        costs.push_back(fmt::format("{} (+{}) more at radix {} ({} switches against {})", Dollars(-usd),
+                                    Percent(-only->cost_saving), c->params.radix, Grouped(only->bom.switches),
+                                    Grouped(opt->bom.switches)));
       }
     }
-    std::string line = fmt::format("HB domain {}: Rail-only saves ", k);
-    if (saves.empty()) line += "nothing";
-    line += fmt::format("{}", fmt::join(saves, ", "));
-    if (!nothing.empty()) line += fmt::format("{}at {}", saves.empty() ? " " : ", nothing ", fmt::join(nothing, ", "));
+    std::vector<std::string> parts;
+    if (!saves.empty()) parts.push_back(fmt::format("saves {}", fmt::join(saves, ", ")));
+    if (!costs.empty()) parts.push_back(fmt::format("costs {}", fmt::join(costs, ", ")));
+    if (!nothing.empty()) parts.push_back(fmt::format("saves nothing at {}", fmt::join(nothing, ", ")));
+    std::string line = fmt::format("HB domain {}: Rail-only {}", k, fmt::join(parts, "; "));
     std::vector<std::string> batches;
     for (const study::TrainingCase& t : result.training) {
-      if (t.hb_domain_size != k || !t.feasible) continue;
+      if (t.hb_domain_size != k || !t.fits[0] || !t.fits[1]) continue;
       batches.push_back(fmt::format("{} at batch {}",
                                     Change(t.rail_only.estimate.iteration_time_s / t.rail_optimized.estimate.iteration_time_s),
                                     Grouped(t.global_batch)));
@@ -301,6 +360,12 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
       line += fmt::format("; its iteration time changes {} against rail-optimized", fmt::join(times, ", "));
     }
     lines.push_back(line + ".");
+    for (const study::TrainingCase& t : result.training) {
+      if (t.hb_domain_size != k) continue;
+      const std::string why = NoFitSentence(result, t);
+      if (!why.empty()) lines.push_back(fmt::format("HB domain {}: railsim cannot time {} at batch {} everywhere: {}.", k,
+                                                    result.model_name, Grouped(t.global_batch), why));
+    }
     if (m && m->alltoall_gpus > 0) {
       const double base = m->alltoall_rail_optimized_s;
       std::string all_to_all = fmt::format("HB domain {}: a uniform all-to-all of one {} dispatch over {} GPUs takes ",
@@ -321,7 +386,7 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
   for (int64_t batch : result.scenario.global_batch_sizes) {
     std::vector<std::string> shares;
     for (const study::TrainingCase& t : result.training) {
-      if (t.global_batch != batch || !t.feasible) continue;
+      if (t.global_batch != batch || !t.fits[1] || !t.fits[2]) continue;
       const std::string share = Percent(t.ideal.estimate.iteration_time_s / t.rail_only.estimate.iteration_time_s);
       shares.push_back(shares.empty() ? fmt::format("{} of the ideal network's speed (one HB domain of every GPU) "
                                                     "with HB domain {}",
@@ -336,7 +401,7 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
   std::string worst;
   double worst_overhead = 0.01;
   for (const study::TrainingCase& t : result.training) {
-    if (!t.feasible) continue;
+    if (!t.fits[0] || !t.fits[1]) continue;
     const double o = t.rail_only.estimate.iteration_time_s / t.rail_optimized.estimate.iteration_time_s - 1;
     if (o <= worst_overhead) continue;
     worst_overhead = o;
@@ -354,7 +419,12 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
   if (!worst.empty()) {
     lines.push_back("Rail-only is the wrong choice where a job's fastest layout sends between rails: here " + worst +
                     ".");
-  } else if (!result.training.empty() || !result.moe.empty()) {
+  } else if (!Compared(result)) {
+    if (!result.training.empty() || !result.moe.empty()) {
+      lines.push_back("No job of this scenario could be timed on both rail-optimized and Rail-only (see above), so "
+                      "railsim cannot judge what Rail-only costs in iteration time here; the network side stands.");
+    }
+  } else {
     // The worst uniform all-to-all forwarded in sequence.
     std::string all_to_all;
     double worst_all_to_all = 0.01;
@@ -393,13 +463,26 @@ std::string CompareTable(const study::CompareResult& result) {
       all_to_all.push_back(fmt::format("{} GPUs x {} per pair at HB domain {}", Grouped(m.alltoall_gpus),
                                        DecimalBytes(m.alltoall_bytes_per_pair), m.hb_domain_size));
     }
-    text += Wrap(fmt::format("{}: {}{}; all-to-all: one sequence's dispatch as a uniform all-to-all, as railsim "
-                             "alltoall times it ({}).",
-                             result.moe_model_name,
-                             sc.moe_max_domains > 0 ? fmt::format("tokens reach at most {} HB domains", sc.moe_max_domains)
-                                                    : std::string("no node limit"),
-                             sc.moe_overlap ? ", dispatch overlapped with compute" : "", fmt::join(all_to_all, ", ")),
-                 100, "");
+    std::vector<std::string> untimed;
+    for (const study::MoeCase& m : result.moe) {
+      if (m.alltoall_gpus == 0) untimed.push_back(std::to_string(m.hb_domain_size));
+    }
+    std::string note = fmt::format("{}: {}{}", result.moe_model_name,
+                                   sc.moe_max_domains > 0
+                                       ? fmt::format("tokens reach at most {} HB domains", sc.moe_max_domains)
+                                       : std::string("no node limit"),
+                                   sc.moe_overlap ? ", dispatch overlapped with compute" : "");
+    if (!all_to_all.empty()) {
+      note += fmt::format("; all-to-all: one sequence's dispatch as a uniform all-to-all, as railsim alltoall "
+                          "times it ({})",
+                          fmt::join(all_to_all, ", "));
+    }
+    if (!untimed.empty()) {
+      note += fmt::format("; no uniform all-to-all at HB domain {}: it runs one expert per GPU over max(experts, K) "
+                          "GPUs, which needs the {} experts and K to divide one another and the cluster to hold them",
+                          fmt::join(untimed, ", "), result.moe_experts);
+    }
+    text += Wrap(note + ".", 100, "");
   }
   text += "Fat-tree is in --format json and railsim cost.\n\nVerdict\n";
   for (const std::string& line : CompareVerdict(result)) text += Wrap("- " + line, 100, "  ");
@@ -447,17 +530,19 @@ std::string CompareJson(const study::CompareResult& result) {
                                 {"oversubscription", tc.rail_optimized_network.oversubscription},
                                 {"rail_optimized_tiers", tc.rail_optimized_network.tiers},
                                 {"rail_only_tiers", tc.rail_only_network.tiers}};
-      if (tc.feasible) {
-        entry["rail_optimized_iteration_time_s"] = tc.rail_optimized.estimate.iteration_time_s;
-        entry["rail_only_iteration_time_s"] = tc.rail_only.estimate.iteration_time_s;
-        entry["ideal_iteration_time_s"] = tc.ideal.estimate.iteration_time_s;
-        entry["rail_optimized_mfu"] = tc.rail_optimized.estimate.mfu;
-        entry["rail_only_mfu"] = tc.rail_only.estimate.mfu;
-        entry["ideal_mfu"] = tc.ideal.estimate.mfu;
-        entry["rail_optimized_strategy"] = StrategyObject(tc.rail_optimized.strategy);
-        entry["rail_only_strategy"] = StrategyObject(tc.rail_only.strategy);
-        entry["ideal_strategy"] = StrategyObject(tc.ideal.strategy);
+      const std::array<std::pair<const char*, const search::RankedStrategy*>, 3> networks = {
+          std::pair{"rail_optimized", &tc.rail_optimized}, {"rail_only", &tc.rail_only}, {"ideal", &tc.ideal}};
+      for (size_t i = 0; i < 3; ++i) {
+        const std::string name = networks[i].first;
+        if (!tc.fits[i]) {
+          entry[name + "_no_fit"] = tc.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory";
+          continue;
+        }
+        entry[name + "_iteration_time_s"] = networks[i].second->estimate.iteration_time_s;
+        entry[name + "_mfu"] = networks[i].second->estimate.mfu;
+        entry[name + "_strategy"] = StrategyObject(networks[i].second->strategy);
       }
+      if (const std::string why = NoFitSentence(result, tc); !why.empty()) entry["no_fit_reason"] = why;
       doc["training"].push_back(entry);
     }
   }

@@ -46,6 +46,7 @@ Json ImpactObject(const study::FailureImpact& r) {
   j["gpus_disconnected"] = int64_t(r.disconnected.size());
   j["gpus_rerouted"] = int64_t(r.rerouted.size());
   j["gpus_unreachable"] = r.unreachable;
+  j["hb_domains_partitioned"] = r.partitioned_domains;
   j["gpus_degraded"] = int64_t(r.degraded.size());
   j["gpu_lists"] = {{"removed", IntList(r.removed)},
                     {"disconnected", IntList(r.disconnected)},
@@ -55,7 +56,8 @@ Json ImpactObject(const study::FailureImpact& r) {
   bw["nic_per_gpu_Bps"] = r.nic_bw_Bps;
   bw["per_affected_gpu_Bps"] = r.affected_gpu_bw_Bps;
   bw["max_forwarder_load"] = r.max_forwarder_load;
-  bw["worst_uplink_fraction"] = r.worst_uplink_fraction;
+  bw["worst_uplink_fraction"] = r.switches_without_uplinks > 0 ? 0.0 : r.worst_uplink_fraction;
+  bw["switches_without_uplinks"] = r.switches_without_uplinks;
   for (int t = 0; t < std::min(r.tiers_built + 1, study::kNetworkTiers); ++t) {
     const study::TierCapacity& tier = r.tiers[size_t(t)];
     bw[study::NetworkTierName(t)] = {
@@ -129,12 +131,20 @@ std::string ImpactTable(const study::FailureImpact& r) {
   t.AddRow({"NIC bandwidth of the worst affected GPU",
             fmt::format("{} of {} ({} GPUs share a NIC)", Rate(r.affected_gpu_bw_Bps), Rate(r.nic_bw_Bps),
                         r.max_forwarder_load)});
-  t.AddRow({"narrowest switch keeps", Percent(r.worst_uplink_fraction) + " of its uplinks"});
+  t.AddRow({"narrowest switch keeps",
+            r.switches_without_uplinks > 0
+                ? fmt::format("0% of its uplinks ({} live switches lost every uplink)", Grouped(r.switches_without_uplinks))
+                : Percent(r.worst_uplink_fraction) + " of its uplinks"});
   for (int i = 0; i < std::min(r.tiers_built + 1, study::kNetworkTiers); ++i) {
     const study::TierCapacity& tier = r.tiers[size_t(i)];
     if (tier.before_Bps <= 0) continue;
     t.AddRow({fmt::format("{} capacity left", study::NetworkTierName(i)),
               fmt::format("{} ({})", Percent(Fraction(tier), 2), Rate(tier.after_Bps))});
+  }
+  if (r.partitioned_domains > 0) {
+    t.AddRow({"iteration time after", fmt::format("none: the network no longer joins {} of the HB domains to the "
+                                                  "rest (no route, even forwarding)",
+                                                  Grouped(r.partitioned_domains))});
   }
   if (r.has_job) {
     t.AddRow({"iteration time before -> after",

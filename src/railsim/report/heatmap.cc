@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
+#include "railsim/core/file.h"
 #include "railsim/report/table.h"
 
 namespace railsim::report {
@@ -82,10 +83,8 @@ cairo_status_t AppendToString(void* closure, const unsigned char* data, unsigned
   return CAIRO_STATUS_SUCCESS;
 }
 
-// Draws the heatmap: to the SVG file `path` when `svg`, else as PNG bytes
-// into *png when given, else to the PNG file `path`.
-void Render(const std::string& path, bool svg, const study::TrafficResult& r, const HeatmapLabels& labels,
-            std::string* png) {
+// Draws the heatmap into *out, as SVG when `svg`, else as PNG bytes.
+void Render(bool svg, const study::TrafficResult& r, const HeatmapLabels& labels, std::string* out) {
   const int64_t n = r.gpus, k = r.hb_domain_size;
   const int64_t per_cell = HeatmapGpusPerCell(n, k);
   const int64_t cells = (n + per_cell - 1) / per_cell;
@@ -109,11 +108,12 @@ void Render(const std::string& path, bool svg, const study::TrafficResult& r, co
 
   const int width = kMarginLeft + matrix_px + kMarginRight;
   const int height = kMarginTop + matrix_px + kMarginBottom;
-  cairo_surface_t* surface = svg ? cairo_svg_surface_create(path.c_str(), width, height)
+  // Drawn into memory either way; the caller writes the file whole.
+  cairo_surface_t* surface = svg ? cairo_svg_surface_create_for_stream(AppendToString, out, width, height)
                                  : cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
   if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
     cairo_surface_destroy(surface);
-    throw Error("--heatmap", fmt::format("cannot write {}", Quoted(path)));
+    throw Error("--heatmap", "cannot draw the picture (out of memory?)");
   }
   cairo_t* cr = cairo_create(surface);
   cairo_set_source_rgb(cr, 1, 1, 1);
@@ -227,14 +227,12 @@ void Render(const std::string& path, bool svg, const study::TrafficResult& r, co
   if (svg) {
     cairo_surface_finish(surface);
     status = cairo_surface_status(surface);
-  } else if (png) {
-    status = cairo_surface_write_to_png_stream(surface, AppendToString, png);
   } else {
-    status = cairo_surface_write_to_png(surface, path.c_str());
+    status = cairo_surface_write_to_png_stream(surface, AppendToString, out);
   }
   cairo_surface_destroy(surface);
   if (status != CAIRO_STATUS_SUCCESS) {
-    throw Error("--heatmap", fmt::format("cannot write {}: {}", Quoted(path), cairo_status_to_string(status)));
+    throw Error("--heatmap", fmt::format("cannot draw the picture: {}", cairo_status_to_string(status)));
   }
 }
 
@@ -245,12 +243,14 @@ void WriteHeatmap(const std::string& path, const study::TrafficResult& r, const 
   if (!svg && !EndsWith(path, ".png")) {
     throw Error("--heatmap", fmt::format("expected a file name ending in .png or .svg, got {}", Quoted(path)));
   }
-  Render(path, svg, r, labels, nullptr);
+  std::string picture;
+  Render(svg, r, labels, &picture);
+  WriteTextFile(path, picture, "--heatmap");
 }
 
 std::string HeatmapPng(const study::TrafficResult& r, const HeatmapLabels& labels) {
   std::string png;
-  Render("", false, r, labels, &png);
+  Render(false, r, labels, &png);
   return png;
 }
 

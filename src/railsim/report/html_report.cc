@@ -530,4 +530,12 @@ std::vector<ReportFile> BuildReport(const study::ReportStudy& r, const std::stri
   return files;
 }
 
+std::string ReportFilesJson(const std::string& dir, const std::vector<std::string>& files) {
+  Json j;
+  j["out"] = dir;
+  j["index"] = dir + "/index.html";
+  j["files"] = files;
+  return j.dump(2) + "\n";
+}
+
 }  // namespace railsim::report

@@ -137,6 +137,37 @@ std::string StrategyLine(const spec::Strategy& s) {
   return line;
 }
 
+std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const perf::Estimate& e) {
+  const perf::TimeBreakdown& b = e.breakdown;
+  const perf::TimeBreakdown::Component* worst = nullptr;
+  for (const perf::TimeBreakdown::Component& part : b.components()) {
+    if (std::string_view(part.key) == "compute_s" || part.seconds <= 0) continue;
+    if (!worst || part.seconds > worst->seconds) worst = &part;
+  }
+  if (!worst || e.iteration_time_s <= 0) return "none (compute only)";
+  const std::string share = Percent(worst->seconds / e.iteration_time_s, 0);
+  const std::string_view key = worst->key;
+  const int64_t k = hb_domain_size;
+  if (key == "bubble_s") {
+    return fmt::format("pipeline bubble {} ({} stages, {} micro-batch{} per pipeline{})", share, s.pp,
+                       s.num_microbatches(), s.num_microbatches() == 1 ? "" : "es",
+                       s.vp > 1 ? fmt::format(", {} virtual stages", s.vp) : "");
+  }
+  if (key == "tp_comm_s") {
+    return s.tp > k ? fmt::format("TP communication across HB domains {} (tp {} > K {})", share, s.tp, k)
+                    : fmt::format("TP communication {} (inside the HB domain)", share);
+  }
+  if (key == "dp_comm_s") {
+    return fmt::format("exposed DP communication {}{}", share, s.overlap_dp_comm ? "" : " (not overlapped)");
+  }
+  if (key == "recompute_s") return fmt::format("recomputation {} (memory forced {} recompute)", share,
+                                               spec::RecomputeName(s.recompute));
+  if (key == "ep_comm_s") return fmt::format("MoE dispatch and combine {}", share);
+  if (key == "cp_comm_s") return fmt::format("context-parallel communication {}", share);
+  if (key == "pp_comm_s") return fmt::format("pipeline send/receive {}", share);
+  return fmt::format("{} {}", worst->label, share);
+}
+
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
   std::string out = fmt::format(
       "{} on {} x {} ({}, HB domain {})\nstrategy: {}\n{}\n", c.model.name, Grouped(c.gpus),
@@ -151,8 +182,19 @@ std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, c
   }
   t.AddRow({"iteration", fmt::format("{:.4f}", e.iteration_time_s), "100.0%"});
   out += t.Render();
-  out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {}, HFU {}, {:.0f} tokens/s\n",
-                     e.tflops_per_gpu, Percent(e.mfu), Percent(e.hfu), e.tokens_per_s);
+  if (s.precision == spec::Precision::kFp8) {
+    // MFU is against the BF16 peak (as Megatron-LM and the calibration
+    // rows report it); FP8 GEMMs can run up to twice that.
+    out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {} of the BF16 peak ({} of the FP8 "
+                       "peak), HFU {}, {:.0f} tokens/s\n",
+                       e.tflops_per_gpu, Percent(e.mfu), Percent(e.mfu * c.system.gpu.peak_flops / c.system.gpu.peak_flops_fp8),
+                       Percent(e.hfu), e.tokens_per_s);
+  } else {
+    out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {} of the BF16 peak, HFU {}, {:.0f} "
+                       "tokens/s\n",
+                       e.tflops_per_gpu, Percent(e.mfu), Percent(e.hfu), e.tokens_per_s);
+  }
+  out += fmt::format("largest loss: {}\n", LargestLoss(c.fabrics.hb_domain_size, s, e));
   const perf::MemoryBreakdown& m = e.memory;
   out += fmt::format(
       "memory per GPU: {} of {} ({}): weights {}{}, gradients {}, optimizer {}, activations {}, reserved {}\n",
@@ -227,7 +269,10 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
     if (idle) row.push_back(Grouped(c.gpus - s.gpus()));
     t.AddRow(std::move(row));
   }
-  return out + t.Render();
+  const search::RankedStrategy& best = r.results.front();
+  return out + t.Render() +
+         fmt::format("\n#1 largest loss: {}; MFU is against the BF16 peak\n",
+                     LargestLoss(c.fabrics.hb_domain_size, best.strategy, best.estimate));
 }
 
 std::string SearchCsv(const search::SearchResult& r) {
@@ -248,15 +293,17 @@ std::string SearchCsv(const search::SearchResult& r) {
   return t.Render();
 }
 
-std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r) {
+std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r, bool timing) {
   Json j = ContextObject(c);
   j["evaluated"] = r.evaluated;
   j["pruned"] = r.pruned;
   j["candidates"] = r.candidates;
-  j["elapsed_s"] = r.elapsed_s;
-  j["threads"] = r.threads;
   j["global_batch_size"] = r.global_batch;
   j["idle_gpus_allowed"] = r.idle_gpus_allowed;
+  if (timing) {
+    j["elapsed_s"] = r.elapsed_s;
+    j["threads"] = r.threads;
+  }
   Json results = Json::array();
   for (const search::RankedStrategy& rs : r.results) {
     Json entry;

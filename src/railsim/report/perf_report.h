@@ -18,6 +18,10 @@ std::string StrategyLine(const spec::Strategy& s);
 std::string StrategyDegrees(const spec::Strategy& s);
 /// "rail-optimized network (radix 64, 3 tiers, 2:1 leaves)".
 std::string NetworkLine(const perf::PerfContext& c);
+/// The largest loss against pure compute, as a short clause from the
+/// estimate's breakdown: "pipeline bubble 62% (64 stages, 1 micro-batch per
+/// pipeline)", "TP communication across HB domains 48% (tp 16 > K 8)", ...
+std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const perf::Estimate& e);
 
 /// Strategy, time breakdown, throughput and memory as a readable report.
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e);
@@ -32,7 +36,9 @@ std::string EstimateJson(const perf::PerfContext& c, const spec::Strategy& s, co
 std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& r);
 /// {"evaluated", "pruned", "elapsed_s", "threads", "results": [{"strategy",
 /// "estimate"}, ...]} plus the model, system and network searched.
-std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r);
+/// With `timing`, also "elapsed_s" and "threads" (measurements that differ
+/// between runs; without them the document is byte-identical run to run).
+std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r, bool timing = false);
 /// One CSV row per ranked strategy: its degrees and options, time, MFU, memory.
 std::string SearchCsv(const search::SearchResult& r);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace railsim::report {
 namespace {
@@ -83,9 +84,24 @@ std::string Grouped(int64_t value) {
 }
 
 std::string Dollars(double usd) {
-  std::string out = Grouped(static_cast<int64_t>(std::llround(usd)));
-  out.insert(out.begin(), '$');
-  return out;
+  const int64_t rounded = static_cast<int64_t>(std::llround(usd));
+  return (rounded < 0 ? "-$" : "$") + Grouped(rounded < 0 ? -rounded : rounded);
+}
+
+std::string PrimeFactors(int64_t n) {
+  if (n < 2) return std::to_string(n);
+  std::vector<std::string> parts;
+  for (int64_t p = 2; p * p <= n; ++p) {
+    int power = 0;
+    while (n % p == 0) {
+      n /= p;
+      ++power;
+    }
+    if (power == 1) parts.push_back(std::to_string(p));
+    if (power > 1) parts.push_back(fmt::format("{}^{}", p, power));
+  }
+  if (n > 1) parts.push_back(std::to_string(n));
+  return fmt::format("{}", fmt::join(parts, " x "));
 }
 
 std::string Watts(double w) {

@@ -32,8 +32,10 @@ std::string Wrap(const std::string& text, size_t width, const std::string& inden
 
 /// 32768 -> "32,768".
 std::string Grouped(int64_t value);
-/// 152829952.0 -> "$152,829,952" (rounded to the dollar).
+/// 152829952.0 -> "$152,829,952", -4263936 -> "-$4,263,936" (rounded to the dollar).
 std::string Dollars(double usd);
+/// 30000 -> "2^4 x 3 x 5^4": why a cluster size has few layouts.
+std::string PrimeFactors(int64_t n);
 /// Watts with a prefix: 4548608 -> "4.55 MW", 950 -> "950 W".
 std::string Watts(double w);
 /// 0.3829 -> "38.3%".

@@ -20,6 +20,10 @@ TEST(TableTest, NumberFormats) {
   EXPECT_EQ("32,768", Grouped(32768));
   EXPECT_EQ("-1,000", Grouped(-1000));
   EXPECT_EQ("$152,829,952", Dollars(152829952.4));
+  EXPECT_EQ("-$4,263,936", Dollars(-4263936));
+  EXPECT_EQ("2^4 x 3 x 5^4", PrimeFactors(30000));
+  EXPECT_EQ("2^15", PrimeFactors(32768));
+  EXPECT_EQ("2 x 3^2 x 7", PrimeFactors(126));
   EXPECT_EQ("4.55 MW", Watts(4548608));
   EXPECT_EQ("38.3%", Percent(0.3829));
 }

@@ -127,7 +127,9 @@ std::string TrafficJson(const perf::PerfContext& c, const spec::Strategy& s, con
   return j.dump(2) + "\n";
 }
 
-std::string TrafficPairsCsv(const study::TrafficResult& r) {
+void WriteTrafficPairsCsv(const study::TrafficResult& r, const std::function<void(std::string_view)>& sink) {
+  // Rows go out in blocks, so a million-GPU export never sits in memory whole.
+  constexpr size_t kBlockBytes = 1 << 20;
   fmt::memory_buffer out;
   fmt::format_to(std::back_inserter(out), "src,dst,bytes,class");
   for (int i = 0; i < perf::kParallelisms; ++i) {
@@ -139,8 +141,18 @@ std::string TrafficPairsCsv(const study::TrafficResult& r) {
                    study::TrafficClassName(p.traffic_class));
     for (double b : p.bytes) fmt::format_to(std::back_inserter(out), ",{}", CsvNumber(b));
     out.push_back('\n');
+    if (out.size() >= kBlockBytes) {
+      sink(std::string_view(out.data(), out.size()));
+      out.clear();
+    }
   }
-  return fmt::to_string(out);
+  sink(std::string_view(out.data(), out.size()));
+}
+
+std::string TrafficPairsCsv(const study::TrafficResult& r) {
+  std::string text;
+  WriteTrafficPairsCsv(r, [&text](std::string_view block) { text.append(block); });
+  return text;
 }
 
 }  // namespace railsim::report

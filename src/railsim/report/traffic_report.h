@@ -2,7 +2,9 @@
 // one JSON document for scripts, and the per-pair CSV export.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "railsim/perf/context.h"
 #include "railsim/spec/strategy.h"
@@ -22,6 +24,8 @@ std::string TrafficJson(const perf::PerfContext& c, const spec::Strategy& s, con
 
 /// One row per communicating pair: src,dst,bytes,class,tp,cp,ep,pp,dp,embedding.
 std::string TrafficPairsCsv(const study::TrafficResult& r);
+/// The same handed to `sink` in blocks of about a megabyte (for large exports).
+void WriteTrafficPairsCsv(const study::TrafficResult& r, const std::function<void(std::string_view)>& sink);
 
 /// "megatron-1t on 32,768 x dgx-h100" and "placement tp-cp-ep-dp-pp;
 /// rail-optimized network (radix 64, 3 tiers); HB domains of 8": the

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -252,24 +254,39 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
       ++done;
     }
   };
+  // Units are taken one at a time from `next`, so fewer threads than asked
+  // (the system refused to create one) only make the search slower: the
+  // answer is the same.
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, &workers[t]);
+  for (int t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work, &workers[t]);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  std::optional<std::thread> reporter_work;
   if (o.progress) {
     // The calling thread reports progress while the pool works, then joins in.
-    std::thread last(work, &workers[0]);
-    while (done.load() < int64_t(units.size())) {
+    try {
+      reporter_work.emplace(work, &workers[0]);
+    } catch (const std::system_error&) {
+    }
+    while (reporter_work && done.load() < int64_t(units.size())) {
       o.progress(done.load(), int64_t(units.size()));
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    last.join();
-    o.progress(int64_t(units.size()), int64_t(units.size()));
+  }
+  if (reporter_work) {
+    reporter_work->join();
   } else {
     work(&workers[0]);
   }
   for (std::thread& t : pool) t.join();
+  if (o.progress) o.progress(int64_t(units.size()), int64_t(units.size()));
 
   SearchResult result;
-  result.threads = threads;
+  result.threads = int(pool.size()) + 1;
   for (Worker& w : workers) {
     result.candidates += w.candidates;
     result.evaluated += w.evaluated;

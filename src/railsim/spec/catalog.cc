@@ -26,7 +26,7 @@ Catalog ParseCatalogJson(std::string_view text) {
   nlohmann::json doc = ParseJsonText(text);
   JsonReader r(doc, "");
   Catalog catalog;
-  catalog.name = r.String("name");
+  catalog.name = r.Name("name");
   catalog.description = r.StringOr("description", "");
   const nlohmann::json& classes = r.Array("port_classes");
   if (classes.empty()) throw Error("/port_classes", "expected at least one port class");

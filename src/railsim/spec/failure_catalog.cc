@@ -40,7 +40,7 @@ FailureCatalog ParseFailureCatalogJson(std::string_view text) {
   nlohmann::json doc = ParseJsonText(text);
   JsonReader r(doc, "");
   FailureCatalog catalog;
-  catalog.name = r.String("name");
+  catalog.name = r.Name("name");
   catalog.description = r.StringOr("description", "");
   catalog.gpus_per_host = static_cast<int>(r.IntOr("gpus_per_host", 8, 1, 1 << 20));
   JsonReader components = r.Object("components");

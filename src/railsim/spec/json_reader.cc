@@ -1,5 +1,9 @@
 #include "railsim/spec/json_reader.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
@@ -70,8 +74,24 @@ std::string Describe(const nlohmann::json& value) {
 
 nlohmann::json ParseJsonText(std::string_view text) {
   CheckDepth(text);
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    throw Error("", fmt::format("not valid JSON: a NUL byte at offset {}", nul));
+  }
+  // JSON allows a key twice and nlohmann keeps the last; a spec file that
+  // says num_layers twice is a mistake, not a choice.
+  std::vector<std::set<std::string>> keys;  // per open object
+  auto no_repeats = [&keys](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    if (event == Event::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second) {
+      throw Error("", fmt::format("not valid here: the key '{}' appears twice in one object; give it once",
+                                  Printable(parsed.get<std::string>())));
+    }
+    return true;
+  };
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    return nlohmann::json::parse(text.begin(), text.end(), no_repeats);
   } catch (const nlohmann::json::exception& e) {
     // Drop nlohmann's "[json.exception.parse_error.101] " prefix.
     std::string message = e.what();
@@ -206,6 +226,18 @@ std::string JsonReader::String(const std::string& key) {
   const nlohmann::json& v = Get(key);
   if (!v.is_string()) throw Error(PointerTo(key), fmt::format("expected a string, got {}", Describe(v)));
   return v.get<std::string>();
+}
+
+std::string JsonReader::Name(const std::string& key) {
+  std::string name = String(key);
+  if (name.empty()) throw Error(PointerTo(key), "expected a name, got an empty string");
+  for (char c : name) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      throw Error(PointerTo(key), fmt::format("expected a name without control characters, got {}", Quoted(name)));
+    }
+  }
+  return name;
 }
 
 std::string JsonReader::StringOr(const std::string& key, const std::string& fallback) {

@@ -57,6 +57,8 @@ class JsonReader {
 
   bool BoolOr(const std::string& key, bool fallback);
   std::string String(const std::string& key);
+  /// A non-empty string without control characters (a name printed in tables).
+  std::string Name(const std::string& key);
   std::string StringOr(const std::string& key, const std::string& fallback);
   /// One of `allowed`; the error lists them.
   std::string EnumOr(const std::string& key, const std::vector<std::string>& allowed,

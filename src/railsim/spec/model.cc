@@ -59,7 +59,7 @@ ModelSpec ParseModelJson(std::string_view text) {
   nlohmann::json doc = ParseJsonText(text);
   JsonReader r(doc, "");
   ModelSpec m;
-  m.name = r.String("name");
+  m.name = r.Name("name");
   m.description = r.StringOr("description", "");
   m.num_layers = static_cast<int>(r.Int("num_layers", 1, kMaxLayers));
   m.hidden_size = static_cast<int>(r.Int("hidden_size", 1, kMaxHidden));

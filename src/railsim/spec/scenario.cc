@@ -45,7 +45,7 @@ Scenario ParseScenarioJson(std::string_view text) {
   nlohmann::json doc = ParseJsonText(text);
   JsonReader r(doc, "");
   Scenario s;
-  s.name = r.String("name");
+  s.name = r.Name("name");
   s.description = r.StringOr("description", "");
   s.gpus = r.Int("gpus", 1, kMaxScenarioGpus);
   for (int64_t k : IntList(r, "hb_domain_sizes", 1, s.gpus, true)) {
@@ -63,6 +63,7 @@ Scenario ParseScenarioJson(std::string_view text) {
   s.model = r.StringOr("model", "");
   s.system = r.StringOr("system", "");
   s.global_batch_sizes = IntList(r, "global_batch_sizes", 1, int64_t{1} << 30, false);
+  s.allow_idle_gpus = r.IntOr("allow_idle_gpus", 0, 0, s.gpus / 2);
   if (!s.model.empty() && (s.system.empty() || s.global_batch_sizes.empty())) {
     throw Error(s.system.empty() ? "/system" : "/global_batch_sizes",
                 "required when a model is given");
@@ -96,6 +97,7 @@ std::string ScenarioToJson(const Scenario& s) {
     j["global_batch_sizes"] = s.global_batch_sizes;
   }
   if (!s.system.empty()) j["system"] = s.system;
+  if (s.allow_idle_gpus > 0) j["allow_idle_gpus"] = s.allow_idle_gpus;
   if (!s.moe_model.empty()) {
     j["moe_model"] = s.moe_model;
     j["moe_global_batch_size"] = s.moe_global_batch_size;

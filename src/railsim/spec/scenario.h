@@ -23,6 +23,9 @@ struct Scenario {
   std::string model;
   std::string system;
   std::vector<int64_t> global_batch_sizes;
+  /// Searches may leave up to this many GPUs idle (whole HB domains) when no
+  /// layout uses them all (compare/report --allow-idle-gpus).
+  int64_t allow_idle_gpus = 0;
   // MoE side (needs `system`): an MoE model timed per HB domain size on each
   // network with each dispatch algorithm. Empty moe_model means none.
   std::string moe_model;

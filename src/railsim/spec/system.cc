@@ -15,7 +15,7 @@ constexpr int64_t kMaxHbDomainSize = 1 << 20;
 
 GpuSpec ReadGpu(JsonReader r) {
   GpuSpec g;
-  g.name = r.String("name");
+  g.name = r.Name("name");
   g.peak_flops = r.FlopRate("peak_flops");
   g.hbm_bytes = r.Bytes("hbm_capacity");
   g.hbm_bw_Bps = r.Bandwidth("hbm_bandwidth");
@@ -32,6 +32,16 @@ GpuSpec ReadGpu(JsonReader r) {
   g.memory_reserved_bytes = r.BytesOr("memory_reserved", 0);
   g.sources = r.StringMapOr("sources");
   r.Finish();
+  // Dense FP8 runs at twice the dense BF16 rate on every GPU that has it;
+  // 4x is the sparsity figure of the datasheets, which dense training never
+  // reaches, and below 1x FP8 would be pointless.
+  if (g.peak_flops_fp8 > 0 && (g.peak_flops_fp8 < g.peak_flops || g.peak_flops_fp8 > 2.0 * g.peak_flops * 1.001)) {
+    throw Error(r.PointerTo("peak_flops_fp8"),
+                fmt::format("expected the dense FP8 peak, between peak_flops and 2 x peak_flops ({} to {}), got {} "
+                            "(the datasheets' sparsity figure is 4 x)",
+                            units::FormatFlopRate(g.peak_flops), units::FormatFlopRate(2 * g.peak_flops),
+                            units::FormatFlopRate(g.peak_flops_fp8)));
+  }
   if (g.memory_reserved_bytes >= g.hbm_bytes) {
     throw Error(r.PointerTo("memory_reserved"), "expected less than hbm_capacity");
   }
@@ -44,7 +54,7 @@ SystemSpec ParseSystemJson(std::string_view text) {
   nlohmann::json doc = ParseJsonText(text);
   JsonReader r(doc, "");
   SystemSpec s;
-  s.name = r.String("name");
+  s.name = r.Name("name");
   s.description = r.StringOr("description", "");
   s.gpu = ReadGpu(r.Object("gpu"));
   s.hb_domain_size = static_cast<int>(r.Int("hb_domain_size", 1, kMaxHbDomainSize));

@@ -33,7 +33,7 @@ std::vector<net::TopologyParams> Cases(const spec::Scenario& s) {
 void ValidateScenarioNetworks(const spec::Scenario& scenario) {
   for (const net::TopologyParams& p : Cases(scenario)) {
     try {
-      net::ValidateTopologyParams(p);
+      net::ValidateAllDesigns(p);
     } catch (const Error& e) {
       throw Error(fmt::format("scenario '{}' (hb_domain_size {}, radix {})", scenario.name,
                               p.hb_domain_size, p.radix),
@@ -98,11 +98,11 @@ class SearchCounter {
   const std::function<void(double)>& progress_;
 };
 
-search::SearchResult BestOne(const perf::PerfContext& c, search::SearchOptions o, int threads,
+search::SearchResult BestOne(const perf::PerfContext& c, search::SearchOptions o, int threads, int64_t idle_gpus,
                              SearchCounter* counter) {
   o.top_k = 1;
   o.threads = threads;
-  search::SearchResult r = search::Search(c, o);
+  search::SearchResult r = SearchAllowingIdle(c, o, idle_gpus);
   counter->Done();
   return r;
 }
@@ -112,6 +112,7 @@ search::SearchResult BestOne(const perf::PerfContext& c, search::SearchOptions o
 void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const spec::SystemSpec& system,
             int threads, const perf::NetworkOptions& timed, SearchCounter* counter, CompareResult* result) {
   result->moe_model_name = model.name;
+  result->moe_experts = model.num_experts;
   for (int k : scenario.hb_domain_sizes) {
     MoeCase m;
     m.hb_domain_size = k;
@@ -127,8 +128,8 @@ void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const 
     for (comm::NetworkKind network : {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly}) {
       perf::PerfContext c = perf::MakePerfContext(model, system, scenario.gpus, network, k, timed);
       for (int a = 0; a < 2; ++a) {
-        search::SearchResult r = BestOne(
-            c, options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect), threads, counter);
+        search::SearchResult r = BestOne(c, options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect), threads,
+                                         scenario.allow_idle_gpus, counter);
         const bool optimized = network == comm::NetworkKind::kRailOptimized;
         auto& best = optimized ? m.rail_optimized : m.rail_only;
         auto& fits = optimized ? m.rail_optimized_fits : m.rail_only_fits;
@@ -138,12 +139,15 @@ void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const 
     }
     {
       perf::PerfContext c = perf::MakePerfContext(model, system, scenario.gpus, comm::NetworkKind::kIdeal, k, timed);
-      search::SearchResult r = BestOne(c, options(spec::MoeAllToAll::kForwarded), threads, counter);
+      search::SearchResult r =
+          BestOne(c, options(spec::MoeAllToAll::kForwarded), threads, scenario.allow_idle_gpus, counter);
       m.ideal_fits = !r.results.empty();
       if (m.ideal_fits) m.ideal = r.results[0];
     }
     m.ep_sweep = MoeSweep(scenario, model, system, k, timed);
-    if (model.num_experts % k == 0 || k % model.num_experts == 0) {
+    // One expert per GPU over max(E, K) GPUs, when the cluster has them.
+    if ((model.num_experts % k == 0 || k % model.num_experts == 0) &&
+        std::max<int64_t>(model.num_experts, k) <= scenario.gpus) {
       m.alltoall_gpus = std::max<int64_t>(model.num_experts, k);
       m.alltoall_bytes_per_pair = double(model.seq_length) * model.moe_router_topk * 2.0 * model.hidden_size /
                                   double(m.alltoall_gpus);
@@ -197,20 +201,30 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
       TrainingCase t;
       t.hb_domain_size = k;
       t.global_batch = batch;
-      t.feasible = true;
       auto best = [&](comm::NetworkKind network, search::RankedStrategy* out) {
         perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.gpus, network, k, timed);
         if (network == comm::NetworkKind::kRailOptimized) t.rail_optimized_network = c.shape;
         if (network == comm::NetworkKind::kRailOnly) t.rail_only_network = c.shape;
         search::SearchOptions o;
         o.global_batch = batch;
-        search::SearchResult r = BestOne(c, o, threads, &counter);
-        if (r.results.empty()) t.feasible = false;
-        else *out = r.results[0];
+        search::SearchResult r = BestOne(c, o, threads, scenario.allow_idle_gpus, &counter);
+        const size_t i = size_t(network == comm::NetworkKind::kRailOptimized ? 0
+                                : network == comm::NetworkKind::kRailOnly    ? 1
+                                                                             : 2);
+        t.fits[i] = !r.results.empty();
+        if (t.fits[i]) {
+          *out = r.results[0];
+        } else {
+          t.why[i] = WhyNothingFits(r);
+          if (t.why[i] == NoFit::kNoLayout && t.nearby.below == 0 && t.nearby.above == 0) {
+            t.nearby = NearestUsableGpus(c, o);
+          }
+        }
       };
       best(comm::NetworkKind::kRailOptimized, &t.rail_optimized);
       best(comm::NetworkKind::kRailOnly, &t.rail_only);
       best(comm::NetworkKind::kIdeal, &t.ideal);
+      t.feasible = t.fits[0] && t.fits[1] && t.fits[2];
       result.training.push_back(t);
     }
   }

@@ -15,6 +15,7 @@
 #include "railsim/spec/model.h"
 #include "railsim/spec/scenario.h"
 #include "railsim/spec/system.h"
+#include "railsim/study/idle_search.h"
 #include "railsim/study/network_study.h"
 
 namespace railsim::study {
@@ -35,6 +36,12 @@ struct TrainingCase {
   /// The built networks the training side was timed on.
   perf::NetworkShape rail_optimized_network, rail_only_network;
   bool feasible = false;  ///< some strategy fits in memory on every network
+  /// Per network (rail-optimized, Rail-only, ideal): found a strategy, and
+  /// if not, why; with the nearest cluster sizes that have a layout when
+  /// one network has none.
+  std::array<bool, 3> fits{};
+  std::array<NoFit, 3> why{};
+  NearbyGpus nearby;
 };
 
 /// One MoE layer's dispatch of one sequence at one EP degree (tp 1, EP
@@ -65,7 +72,7 @@ struct MoeCase {
   /// The paper's uniform all-to-all of one sequence's dispatch over one
   /// expert per GPU (num_experts GPUs), as `railsim alltoall` times it: on
   /// rail-optimized, and on Rail-only forwarded in sequence and pipelined.
-  int64_t alltoall_gpus = 0;
+  int64_t alltoall_gpus = 0;  ///< 0: not timed (the cluster has fewer GPUs, or K and the experts do not nest)
   double alltoall_bytes_per_pair = 0;
   double alltoall_rail_optimized_s = 0, alltoall_sequential_s = 0, alltoall_pipelined_s = 0;
   double alltoall_ideal_s = 0;
@@ -80,6 +87,7 @@ struct CompareResult {
   std::string model_name, system_name;
   std::vector<TrainingCase> training;  ///< empty when the scenario has no model
   std::string moe_model_name;
+  int64_t moe_experts = 0;
   std::vector<MoeCase> moe;            ///< empty when the scenario has no MoE model
 };
 

@@ -295,6 +295,7 @@ FailureImpact AnalyzeFailures(const ClusterSetup& setup, const DesignSetup& d, c
       for (const net::UplinkBundle& up : *bundles) {
         double live = LiveUplinkFraction(t, failures, up);
         if (live >= 0) r.worst_uplink_fraction = std::min(r.worst_uplink_fraction, live);
+        if (live < 0 && up.count > 0 && !failures.node_down[t.links()[up.first_link].a]) ++r.switches_without_uplinks;
       }
     }
   }
@@ -314,16 +315,23 @@ FailureImpact AnalyzeFailures(const ClusterSetup& setup, const DesignSetup& d, c
     tier.before_Bps += link.capacity_Bps;
     if (!failures.link_down[l]) tier.after_Bps += link.capacity_Bps;
   }
-  r.interrupts = !r.removed.empty() || !r.disconnected.empty();
+  r.partitioned_domains = net::PartitionedDomains(t, failures);
+  r.interrupts = !r.removed.empty() || !r.disconnected.empty() || r.partitioned_domains > 0;
+  if (r.unreachable > 0 || r.partitioned_domains > 0) {
+    // GPUs with no path at all get no bandwidth to share.
+    r.affected_gpu_bw_Bps = 0;
+  }
   const comm::ClusterFabrics after = DegradedFabrics(d, r);
-  if (setup.model) {
+  if (setup.model && r.partitioned_domains == 0) {
     r.has_job = true;
     r.iteration_time_s_before = perf::EstimateIteration(d.context, setup.strategy).iteration_time_s;
     perf::PerfContext degraded_context = d.context;
     degraded_context.fabrics = after;
     r.iteration_time_s_after = perf::EstimateIteration(degraded_context, setup.strategy).iteration_time_s;
   }
-  if (simulate && r.unreachable == 0) r.check = CheckCollective(setup, d, failures, after);
+  if (simulate && r.unreachable == 0 && r.partitioned_domains == 0) {
+    r.check = CheckCollective(setup, d, failures, after);
+  }
   return r;
 }
 
@@ -410,6 +418,24 @@ std::vector<ComponentEffect> ComponentEffects(const ClusterSetup& setup, const D
     add(c, spec::ComponentName(c), int64_t(chassis.size()), devices);
   }
   return out;
+}
+
+MonteCarloWork EstimateMonteCarloWork(const std::vector<ComponentEffect>& components, SparePolicy policy,
+                                      const MonteCarloOptions& o) {
+  MonteCarloWork w;
+  for (const ComponentEffect& c : components) {
+    // Failures over the run plus the parts already under repair at its
+    // start (rate x MTTR), as RunMonteCarlo draws them; a spare taken per
+    // rail adds one change per GPU it replaces.
+    const double per_second = double(c.count) * c.rate_per_year / kSecondsPerYear;
+    const double draws = per_second * (o.days * 86400 + c.mttr_hours * 3600);
+    const double changes = policy == SparePolicy::kSameRail || policy == SparePolicy::kOcs
+                               ? std::max(1, c.spare_gpus)
+                               : 1;
+    w.events_per_trial += draws * changes;
+  }
+  w.events = w.events_per_trial * double(o.trials);
+  return w;
 }
 
 MonteCarloResult RunMonteCarlo(const DesignSetup& d, const std::vector<ComponentEffect>& components,

@@ -87,9 +87,13 @@ struct FailureImpact {
   /// domain sends: its forwarder's NIC shared by all it carries.
   double affected_gpu_bw_Bps = 0;
   int max_forwarder_load = 1;          ///< GPUs sharing the busiest forwarder's NIC
-  double worst_uplink_fraction = 1;    ///< live share of the narrowest switch's uplinks
+  double worst_uplink_fraction = 1;    ///< live share of the narrowest switch's uplinks (of those with one)
+  int64_t switches_without_uplinks = 0;  ///< live switches whose every uplink is down
   std::array<TierCapacity, kNetworkTiers> tiers{};
   int tiers_built = 0;
+  /// HB domains the network no longer joins to every other (no route at all,
+  /// even forwarding): the job cannot run on this network until repaired.
+  int64_t partitioned_domains = 0;
   bool interrupts = false;             ///< the running job stops (a GPU removed or cut off)
   bool has_job = false;
   double iteration_time_s_before = 0, iteration_time_s_after = 0;
@@ -127,6 +131,15 @@ struct ComponentEffect {
   int spare_gpus = 0;      ///< GPUs each failure takes out (replaced from spares)
   double expected_failures = 0;  ///< per run
 };
+
+/// What a Monte Carlo will cost before it runs: failure events drawn in all
+/// (each also a repair), and the most in one trial (held in memory at once).
+struct MonteCarloWork {
+  double events = 0;
+  double events_per_trial = 0;
+};
+MonteCarloWork EstimateMonteCarloWork(const std::vector<ComponentEffect>& components, SparePolicy policy,
+                                      const MonteCarloOptions& o);
 
 struct MonteCarloResult {
   net::Design design = net::Design::kRailOptimized;
