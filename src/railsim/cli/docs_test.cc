@@ -1,12 +1,14 @@
 // Every subcommand's --help ends with a worked example, and docs/<command>.md
 // documents every flag --help lists, so the docs cannot fall behind the code.
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "railsim/cli/run_binary_test_util.h"
 
@@ -55,6 +57,75 @@ TEST(DocsTest, EveryCommandHasAnExampleAndADocsPageWithEveryFlag) {
     ++commands;
   }
   EXPECT_GE(commands, 11);
+}
+
+// Every key in a JSON document, at any depth.
+void CollectKeys(const nlohmann::json& j, std::set<std::string>* keys) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      keys->insert(it.key());
+      CollectKeys(it.value(), keys);
+    }
+  } else if (j.is_array()) {
+    for (const nlohmann::json& e : j) CollectKeys(e, keys);
+  }
+}
+
+// The `identifiers` of a page's "JSON keys:" paragraph (flags and values
+// with other characters are skipped).
+std::vector<std::string> DocumentedKeys(const std::string& doc) {
+  std::vector<std::string> keys;
+  const size_t start = doc.find("JSON keys:");
+  if (start == std::string::npos) return keys;
+  const size_t end = doc.find("\n\n", start);
+  const std::string paragraph = doc.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  for (size_t open = paragraph.find('`'); open != std::string::npos; open = paragraph.find('`', open + 1)) {
+    const size_t close = paragraph.find('`', open + 1);
+    if (close == std::string::npos) break;
+    const std::string word = paragraph.substr(open + 1, close - open - 1);
+    open = close;
+    if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos) {
+      keys.push_back(word);
+    }
+  }
+  return keys;
+}
+
+// A docs page that names a JSON key names one the command really prints.
+TEST(DocsTest, EveryJsonKeyADocsPageNamesIsInTheOutput) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"network", "--design", "rail-only", "--gpus", "4096", "--hb-size", "8", "--radix", "64"},
+      {"estimate", "--model", "gpt3-175b", "--system", "dgx-h100", "--gpus", "1024", "--tp", "8", "--pp", "8",
+       "--global-batch-size", "512", "--micro-batch-size", "1"},
+      {"search", "--model", "gpt3-175b", "--system", "dgx-h100", "--gpus", "1024", "--global-batch-size", "512",
+       "--top", "2", "--timing"},
+      {"traffic", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "64", "--tp", "8", "--pp", "4",
+       "--global-batch-size", "64", "--micro-batch-size", "1"},
+      {"alltoall", "--system", "dgx-a100", "--gpus", "72", "--bytes-per-pair", "1MB", "--network", "rail-only",
+       "--radix", "128", "--simulate"},
+      {"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "all-reduce", "--bytes", "64MiB", "--group",
+       "dp", "--tp", "8", "--simulate"},
+      {"estimate", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "2048", "--tp", "1", "--pp", "16",
+       "--ep", "64", "--global-batch-size", "2048", "--micro-batch-size", "1", "--moe-max-domains", "4"},
+      {"collective", "--op", "moe-dispatch", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "2048",
+       "--group", "ep", "--ep", "64", "--pp", "16", "--moe-max-domains", "4", "--network", "rail-only"},
+      {"compare"}};
+  std::map<std::string, std::set<std::string>> printed;  // per command, over its runs
+  for (std::vector<std::string> args : runs) {
+    args.insert(args.end(), {"--format", "json"});
+    RunResult r = RunRailsim(args);
+    ASSERT_EQ(0, r.status) << args[0] << ": " << r.err;
+    CollectKeys(nlohmann::json::parse(r.out), &printed[args[0]]);
+  }
+  for (const auto& [command, keys] : printed) {
+    const std::string doc = Slurp(std::string(RAILSIM_SOURCE_DIR) + "/docs/" + command + ".md");
+    const std::vector<std::string> named = DocumentedKeys(doc);
+    EXPECT_FALSE(named.empty()) << "docs/" << command << ".md names no JSON keys";
+    for (const std::string& key : named) {
+      EXPECT_TRUE(keys.count(key)) << "docs/" << command << ".md names `" << key << "`, which "
+                                   << command << " --format json does not print";
+    }
+  }
 }
 
 }  // namespace

@@ -131,7 +131,7 @@ class SideBySideBuilder {
     for (size_t i = 0; i < 3; ++i) {
       if (!best[i]) continue;
       mfu[i] = Percent(best[i]->estimate.mfu);
-      loss[i] = LargestLoss(k[i], best[i]->strategy, best[i]->estimate);
+      loss[i] = LargestLoss(k[i], best[i]->strategy, best[i]->estimate, true);
       strategies[i] = &best[i]->strategy;
       if (best[1] && i != 1) {
         against[i] = Change(best[1]->estimate.iteration_time_s / best[i]->estimate.iteration_time_s);

@@ -20,6 +20,11 @@ extern const char kChartJs[];
 namespace railsim::report {
 namespace {
 
+// A time in a figure's CSV: empty where no layout could be timed (a 0 would
+// read as an infinitely fast job).
+std::string TimeCell(double seconds) { return seconds > 0 ? CsvNumber(seconds) : ""; }
+
+
 // One figure: a chart (Chart.js config) or an image with a chart beside it,
 // its caption, and the CSV of what it draws.
 struct Figure {
@@ -158,7 +163,7 @@ Figure IterationVsHb(const study::ReportStudy& r) {
     labels.push_back(std::to_string(p.hb_domain_size));
     opt.push_back(TimeOrGap(p.rail_optimized_s));
     only.push_back(TimeOrGap(p.rail_only_s));
-    csv.AddRow({std::to_string(p.hb_domain_size), CsvNumber(p.rail_optimized_s), CsvNumber(p.rail_only_s)});
+    csv.AddRow({std::to_string(p.hb_domain_size), TimeCell(p.rail_optimized_s), TimeCell(p.rail_only_s)});
   }
   Json chart;
   chart["type"] = "line";
@@ -194,8 +199,8 @@ Figure RailOnlyVsIdeal(const study::ReportStudy& r) {
       if (i == 0) labels.push_back(Grouped(p.global_batch));
       const bool ok = p.rail_only_s > 0 && p.ideal_s > 0;
       data.push_back(ok ? Json(100 * p.ideal_s / p.rail_only_s) : Null());
-      csv.AddRow({std::to_string(p.hb_domain_size), std::to_string(p.global_batch), CsvNumber(p.rail_only_s),
-                  CsvNumber(p.ideal_s), ok ? CsvNumber(p.ideal_s / p.rail_only_s) : ""});
+      csv.AddRow({std::to_string(p.hb_domain_size), std::to_string(p.global_batch), TimeCell(p.rail_only_s),
+                  TimeCell(p.ideal_s), ok ? CsvNumber(p.ideal_s / p.rail_only_s) : ""});
     }
     datasets.push_back(Dataset(fmt::format("Rail-only, HB domain {}", ks[i]), data, int(i) + 1));
   }
@@ -333,7 +338,7 @@ Figure Pareto(const study::ReportStudy& r) {
   const int sizes[] = {9, 9, 5};
   for (const study::ParetoPoint& p : r.pareto) {
     csv.AddRow({net::DesignName(p.design), std::to_string(p.hb_domain_size), std::to_string(p.radix),
-                CsvNumber(p.cost_usd), CsvNumber(p.power_w), CsvNumber(p.iteration_s)});
+                CsvNumber(p.cost_usd), CsvNumber(p.power_w), TimeCell(p.iteration_s)});
   }
   // One series per design and HB domain size: colour by design, shape by K.
   std::vector<int64_t> ks;

@@ -137,34 +137,39 @@ std::string StrategyLine(const spec::Strategy& s) {
   return line;
 }
 
-std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const perf::Estimate& e) {
+std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const perf::Estimate& e, bool brief) {
   const perf::TimeBreakdown& b = e.breakdown;
   const perf::TimeBreakdown::Component* worst = nullptr;
   for (const perf::TimeBreakdown::Component& part : b.components()) {
     if (std::string_view(part.key) == "compute_s" || part.seconds <= 0) continue;
     if (!worst || part.seconds > worst->seconds) worst = &part;
   }
-  if (!worst || e.iteration_time_s <= 0) return "none (compute only)";
+  if (!worst || e.iteration_time_s <= 0) return brief ? "none" : "none (compute only)";
   const std::string share = Percent(worst->seconds / e.iteration_time_s, 0);
   const std::string_view key = worst->key;
   const int64_t k = hb_domain_size;
+  const int64_t m = s.num_microbatches();
   if (key == "bubble_s") {
-    return fmt::format("pipeline bubble {} ({} stages, {} micro-batch{} per pipeline{})", share, s.pp,
-                       s.num_microbatches(), s.num_microbatches() == 1 ? "" : "es",
-                       s.vp > 1 ? fmt::format(", {} virtual stages", s.vp) : "");
+    if (brief) return fmt::format("bubble {} (pp {}, {} mb)", share, s.pp, m);
+    return fmt::format("pipeline bubble {} ({} stages, {} micro-batch{} per pipeline{})", share, s.pp, m,
+                       m == 1 ? "" : "es", s.vp > 1 ? fmt::format(", {} virtual stages", s.vp) : "");
   }
   if (key == "tp_comm_s") {
+    if (brief) return fmt::format("TP comm {}{}", share, s.tp > k ? " (across domains)" : "");
     return s.tp > k ? fmt::format("TP communication across HB domains {} (tp {} > K {})", share, s.tp, k)
                     : fmt::format("TP communication {} (inside the HB domain)", share);
   }
   if (key == "dp_comm_s") {
-    return fmt::format("exposed DP communication {}{}", share, s.overlap_dp_comm ? "" : " (not overlapped)");
+    return fmt::format("{} {}{}", brief ? "DP comm" : "exposed DP communication", share,
+                       s.overlap_dp_comm ? "" : " (not overlapped)");
   }
-  if (key == "recompute_s") return fmt::format("recomputation {} (memory forced {} recompute)", share,
-                                               spec::RecomputeName(s.recompute));
-  if (key == "ep_comm_s") return fmt::format("MoE dispatch and combine {}", share);
-  if (key == "cp_comm_s") return fmt::format("context-parallel communication {}", share);
-  if (key == "pp_comm_s") return fmt::format("pipeline send/receive {}", share);
+  if (key == "recompute_s") {
+    return brief ? fmt::format("recompute {}", share)
+                 : fmt::format("recomputation {} (memory forced {} recompute)", share, spec::RecomputeName(s.recompute));
+  }
+  if (key == "ep_comm_s") return fmt::format("{} {}", brief ? "MoE dispatch" : "MoE dispatch and combine", share);
+  if (key == "cp_comm_s") return fmt::format("{} {}", brief ? "CP comm" : "context-parallel communication", share);
+  if (key == "pp_comm_s") return fmt::format("{} {}", brief ? "PP send/recv" : "pipeline send/receive", share);
   return fmt::format("{} {}", worst->label, share);
 }
 

@@ -21,7 +21,8 @@ std::string NetworkLine(const perf::PerfContext& c);
 /// The largest loss against pure compute, as a short clause from the
 /// estimate's breakdown: "pipeline bubble 62% (64 stages, 1 micro-batch per
 /// pipeline)", "TP communication across HB domains 48% (tp 16 > K 8)", ...
-std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const perf::Estimate& e);
+/// `brief`: a few words for a table cell ("bubble 27% (pp 64, 64 mb)").
+std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const perf::Estimate& e, bool brief = false);
 
 /// Strategy, time breakdown, throughput and memory as a readable report.
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e);
