@@ -41,6 +41,8 @@ std::string_view PresetText(std::string_view name, const std::string& where);
 /// prefixes every error, followed by the file and the JSON pointer:
 /// "--model m.json: /hidden_size: expected an integer >= 1, got -4".
 SystemSpec LoadSystem(const std::string& name_or_path, const std::string& flag);
+/// A model file may also be a Hugging Face config.json (spec/hf_config.h),
+/// recognised by its keys or forced by an "hf:" prefix on the path.
 ModelSpec LoadModel(const std::string& name_or_path, const std::string& flag);
 Catalog LoadCatalog(const std::string& name_or_path, const std::string& flag);
 Scenario LoadScenario(const std::string& name_or_path, const std::string& flag);
