@@ -72,6 +72,41 @@ class BadInputTest : public ::testing::Test {
     std::ofstream(dir_ + "/" + name, std::ios::binary) << text;
   }
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  // Hugging Face configs each broken in one key, with the field the error names.
+  std::vector<std::pair<std::string, std::string>> HfCases() {
+    const std::string llama = R"("model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096,
+        "intermediate_size": 14336, "num_attention_heads": 32, "vocab_size": 128256)";
+    const std::vector<std::pair<std::string, std::string>> bodies = {
+        {R"("num_key_value_heads": 7, "max_position_embeddings": 8192)", "/num_key_value_heads"},
+        {R"("num_key_value_heads": -8, "max_position_embeddings": 8192)", "/num_key_value_heads"},
+        {R"("max_position_embeddings": "8k")", "/max_position_embeddings"},
+        {R"("max_position_embeddings": 8192, "rope_scaling": {"original_max_position_embeddings": 0})",
+         "/rope_scaling/original_max_position_embeddings"},
+        {R"("max_position_embeddings": 8192, "tie_word_embeddings": "no")", "/tie_word_embeddings"},
+        {R"("max_position_embeddings": 8192, "attention_dropout": 3)", "/attention_dropout"},
+        {R"("num_hidden_layers": 1e9, "max_position_embeddings": 8192)", "/num_hidden_layers"},
+        {R"("max_position_embeddings": 1e400)", ""},
+    };
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [body, field] : bodies) {
+      std::string name = "hf-" + std::to_string(counter_++) + ".json";
+      // A key given twice keeps its last value, so each body overrides llama's.
+      Write(name, "{" + llama + ", " + body + "}");
+      out.push_back({Path(name), field.empty() ? "--model" : field});
+    }
+    Write("hf-falcon.json", R"({"model_type": "falcon", "hidden_size": 64})");
+    out.push_back({Path("hf-falcon.json"), "/model_type"});
+    Write("hf-mixtral.json", "{" + llama + R"(, "model_type": "mixtral", "max_position_embeddings": 8192,
+        "num_local_experts": 8, "num_experts_per_tok": 9})");
+    out.push_back({Path("hf-mixtral.json"), "/num_experts_per_tok"});
+    Write("hf-deepseek.json", "{" + llama + R"(, "model_type": "deepseek_v3", "max_position_embeddings": 8192,
+        "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 64, "kv_lora_rank": 0,
+        "qk_nope_head_dim": 64, "qk_rope_head_dim": 32, "v_head_dim": 64})");
+    out.push_back({Path("hf-deepseek.json"), "/kv_lora_rank"});
+    Write("hf-text.json", R"({"text_config": 5})");
+    out.push_back({Path("hf-text.json"), "/text_config"});
+    return out;
+  }
   std::vector<std::string> BadFiles() const {
     return {Path("garbage.json"), Path("truncated.json"), Path("array.json"),  Path("empty.json"),
             Path("deep.json"),    Path("huge-number.json"), Path("unreadable.json"), Path("fifo.json"),
@@ -182,6 +217,17 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
 
   // Presets.
   cases.push_back({{"presets", "show", "dgx-h10"}, "dgx-h100"});
+  cases.push_back({{"presets", "show", "hf:" + Path("missing.json")}, "presets show"});
+  cases.push_back({{"presets", "show", Path("garbage.json")}, "presets show"});
+  cases.push_back({{"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "all-reduce", "--bytes", "64MiB",
+                    "--group", "dp", "--seq-length", "4096"},
+                   "--seq-length"});
+  cases.push_back({Plus(With(kFailures, "--seq-length", "4096"), "--quiet"), "--seq-length"});
+  cases.push_back({{"compare", "--seq-length", "0"}, "--seq-length"});
+  cases.push_back({{"compare", "--seq-length", "4096", "--print-scenario"}, "--seq-length"});
+  cases.push_back({{"compare", "--gpus", "64", "--hb-sizes", "8", "--global-batch-sizes", "64", "--moe-model",
+                    "deepseek-v3", "--moe-global-batch-size", "64", "--seq-length", "abc"},
+                   "--seq-length"});
   cases.push_back({{"presets", "show", ""}, "presets show"});
   cases.push_back({{"presets", "--format", "xml"}, "--format"});
   cases.push_back({{"presets", "shw"}, "shw"});
@@ -230,6 +276,15 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"0", "3", "-8", "x"}) cases.push_back({With(base, "--hb-size", v), "--hb-size"});
     cases.push_back({With(base, "--attention", "sparse"), "--attention"});
     cases.push_back({With(base, "--format", "yaml"), "--format"});
+    // --seq-length and Hugging Face config.json models.
+    for (const std::string& v : bad_counts) cases.push_back({With(base, "--seq-length", v), "--seq-length"});
+    cases.push_back({With(base, "--seq-length", "16777217"), "--seq-length"});
+    cases.push_back({With(base, "--model", "hf:"), "--model"});
+    cases.push_back({With(base, "--model", "hf:" + Path("missing.json")), "--model"});
+    cases.push_back({With(base, "--model", "hf:" + Path("garbage.json")), "--model"});
+    cases.push_back({With(base, "--model", "hf:" + Path("array.json")), "--model"});
+    cases.push_back({With(base, "--model", "hf:" + Mutated("gpt3-175b", "name", "\"x\"")), "/model_type"});
+    for (const auto& [file, field] : HfCases()) cases.push_back({With(base, "--model", file), field});
   }
   // Estimate: the strategy.
   for (std::string flag : {"--tp", "--pp", "--micro-batch-size"}) {

@@ -432,6 +432,26 @@ TEST(CliTest, TrafficJsonHeatmapAndPairs) {
   EXPECT_NE(first.find("<?xml"), std::string::npos);
 }
 
+// A Hugging Face config.json estimates exactly as railsim's preset of the
+// same model (only the name differs), with --seq-length on either.
+TEST(CliTest, HfConfigEstimatesAsThePreset) {
+  const Args job = {"--system", "dgx-h100", "--gpus", "64", "--tp", "8", "--pp", "2", "--micro-batch-size", "1",
+                    "--global-batch-size", "64", "--sequence-parallel", "--seq-length", "4096", "--format", "json"};
+  Args preset = {"estimate", "--model", "llama3.1-70b"}, hf = {"estimate", "--model",
+                                                                 std::string(RAILSIM_SOURCE_DIR) +
+                                                                     "/tests/data/hf/llama-3.1-70b.json"};
+  preset.insert(preset.end(), job.begin(), job.end());
+  hf.insert(hf.end(), job.begin(), job.end());
+  RunResult a = RunRailsim(preset), b = RunRailsim(hf);
+  ASSERT_EQ(0, a.status) << a.err;
+  ASSERT_EQ(0, b.status) << b.err;
+  nlohmann::json ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ("llama-3.1-70b", jb["model"]);
+  jb["model"] = ja["model"];
+  EXPECT_EQ(ja, jb);
+  EXPECT_GT(double(ja["iteration_time_s"]), 0);
+}
+
 TEST(CliTest, JsonOutputIsDeterministic) {
   std::vector<Args> commands = {
       {"compare", "--format", "json"},
@@ -456,6 +476,10 @@ TEST(CliTest, JsonOutputIsDeterministic) {
                       "--global-batch-size", "256", "--format", "json"});
   commands.push_back({"failures", "--gpus", "256", "--radix", "16", "--network", "rail-only", "--spare-policy", "ocs",
                       "--trials", "300", "--seed", "9", "--format", "json"});
+  commands.push_back({"estimate", "--model", std::string(RAILSIM_SOURCE_DIR) + "/tests/data/hf/deepseek-v3.json",
+                      "--system", "dgx-h100", "--gpus", "2048", "--tp", "1", "--pp", "16", "--ep", "64",
+                      "--micro-batch-size", "1", "--global-batch-size", "2048", "--seq-length", "2048",
+                      "--format", "json"});
   for (const Args& args : commands) {
     RunResult a = RunRailsim(args), b = RunRailsim(args);
     ASSERT_EQ(0, a.status) << args[0] << ": " << a.err;

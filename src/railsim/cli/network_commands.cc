@@ -7,6 +7,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/model_flags.h"
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/core/spellcheck.h"
@@ -146,6 +147,7 @@ Action SetupCost(CLI::App* sub) {
 // Flags that override a scenario's entries (empty: keep the scenario's).
 struct ScenarioOverrides {
   std::string gpus, hb_sizes, radixes, port_speed, model, system, batches, moe_model, moe_batch, moe_max_domains;
+  std::string seq_length;
 };
 
 void AddScenarioOverrides(CLI::App* sub, ScenarioOverrides* o) {
@@ -154,6 +156,9 @@ void AddScenarioOverrides(CLI::App* sub, ScenarioOverrides* o) {
   sub->add_option("--radixes", o->radixes, "override its switch radixes, comma-separated (64,128)");
   sub->add_option("--port-speed", o->port_speed, "override its link rate (400Gbps)");
   sub->add_option("--model", o->model, "override its model (preset or file)");
+  sub->add_option("--seq-length", o->seq_length,
+                  "override the training sequence length of its model and MoE model (a Hugging Face config.json "
+                  "gives its pre-training context)");
   sub->add_option("--system", o->system, "override its system (preset or file)");
   sub->add_option("--global-batch-sizes", o->batches, "override its global batch sizes, comma-separated");
   sub->add_option("--moe-model", o->moe_model, "override its MoE model (preset or file)");
@@ -234,10 +239,17 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
   if (!scenario.model.empty() || !scenario.moe_model.empty()) {
     in.system = spec::LoadSystem(scenario.system, source(overrides.system, "system"));
   }
-  if (!scenario.model.empty()) in.model = spec::LoadModel(scenario.model, source(overrides.model, "model"));
+  if (!overrides.seq_length.empty() && scenario.model.empty() && scenario.moe_model.empty()) {
+    throw Error("--seq-length", "sets the models' length; the scenario has none (give --model)");
+  }
+  if (!scenario.model.empty()) {
+    in.model = spec::LoadModel(scenario.model, source(overrides.model, "model"));
+    ApplySeqLengthFlag(overrides.seq_length, &*in.model);
+  }
   if (!scenario.moe_model.empty()) {
     const std::string moe_where = overrides.moe_model.empty() ? where + ": /moe_model" : "--moe-model";
     in.moe_model = spec::LoadModel(scenario.moe_model, moe_where);
+    ApplySeqLengthFlag(overrides.seq_length, &*in.moe_model);
     if (!in.moe_model->is_moe()) {
       throw Error(moe_where,
                   fmt::format("expected an MoE model (num_experts > 0), got the dense {}", in.moe_model->name));
@@ -270,6 +282,9 @@ Action SetupCompare(CLI::App* sub) {
     timed.radix = radix->empty() ? 0 : int(ParseIntFlag("--radix", *radix, 2, 65536));
     timed.oversubscription = ParseNumberFlag("--oversubscription", *oversubscription, 1, 65535);
     if (*print_scenario) {
+      if (!overrides->seq_length.empty()) {
+        throw Error("--seq-length", "is not part of a scenario file, so --print-scenario cannot show it");
+      }
       spec::Scenario scenario = spec::LoadScenario(*scenario_name, "--scenario");
       ApplyScenarioOverrides(*overrides, &scenario);
       PrintStdout(spec::ScenarioToJson(scenario));

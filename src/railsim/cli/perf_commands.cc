@@ -9,6 +9,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/model_flags.h"
 #include "railsim/cli/strategy_flags.h"
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
@@ -28,7 +29,8 @@ namespace {
 
 // Flags shared by estimate and search: the job and the cluster.
 struct JobFlags {
-  std::string model, system, gpus, global_batch;
+  ModelFlags model;
+  std::string system, gpus, global_batch;
   std::string network = "rail-optimized";
   std::string hb_size;
   std::string attention = "flash";
@@ -40,7 +42,7 @@ struct JobFlags {
 // `network_flag`: --network (what estimate and search time), or --design
 // (traffic: the built network whose links carry the bytes).
 void AddJobFlags(CLI::App* sub, JobFlags* f, bool design_flag = false) {
-  sub->add_option("--model", f->model, "model preset or JSON file")->required();
+  AddModelFlags(sub, &f->model, "the model", true);
   sub->add_option("--system", f->system, "system preset or JSON file")->required();
   sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
   sub->add_option("--global-batch-size", f->global_batch, "sequences per iteration")->required();
@@ -91,7 +93,7 @@ Job ParseJob(const JobFlags& f, bool csv_allowed, std::optional<net::Design> des
   perf::NetworkOptions net;
   net.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
   net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
-  spec::ModelSpec model = spec::LoadModel(f.model, "--model");
+  spec::ModelSpec model = LoadModelFlags(f.model);
   spec::SystemSpec system = spec::LoadSystem(f.system, "--system");
   spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
   perf::PerfContext context = perf::MakePerfContext(model, system, gpus, network, hb, net);

@@ -123,6 +123,13 @@ std::optional<std::string_view> FindPreset(PresetKind kind, std::string_view nam
   return std::nullopt;
 }
 
+bool IsPresetName(std::string_view name) {
+  for (size_t i = 0; i < embedded::kPresetCount; ++i) {
+    if (name == embedded::kPresets[i].name) return true;
+  }
+  return false;
+}
+
 std::string_view PresetText(std::string_view name, const std::string& where) {
   for (size_t i = 0; i < embedded::kPresetCount; ++i) {
     if (name == embedded::kPresets[i].name) return embedded::kPresets[i].json;

@@ -33,6 +33,9 @@ std::vector<PresetInfo> ListPresets();
 /// The embedded JSON text of a preset, or nullopt if there is none.
 std::optional<std::string_view> FindPreset(PresetKind kind, std::string_view name);
 
+/// True when some embedded preset, of any kind, is named `name`.
+bool IsPresetName(std::string_view name);
+
 /// The JSON text of any preset named `name` whatever its kind. Throws
 /// Error(where) with a "did you mean" when no preset has that name.
 std::string_view PresetText(std::string_view name, const std::string& where);
