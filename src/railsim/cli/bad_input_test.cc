@@ -277,7 +277,10 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     cases.push_back({With(base, "--attention", "sparse"), "--attention"});
     cases.push_back({With(base, "--format", "yaml"), "--format"});
     // --seq-length and Hugging Face config.json models.
-    for (const std::string& v : bad_counts) cases.push_back({With(base, "--seq-length", v), "--seq-length"});
+    for (const std::string& v : bad_counts) {
+      // An empty optional flag is an absent one, as for --hb-size and --radix.
+      if (!v.empty()) cases.push_back({With(base, "--seq-length", v), "--seq-length"});
+    }
     cases.push_back({With(base, "--seq-length", "16777217"), "--seq-length"});
     cases.push_back({With(base, "--model", "hf:"), "--model"});
     cases.push_back({With(base, "--model", "hf:" + Path("missing.json")), "--model"});
@@ -285,7 +288,13 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     cases.push_back({With(base, "--model", "hf:" + Path("array.json")), "--model"});
     cases.push_back({With(base, "--model", "hf:" + Mutated("gpt3-175b", "name", "\"x\"")), "/model_type"});
     for (const auto& [file, field] : HfCases()) cases.push_back({With(base, "--model", file), field});
+    for (std::string v : {"megatron", "nemo", "Megatron-Args", "megatron-args,json"}) {
+      cases.push_back({With(base, "--format", v), "--format"});
+    }
+    cases.push_back({With(With(base, "--format", "megatron-args"), "--gpus", "0"), "--gpus"});
   }
+  cases.push_back({With(kTraffic, "--format", "megatron-args"), "--format"});
+  cases.push_back({With(With(kEstimate, "--format", "nemo-overrides"), "--tp", "7"), "--tp"});
   // Estimate: the strategy.
   for (std::string flag : {"--tp", "--pp", "--micro-batch-size"}) {
     for (const std::string& v : bad_counts) cases.push_back({With(kEstimate, flag, v), flag});

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "railsim/cli/run_binary_test_util.h"
+#include "railsim/spec/launcher_args.h"
+#include "railsim/spec/presets.h"
 
 namespace railsim::testutil {
 namespace {
@@ -252,6 +254,44 @@ TEST(CliTest, SearchJsonHasTheContractKeys) {
   EXPECT_TRUE(j["results"][0].contains("strategy"));
   EXPECT_TRUE(j["results"][0]["estimate"]["memory_fits"].get<bool>());
   EXPECT_EQ(2, j["threads"]);
+}
+
+// search --format megatron-args / nemo-overrides: each ranked strategy's
+// flags read back into the strategy the JSON reports, in the same order.
+TEST(CliTest, SearchLauncherFlagsReadBackIntoTheRankedStrategies) {
+  Args json = kSearch;
+  json.insert(json.end(), {"--format", "json"});
+  nlohmann::json j = JsonOf(json);
+  const spec::ModelSpec model = spec::LoadModel("llama3-70b", "--model");
+  for (auto [format, launcher] : {std::pair{"megatron-args", spec::Launcher::kMegatron},
+                                  std::pair{"nemo-overrides", spec::Launcher::kNemo}}) {
+    Args args = kSearch;
+    args.insert(args.end(), {"--format", format});
+    RunResult r = RunRailsim(args);
+    ASSERT_EQ(0, r.status) << r.err;
+    std::vector<std::string> blocks;
+    for (size_t start = 0; start < r.out.size();) {
+      size_t end = r.out.find("\n\n", start);
+      blocks.push_back(r.out.substr(start, end == std::string::npos ? end : end - start));
+      start = end == std::string::npos ? r.out.size() : end + 2;
+    }
+    ASSERT_EQ(j["results"].size(), blocks.size()) << r.out;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      ASSERT_EQ(0u, blocks[i].find(fmt::format("# {}: ", i + 1))) << blocks[i];
+      const nlohmann::json& want = j["results"][i]["strategy"];
+      spec::Strategy s = spec::ParseLauncherArgs(launcher, blocks[i].substr(blocks[i].find('\n')), model,
+                                                 j["results"][i]["gpus_used"].get<int64_t>());
+      EXPECT_EQ(want["tp"], s.tp) << blocks[i];
+      EXPECT_EQ(want["pp"], s.pp) << blocks[i];
+      EXPECT_EQ(want["dp"], s.dp) << blocks[i];
+      EXPECT_EQ(want["cp"], s.cp) << blocks[i];
+      EXPECT_EQ(want["vp"], s.vp) << blocks[i];
+      EXPECT_EQ(want["micro_batch_size"], s.micro_batch) << blocks[i];
+      EXPECT_EQ(want["global_batch_size"], s.global_batch) << blocks[i];
+      EXPECT_EQ(want["recompute"], spec::RecomputeName(s.recompute)) << blocks[i];
+      EXPECT_EQ(want["sequence_parallel"], s.sequence_parallel) << blocks[i];
+    }
+  }
 }
 
 TEST(CliTest, CsvWhereRowsRepeat) {

@@ -33,7 +33,7 @@ constexpr Family kFamilies[] = {
     {"llama", Kind::kDense, false, false, false},       {"mistral", Kind::kDense, false, false, false},
     {"qwen2", Kind::kDense, false, false, true},        {"qwen3", Kind::kDense, false, true, false},
     {"gemma", Kind::kDense, true, false, false},        {"gemma2", Kind::kDense, true, false, false},
-    {"gemma3_text", Kind::kDense, true, false, false},  {"mixtral", Kind::kMixtral, false, false, false},
+    {"gemma3_text", Kind::kDense, true, true, false},  {"mixtral", Kind::kMixtral, false, false, false},
     {"qwen2_moe", Kind::kQwenMoe, false, false, true},  {"qwen3_moe", Kind::kQwenMoe, false, true, false},
     {"deepseek_v2", Kind::kDeepSeek, false, false, false}, {"deepseek_v3", Kind::kDeepSeek, false, false, false},
 };
@@ -226,6 +226,9 @@ nlohmann::ordered_json Translate(const nlohmann::json& cfg, JsonReader& r, const
   j["add_bias_linear"] = attention_bias && mlp_bias;
   if (attention_bias != mlp_bias) notes.push_back("the biases of only attention or only the MLP are not counted");
   if (family.qkv_bias) notes.push_back("the q/k/v projection biases are not counted");
+  if (family.model_type == "gemma2" || family.model_type == "gemma3_text") {
+    notes.push_back("the post-attention and post-MLP norms (2 x hidden_size per layer) are not counted");
+  }
   const bool tied = Present(cfg, "tie_word_embeddings") ? r.BoolOr("tie_word_embeddings", false)
                                                         : family.tied_by_default;
   j["untie_embeddings_and_output_weights"] = !tied;
