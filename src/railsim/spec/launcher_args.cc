@@ -1,5 +1,6 @@
 #include "railsim/spec/launcher_args.h"
 
+#include <cassert>
 #include <cctype>
 #include <charconv>
 #include <map>
@@ -162,7 +163,10 @@ class Reader {
     if (!Value(key).empty()) throw Error(key, fmt::format("takes no value, got {}", Quoted(Value(key))));
   }
   /// Requires: Has(key).
-  const std::string& Value(const std::string& key) const { return args_[Find(key)].second; }
+  const std::string& Value(const std::string& key) const {
+    assert(Has(key) && "callers check Has() first");
+    return args_[Find(key)].second;
+  }
   bool Has(const std::string& key) const { return Find(key) < args_.size(); }
   const Args& args() const { return args_; }
 
