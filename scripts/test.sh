@@ -3,7 +3,7 @@
 #  1. Release build, every test (unit, accuracy, end-to-end on the binary);
 #  2. AddressSanitizer + UndefinedBehaviorSanitizer build, every test again;
 #  3. libFuzzer targets (clang), each for a bounded time from fuzz/corpus.
-# Set RAILSIM_FUZZ_SECONDS to change the per-target fuzzing time (default 30).
+# Set RAILSIM_FUZZ_SECONDS to change the per-target fuzzing time (default 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # chromium: the report's page is tested in it, headless.
@@ -23,5 +23,5 @@ cmake --build build/asan -j"$jobs"
    ctest --output-on-failure -j"$jobs")
 
 echo "== fuzzing" >&2
-bash scripts/fuzz.sh "${RAILSIM_FUZZ_SECONDS:-30}"
+bash scripts/fuzz.sh "${RAILSIM_FUZZ_SECONDS:-20}"
 echo "railsim: all tests passed" >&2

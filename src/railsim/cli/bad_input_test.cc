@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "railsim/cli/run_binary_test_util.h"
@@ -72,6 +73,49 @@ class BadInputTest : public ::testing::Test {
     std::ofstream(dir_ + "/" + name, std::ios::binary) << text;
   }
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  // Hugging Face configs each broken in one key, with the field the error names.
+  std::vector<std::pair<std::string, std::string>> HfCases() {
+    // Llama's keys, less those a body gives (a key twice is refused).
+    const std::vector<std::pair<std::string, std::string>> llama_keys = {
+        {"model_type", "\"llama\""}, {"num_hidden_layers", "32"},   {"hidden_size", "4096"},
+        {"intermediate_size", "14336"}, {"num_attention_heads", "32"}, {"vocab_size", "128256"}};
+    auto config = [&llama_keys](const std::string& body) {
+      std::string out = "{";
+      for (const auto& [key, value] : llama_keys) {
+        if (body.find("\"" + key + "\"") == std::string::npos) out += "\"" + key + "\": " + value + ", ";
+      }
+      return out + body + "}";
+    };
+    const std::vector<std::pair<std::string, std::string>> bodies = {
+        {R"("num_key_value_heads": 7, "max_position_embeddings": 8192)", "/num_key_value_heads"},
+        {R"("num_key_value_heads": -8, "max_position_embeddings": 8192)", "/num_key_value_heads"},
+        {R"("max_position_embeddings": "8k")", "/max_position_embeddings"},
+        {R"("max_position_embeddings": 8192, "rope_scaling": {"original_max_position_embeddings": 0})",
+         "/rope_scaling/original_max_position_embeddings"},
+        {R"("max_position_embeddings": 8192, "tie_word_embeddings": "no")", "/tie_word_embeddings"},
+        {R"("max_position_embeddings": 8192, "attention_dropout": 3)", "/attention_dropout"},
+        {R"("num_hidden_layers": 1e9, "max_position_embeddings": 8192)", "/num_hidden_layers"},
+        {R"("max_position_embeddings": 1e400)", ""},
+    };
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [body, field] : bodies) {
+      std::string name = "hf-" + std::to_string(counter_++) + ".json";
+      Write(name, config(body));
+      out.push_back({Path(name), field.empty() ? "--model" : field});
+    }
+    Write("hf-falcon.json", R"({"model_type": "falcon", "hidden_size": 64})");
+    out.push_back({Path("hf-falcon.json"), "/model_type"});
+    Write("hf-mixtral.json", config(R"("model_type": "mixtral", "max_position_embeddings": 8192,
+        "num_local_experts": 8, "num_experts_per_tok": 9)"));
+    out.push_back({Path("hf-mixtral.json"), "/num_experts_per_tok"});
+    Write("hf-deepseek.json", config(R"("model_type": "deepseek_v3", "max_position_embeddings": 8192,
+        "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 64, "kv_lora_rank": 0,
+        "qk_nope_head_dim": 64, "qk_rope_head_dim": 32, "v_head_dim": 64)"));
+    out.push_back({Path("hf-deepseek.json"), "/kv_lora_rank"});
+    Write("hf-text.json", R"({"text_config": 5})");
+    out.push_back({Path("hf-text.json"), "/text_config"});
+    return out;
+  }
   std::vector<std::string> BadFiles() const {
     return {Path("garbage.json"), Path("truncated.json"), Path("array.json"),  Path("empty.json"),
             Path("deep.json"),    Path("huge-number.json"), Path("unreadable.json"), Path("fifo.json"),
@@ -182,6 +226,17 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
 
   // Presets.
   cases.push_back({{"presets", "show", "dgx-h10"}, "dgx-h100"});
+  cases.push_back({{"presets", "show", "hf:" + Path("missing.json")}, "presets show"});
+  cases.push_back({{"presets", "show", Path("garbage.json")}, "presets show"});
+  cases.push_back({{"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "all-reduce", "--bytes", "64MiB",
+                    "--group", "dp", "--seq-length", "4096"},
+                   "--seq-length"});
+  cases.push_back({Plus(With(kFailures, "--seq-length", "4096"), "--quiet"), "--seq-length"});
+  cases.push_back({{"compare", "--seq-length", "0"}, "--seq-length"});
+  cases.push_back({{"compare", "--seq-length", "4096", "--print-scenario"}, "--seq-length"});
+  cases.push_back({{"compare", "--gpus", "64", "--hb-sizes", "8", "--global-batch-sizes", "64", "--moe-model",
+                    "deepseek-v3", "--moe-global-batch-size", "64", "--seq-length", "abc"},
+                   "--seq-length"});
   cases.push_back({{"presets", "show", ""}, "presets show"});
   cases.push_back({{"presets", "--format", "xml"}, "--format"});
   cases.push_back({{"presets", "shw"}, "shw"});
@@ -230,7 +285,25 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"0", "3", "-8", "x"}) cases.push_back({With(base, "--hb-size", v), "--hb-size"});
     cases.push_back({With(base, "--attention", "sparse"), "--attention"});
     cases.push_back({With(base, "--format", "yaml"), "--format"});
+    // --seq-length and Hugging Face config.json models.
+    for (const std::string& v : bad_counts) {
+      // An empty optional flag is an absent one, as for --hb-size and --radix.
+      if (!v.empty()) cases.push_back({With(base, "--seq-length", v), "--seq-length"});
+    }
+    cases.push_back({With(base, "--seq-length", "16777217"), "--seq-length"});
+    cases.push_back({With(base, "--model", "hf:"), "--model"});
+    cases.push_back({With(base, "--model", "hf:" + Path("missing.json")), "--model"});
+    cases.push_back({With(base, "--model", "hf:" + Path("garbage.json")), "--model"});
+    cases.push_back({With(base, "--model", "hf:" + Path("array.json")), "--model"});
+    cases.push_back({With(base, "--model", "hf:" + Mutated("gpt3-175b", "name", "\"x\"")), "/model_type"});
+    for (const auto& [file, field] : HfCases()) cases.push_back({With(base, "--model", file), field});
+    for (std::string v : {"megatron", "nemo", "Megatron-Args", "megatron-args,json"}) {
+      cases.push_back({With(base, "--format", v), "--format"});
+    }
+    cases.push_back({With(With(base, "--format", "megatron-args"), "--gpus", "0"), "--gpus"});
   }
+  cases.push_back({With(kTraffic, "--format", "megatron-args"), "--format"});
+  cases.push_back({With(With(kEstimate, "--format", "nemo-overrides"), "--tp", "7"), "--tp"});
   // Estimate: the strategy.
   for (std::string flag : {"--tp", "--pp", "--micro-batch-size"}) {
     for (const std::string& v : bad_counts) cases.push_back({With(kEstimate, flag, v), flag});
@@ -636,6 +709,51 @@ TEST(BadOutputTest, ClosedOrFullStreamsExitTwo) {
   EXPECT_EQ("2\n", full.out);
   RunResult closed = RunProgram("sh", {"-c", binary + " presets 2>&- >/dev/full; echo $?"});
   EXPECT_EQ("2\n", closed.out);
+}
+
+
+// compare's scenario axes over random small and large values (a fixed seed):
+// every run ends in exit 0 or 2, never a signal, and stays under 4 GB of
+// address space (prlimit), so no value inside the accepted ranges can
+// crash the builder or run away with memory.
+TEST_F(BadInputTest, CompareScenarioAxesNeverCrashOrRunAway) {
+  const int64_t gpus[] = {1, 2, 7, 8, 72, 100, 4096, 30000, 32768, 65536, 98304, 131072, 1048576};
+  const int hb[] = {1, 2, 3, 8, 72, 256, 4096, 32768};
+  const int radixes[] = {2, 4, 6, 16, 32, 48, 50, 64, 128, 1024, 65536};
+  const char* speeds[] = {"100Gbps", "400Gbps", "800Gbps", "1.6Tbps"};
+  uint64_t state = 20261203;
+  auto pick = [&state](size_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return size_t((state >> 33) % n);
+  };
+  int exits[3] = {0, 0, 0};
+  for (int i = 0; i < 40; ++i) {
+    const int64_t n = gpus[pick(std::size(gpus))];
+    std::vector<int> ks = {hb[pick(std::size(hb))]};
+    if (pick(2)) ks.push_back(hb[pick(std::size(hb))]);
+    std::vector<int> rs = {radixes[pick(std::size(radixes))]};
+    if (pick(2)) rs.push_back(radixes[pick(std::size(radixes))]);
+    std::string scenario = fmt::format(
+        "{{\"name\": \"axes\", \"gpus\": {}, \"hb_domain_sizes\": [{}], \"radixes\": [{}], \"port_speed\": \"{}\"}}",
+        n, fmt::join(ks, ", "), fmt::join(rs, ", "), speeds[pick(std::size(speeds))]);
+    const std::string file = fmt::format("axes-{}.json", i);
+    Write(file, scenario);
+#if defined(__SANITIZE_ADDRESS__)
+    // AddressSanitizer maps terabytes of shadow memory: no address-space cap.
+    RunResult r = RunRailsim({"compare", "--scenario", Path(file), "--format", "json", "--quiet"});
+#else
+    RunResult r = RunProgram("prlimit", {"--as=4000000000", RAILSIM_BINARY, "compare", "--scenario", Path(file),
+                                         "--format", "json", "--quiet"});
+#endif
+    EXPECT_TRUE(r.status == 0 || r.status == 2) << scenario << "\nexit " << r.status << "\n" << r.err;
+    if (r.status == 2) {
+      EXPECT_EQ(1, LineCount(r.err)) << scenario << "\n" << r.err;
+    }
+    ++exits[r.status == 0 ? 0 : r.status == 2 ? 1 : 2];
+  }
+  std::printf("  40 scenarios: %d ran, %d refused, %d other\n", exits[0], exits[1], exits[2]);
+  EXPECT_GT(exits[0], 0);
+  EXPECT_GT(exits[1], 0);
 }
 
 }  // namespace

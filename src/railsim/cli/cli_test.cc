@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "railsim/cli/run_binary_test_util.h"
+#include "railsim/spec/launcher_args.h"
+#include "railsim/spec/presets.h"
 
 namespace railsim::testutil {
 namespace {
@@ -260,6 +262,44 @@ TEST(CliTest, SearchJsonHasTheContractKeys) {
   EXPECT_FALSE(plain.contains("threads"));
 }
 
+// search --format megatron-args / nemo-overrides: each ranked strategy's
+// flags read back into the strategy the JSON reports, in the same order.
+TEST(CliTest, SearchLauncherFlagsReadBackIntoTheRankedStrategies) {
+  Args json = kSearch;
+  json.insert(json.end(), {"--format", "json"});
+  nlohmann::json j = JsonOf(json);
+  const spec::ModelSpec model = spec::LoadModel("llama3-70b", "--model");
+  for (auto [format, launcher] : {std::pair{"megatron-args", spec::Launcher::kMegatron},
+                                  std::pair{"nemo-overrides", spec::Launcher::kNemo}}) {
+    Args args = kSearch;
+    args.insert(args.end(), {"--format", format});
+    RunResult r = RunRailsim(args);
+    ASSERT_EQ(0, r.status) << r.err;
+    std::vector<std::string> blocks;
+    for (size_t start = 0; start < r.out.size();) {
+      size_t end = r.out.find("\n\n", start);
+      blocks.push_back(r.out.substr(start, end == std::string::npos ? end : end - start));
+      start = end == std::string::npos ? r.out.size() : end + 2;
+    }
+    ASSERT_EQ(j["results"].size(), blocks.size()) << r.out;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      ASSERT_EQ(0u, blocks[i].find(fmt::format("# {}: ", i + 1))) << blocks[i];
+      const nlohmann::json& want = j["results"][i]["strategy"];
+      spec::Strategy s = spec::ParseLauncherArgs(launcher, blocks[i].substr(blocks[i].find('\n')), model,
+                                                 j["results"][i]["gpus_used"].get<int64_t>());
+      EXPECT_EQ(want["tp"], s.tp) << blocks[i];
+      EXPECT_EQ(want["pp"], s.pp) << blocks[i];
+      EXPECT_EQ(want["dp"], s.dp) << blocks[i];
+      EXPECT_EQ(want["cp"], s.cp) << blocks[i];
+      EXPECT_EQ(want["vp"], s.vp) << blocks[i];
+      EXPECT_EQ(want["micro_batch_size"], s.micro_batch) << blocks[i];
+      EXPECT_EQ(want["global_batch_size"], s.global_batch) << blocks[i];
+      EXPECT_EQ(want["recompute"], spec::RecomputeName(s.recompute)) << blocks[i];
+      EXPECT_EQ(want["sequence_parallel"], s.sequence_parallel) << blocks[i];
+    }
+  }
+}
+
 TEST(CliTest, CsvWhereRowsRepeat) {
   RunResult cost = RunRailsim({"cost", "--gpus", "32768", "--hb-size", "256", "--radix", "64", "--format", "csv"});
   ASSERT_EQ(0, cost.status) << cost.err;
@@ -431,6 +471,26 @@ TEST(CliTest, TrafficJsonHeatmapAndPairs) {
   EXPECT_NE(first.find("<?xml"), std::string::npos);
 }
 
+// A Hugging Face config.json estimates exactly as railsim's preset of the
+// same model (only the name differs), with --seq-length on either.
+TEST(CliTest, HfConfigEstimatesAsThePreset) {
+  const Args job = {"--system", "dgx-h100", "--gpus", "64", "--tp", "8", "--pp", "2", "--micro-batch-size", "1",
+                    "--global-batch-size", "64", "--sequence-parallel", "--seq-length", "4096", "--format", "json"};
+  Args preset = {"estimate", "--model", "llama3.1-70b"}, hf = {"estimate", "--model",
+                                                                 std::string(RAILSIM_SOURCE_DIR) +
+                                                                     "/tests/data/hf/llama-3.1-70b.json"};
+  preset.insert(preset.end(), job.begin(), job.end());
+  hf.insert(hf.end(), job.begin(), job.end());
+  RunResult a = RunRailsim(preset), b = RunRailsim(hf);
+  ASSERT_EQ(0, a.status) << a.err;
+  ASSERT_EQ(0, b.status) << b.err;
+  nlohmann::json ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ("llama-3.1-70b", jb["model"]);
+  jb["model"] = ja["model"];
+  EXPECT_EQ(ja, jb);
+  EXPECT_GT(double(ja["iteration_time_s"]), 0);
+}
+
 TEST(CliTest, JsonOutputIsDeterministic) {
   std::vector<Args> commands = {
       {"compare", "--format", "json"},
@@ -460,6 +520,10 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   one_thread.insert(one_thread.end(), {"--threads", "1"});
   two_threads.insert(two_threads.end(), {"--threads", "2"});
   EXPECT_EQ(RunRailsim(one_thread).out, RunRailsim(two_threads).out);
+  commands.push_back({"estimate", "--model", std::string(RAILSIM_SOURCE_DIR) + "/tests/data/hf/deepseek-v3.json",
+                      "--system", "dgx-h100", "--gpus", "2048", "--tp", "1", "--pp", "16", "--ep", "64",
+                      "--micro-batch-size", "1", "--global-batch-size", "2048", "--seq-length", "2048",
+                      "--format", "json"});
   for (const Args& args : commands) {
     RunResult a = RunRailsim(args), b = RunRailsim(args);
     ASSERT_EQ(0, a.status) << args[0] << ": " << a.err;

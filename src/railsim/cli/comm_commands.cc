@@ -11,6 +11,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/model_flags.h"
 #include "railsim/cli/strategy_flags.h"
 #include "railsim/perf/layer_cost.h"
 #include "railsim/core/error.h"
@@ -145,7 +146,7 @@ Action SetupCollective(CLI::App* sub) {
     ClusterFlags cluster;
     std::string op, bytes, group;
     std::string algorithm = "auto";
-    std::string model;
+    ModelFlags model;
     std::string tp = "1", pp = "1", dp, cp = "1", ep = "1";
     std::string schedule = "sequential";
     std::string chunks = std::to_string(comm::kDefaultForwardChunks);
@@ -165,7 +166,7 @@ Action SetupCollective(CLI::App* sub) {
   sub->add_option("--group", f->group, "tp, cp, ep, dp, pp or all: the groups as estimate places them")->required();
   sub->add_option("--algorithm", f->algorithm, "auto, ring, tree, hierarchical, in-switch, direct or forwarded")
       ->capture_default_str();
-  sub->add_option("--model", f->model, "model preset or JSON file (checks the degrees against it)");
+  AddModelFlags(sub, &f->model, "the model (checks the degrees against it)", false);
   sub->add_option("--tp", f->tp, "tensor-parallel degree")->capture_default_str();
   sub->add_option("--pp", f->pp, "pipeline-parallel degree")->capture_default_str();
   sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
@@ -200,8 +201,9 @@ Action SetupCollective(CLI::App* sub) {
     s.cp = int(ParseIntFlag("--cp", f->cp, 1, 1 << 20));
     s.ep = int(ParseIntFlag("--ep", f->ep, 1, 1 << 20));
     std::optional<spec::ModelSpec> model;
-    if (!f->model.empty()) {
-      model = spec::LoadModel(f->model, "--model");
+    CheckSeqLengthNeedsModel(f->model);
+    if (!f->model.model.empty()) {
+      model = LoadModelFlags(f->model);
       spec::ValidateDegrees(*model, s);
     }
     const int64_t others = int64_t{s.tp} * s.pp * s.cp;

@@ -7,6 +7,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/model_flags.h"
 #include "railsim/cli/strategy_flags.h"
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
@@ -26,7 +27,8 @@ struct FailureFlags {
   std::string network = "all";
   std::string system = "dgx-h100";
   std::string gpus, hb_size, radix, oversubscription = "1";
-  std::string model, global_batch, attention = "flash";
+  ModelFlags model;
+  std::string global_batch, attention = "flash";
   StrategyFlags strategy;
   std::string fail, fail_file;
   std::string trials, days, seed = "1";
@@ -59,7 +61,8 @@ double ParseDurationFlag(const std::string& flag, const std::string& text, doubl
 // The job, when --model is given: every strategy flag it needs, validated.
 void ParseJob(const FailureFlags& f, study::ClusterSetup* setup) {
   const StrategyFlags& s = f.strategy;
-  if (f.model.empty()) {
+  CheckSeqLengthNeedsModel(f.model);
+  if (f.model.model.empty()) {
     for (auto [flag, value] : {std::pair{"--tp", &s.tp}, {"--pp", &s.pp}, {"--micro-batch-size", &s.micro_batch},
                                {"--global-batch-size", &f.global_batch}}) {
       if (!value->empty()) throw Error(flag, "describes the job; give --model too");
@@ -76,7 +79,7 @@ void ParseJob(const FailureFlags& f, study::ClusterSetup* setup) {
   spec::Attention attention =
       ParseChoiceFlag("--attention", f.attention, {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
                                                                                      : spec::Attention::kFlash;
-  setup->model = spec::LoadModel(f.model, "--model");
+  setup->model = LoadModelFlags(f.model);
   perf::PerfContext c = perf::MakePerfContext(*setup->model, setup->system, setup->gpus,
                                               comm::NetworkKind::kRailOptimized, setup->hb_domain_size,
                                               setup->network);
@@ -124,7 +127,7 @@ Action SetupFailures(CLI::App* sub) {
   sub->add_option("--hb-size", f->hb_size, "GPUs per HB domain K (default: the system's)");
   sub->add_option("--radix", f->radix, "switch radix (default 64, larger if 64 needs over three tiers)");
   sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio")->capture_default_str();
-  sub->add_option("--model", f->model, "model preset or JSON file: the job whose iteration time is timed");
+  AddModelFlags(sub, &f->model, "the job whose iteration time is timed", false);
   sub->add_option("--global-batch-size", f->global_batch, "sequences per iteration (with --model)");
   sub->add_option("--attention", f->attention, "flash or classic")->capture_default_str();
   AddStrategyFlags(sub, &f->strategy, true);

@@ -1,5 +1,6 @@
 // `railsim compare`, `railsim network` and `railsim cost`: build the designs,
 // count and price them, print or export.
+#include <algorithm>
 #include <optional>
 
 #include <CLI/CLI.hpp>
@@ -7,6 +8,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/model_flags.h"
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/core/spellcheck.h"
@@ -59,7 +61,8 @@ net::TopologyParams ParseTopology(const NetworkFlags& f, std::optional<net::Desi
   p.hb_domain_size = static_cast<int>(ParseIntFlag("--hb-size", f.hb_size, 1, net::kHardMaxBuildGpus));
   p.radix = static_cast<int>(ParseIntFlag("--radix", f.radix, 2, 65536));
   p.port_speed_Bps = ParseBandwidthFlag("--port-speed", f.port_speed);
-  p.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  // The real bound is the radix's: a leaf keeps at least one up-link.
+  p.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, std::max(1, p.radix - 1));
   if (!design) {
     net::ValidateAllDesigns(p, max_gpus);
   } else {
@@ -151,10 +154,10 @@ Action SetupCost(CLI::App* sub) {
 // Flags that override a scenario's entries (empty: keep the scenario's).
 struct ScenarioOverrides {
   std::string gpus, hb_sizes, radixes, port_speed, model, system, batches, moe_model, moe_batch, moe_max_domains;
-  std::string allow_idle;
+  std::string allow_idle, seq_length;
   bool any() const {
     for (const std::string* v : {&gpus, &hb_sizes, &radixes, &port_speed, &model, &system, &batches, &moe_model,
-                                 &moe_batch, &moe_max_domains, &allow_idle}) {
+                                 &moe_batch, &moe_max_domains, &allow_idle, &seq_length}) {
       if (!v->empty()) return true;
     }
     return false;
@@ -167,6 +170,9 @@ void AddScenarioOverrides(CLI::App* sub, ScenarioOverrides* o) {
   sub->add_option("--radixes", o->radixes, "override its switch radixes, comma-separated (64,128)");
   sub->add_option("--port-speed", o->port_speed, "override its link rate (400Gbps)");
   sub->add_option("--model", o->model, "override its model (preset or file)");
+  sub->add_option("--seq-length", o->seq_length,
+                  "override the training sequence length of its model and MoE model (a Hugging Face config.json "
+                  "gives its pre-training context)");
   sub->add_option("--system", o->system, "override its system (preset or file)");
   sub->add_option("--global-batch-sizes", o->batches, "override its global batch sizes, comma-separated");
   sub->add_option("--moe-model", o->moe_model, "override its MoE model (preset or file)");
@@ -286,10 +292,17 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
   if (!in.system && (!scenario.model.empty() || !scenario.moe_model.empty())) {
     in.system = spec::LoadSystem(scenario.system, source(overrides.system, "system"));
   }
-  if (!scenario.model.empty()) in.model = spec::LoadModel(scenario.model, source(overrides.model, "model"));
+  if (!overrides.seq_length.empty() && scenario.model.empty() && scenario.moe_model.empty()) {
+    throw Error("--seq-length", "sets the models' length; the scenario has none (give --model)");
+  }
+  if (!scenario.model.empty()) {
+    in.model = spec::LoadModel(scenario.model, source(overrides.model, "model"));
+    ApplySeqLengthFlag(overrides.seq_length, &*in.model);
+  }
   if (!scenario.moe_model.empty()) {
     const std::string moe_where = overrides.moe_model.empty() ? where + ": /moe_model" : "--moe-model";
     in.moe_model = spec::LoadModel(scenario.moe_model, moe_where);
+    ApplySeqLengthFlag(overrides.seq_length, &*in.moe_model);
     if (!in.moe_model->is_moe()) {
       throw Error(moe_where,
                   fmt::format("expected an MoE model (num_experts > 0), got the dense {}", in.moe_model->name));
@@ -325,6 +338,9 @@ Action SetupCompare(CLI::App* sub) {
     // printed scenario is one --scenario accepts.
     ScenarioInputs in = LoadScenarioInputs(*scenario_name, *catalog, *overrides);
     if (*print_scenario) {
+      if (!overrides->seq_length.empty()) {
+        throw Error("--seq-length", "is not part of a scenario file, so --print-scenario cannot show it");
+      }
       PrintStdout(spec::ScenarioToJson(in.scenario));
       return 0;
     }

@@ -9,6 +9,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/model_flags.h"
 #include "railsim/cli/strategy_flags.h"
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
@@ -19,6 +20,7 @@
 #include "railsim/report/perf_report.h"
 #include "railsim/report/traffic_report.h"
 #include "railsim/search/search.h"
+#include "railsim/spec/launcher_args.h"
 #include "railsim/spec/placement.h"
 #include "railsim/spec/presets.h"
 #include "railsim/study/idle_search.h"
@@ -29,7 +31,8 @@ namespace {
 
 // Flags shared by estimate and search: the job and the cluster.
 struct JobFlags {
-  std::string model, system, gpus, global_batch;
+  ModelFlags model;
+  std::string system, gpus, global_batch;
   std::string network = "rail-optimized";
   std::string hb_size;
   std::string attention = "flash";
@@ -41,7 +44,7 @@ struct JobFlags {
 // `network_flag`: --network (what estimate and search time), or --design
 // (traffic: the built network whose links carry the bytes).
 void AddJobFlags(CLI::App* sub, JobFlags* f, bool design_flag = false) {
-  sub->add_option("--model", f->model, "model preset or JSON file")->required();
+  AddModelFlags(sub, &f->model, "the model", true);
   sub->add_option("--system", f->system, "system preset or JSON file")->required();
   sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
   sub->add_option("--global-batch-size", f->global_batch, "sequences per iteration")->required();
@@ -61,7 +64,11 @@ void AddJobFlags(CLI::App* sub, JobFlags* f, bool design_flag = false) {
                   "switch radix of the NIC network timed (default 64, larger if 64 needs over three tiers)");
   sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio of the NIC network")
       ->capture_default_str();
-  sub->add_option("--format", f->format, "table or json (search: also csv)")->capture_default_str();
+  sub->add_option("--format", f->format,
+                  design_flag ? "table or json"
+                              : "table, json, megatron-args or nemo-overrides (the strategy as launcher flags; "
+                                "search: also csv)")
+      ->capture_default_str();
 }
 
 comm::NetworkKind ParseNetwork(const std::string& text) {
@@ -76,10 +83,19 @@ struct Job {
   int64_t global_batch;
   spec::Attention attention;
   Format format;
+  std::optional<spec::Launcher> launcher;  ///< --format megatron-args or nemo-overrides
 };
 
-Job ParseJob(const JobFlags& f, bool csv_allowed, std::optional<net::Design> design = std::nullopt) {
-  Format format = ParseFormatFlag(f.format, csv_allowed);
+// `launchers`: the command prints strategies, so it also offers the launchers' formats.
+Job ParseJob(const JobFlags& f, bool csv_allowed, bool launchers, std::optional<net::Design> design = std::nullopt) {
+  std::vector<std::string> formats = {"table", "json"};
+  if (csv_allowed) formats.push_back("csv");
+  if (launchers) formats.insert(formats.end(), {"megatron-args", "nemo-overrides"});
+  const std::string format_name = ParseChoiceFlag("--format", f.format, formats);
+  std::optional<spec::Launcher> launcher;
+  if (format_name == "megatron-args") launcher = spec::Launcher::kMegatron;
+  if (format_name == "nemo-overrides") launcher = spec::Launcher::kNemo;
+  Format format = launcher ? Format::kTable : ParseFormatFlag(format_name, csv_allowed);
   int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
   int64_t batch = ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
   comm::NetworkKind network = design ? (*design == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly
@@ -92,13 +108,13 @@ Job ParseJob(const JobFlags& f, bool csv_allowed, std::optional<net::Design> des
   perf::NetworkOptions net;
   net.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
   net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
-  spec::ModelSpec model = spec::LoadModel(f.model, "--model");
+  spec::ModelSpec model = LoadModelFlags(f.model);
   spec::SystemSpec system = spec::LoadSystem(f.system, "--system");
   spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
   perf::PerfContext context = perf::MakePerfContext(model, system, gpus, network, hb, net);
   context.placement = placement;
   if (design == net::Design::kFatTree) context.fabrics.rail_leaves = false;
-  return {context, batch, attention, format};
+  return {context, batch, attention, format, launcher};
 }
 
 Action SetupEstimate(CLI::App* sub) {
@@ -110,8 +126,12 @@ Action SetupEstimate(CLI::App* sub) {
   AddJobFlags(sub, &f->job);
   AddStrategyFlags(sub, &f->strategy);
   return [f]() {
-    Job job = ParseJob(f->job, false);
+    Job job = ParseJob(f->job, false, true);
     spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
+    if (job.launcher) {
+      PrintStdout(spec::LauncherArgs(*job.launcher, s, job.context.model));
+      return 0;
+    }
     perf::Estimate e = perf::EstimateIteration(job.context, s);
     PrintStdout(job.format == Format::kJson ? report::EstimateJson(job.context, s, e)
                                             : report::EstimateTable(job.context, s, e));
@@ -134,7 +154,7 @@ Action SetupTraffic(CLI::App* sub) {
     std::string design_name =
         ParseChoiceFlag("--design", f->job.network, {"rail-optimized", "rail-only", "fat-tree"});
     const net::Design design = *net::ParseDesign(design_name);
-    Job job = ParseJob(f->job, false, design);
+    Job job = ParseJob(f->job, false, false, design);
     if (job.context.gpus > net::kMaxBuildGpus) {
       throw Error("--gpus", fmt::format("the traffic analysis routes on the built network, at most {} GPUs; got {}",
                                         net::kMaxBuildGpus, job.context.gpus));
@@ -156,6 +176,22 @@ Action SetupTraffic(CLI::App* sub) {
                                             : report::TrafficTable(job.context, s, r));
     return 0;
   };
+}
+
+// The ranked strategies as launcher arguments, each after a comment line
+// saying its rank, time and MFU (and the GPUs it uses when fewer than N).
+std::string LauncherLines(spec::Launcher launcher, const perf::PerfContext& c, const search::SearchResult& r) {
+  std::string out;
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    const search::RankedStrategy& x = r.results[i];
+    const int64_t gpus = x.strategy.gpus();
+    out += fmt::format("{}# {}: {:.4f} s per iteration, MFU {:.1f}%{}\n", i ? "\n" : "", i + 1,
+                       x.estimate.iteration_time_s, 100 * x.estimate.mfu,
+                       gpus < c.gpus ? fmt::format(", {} of the {} GPUs", gpus, c.gpus) : "");
+    out += spec::LauncherArgs(launcher, x.strategy, c.model);
+  }
+  if (r.results.empty()) out = "# no strategy fits in memory\n";
+  return out;
 }
 
 // A search larger than this would run for many minutes; refuse it up front.
@@ -190,7 +226,7 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_flag("--timing", f->timing,
                 "JSON: add elapsed_s and threads (they differ run to run; without them the output is deterministic)");
   return [f]() {
-    Job job = ParseJob(f->job, true);
+    Job job = ParseJob(f->job, true, true);
     if (job.context.placement.map) {
       throw Error("--placement", "a placement file fixes one strategy's degrees; search takes a rank order "
                                  "(such as tp-cp-dp-pp)");
@@ -236,6 +272,10 @@ Action SetupSearch(CLI::App* sub) {
     }
     search::SearchResult r = study::SearchAllowingIdle(job.context, o, idle);
     if (shown) PrintStderr("\n");
+    if (job.launcher) {
+      PrintStdout(LauncherLines(*job.launcher, job.context, r));
+      return 0;
+    }
     PrintStdout(job.format == Format::kJson  ? report::SearchJson(job.context, r, f->timing)
                 : job.format == Format::kCsv ? report::SearchCsv(r)
                                              : report::SearchTable(job.context, r));

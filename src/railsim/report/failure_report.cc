@@ -187,7 +187,7 @@ std::string MonteCarloTable(const FailureRun& run) {
   row("goodput", [](const auto& r) { return Percent(r.goodput, 2); });
   row("spare policy", [](const auto& r) { return std::string(study::SparePolicyName(r.policy)); });
   row(fmt::format("spare GPUs for {} availability", Percent(o.target_availability, 1)), [](const auto& r) {
-    return fmt::format("{} ({} domain{})", Grouped(r.spares_needed), Grouped(r.spare_domains),
+    return fmt::format("{} GPUs, in {} whole HB domain{}", Grouped(r.spares_needed), Grouped(r.spare_domains),
                        r.spare_domains == 1 ? "" : "s");
   });
   bool ocs = false;
@@ -202,39 +202,23 @@ std::string MonteCarloTable(const FailureRun& run) {
     });
   }
   out += t.Render();
-  // Where the failures come from, per design.
-  TextTable c;
-  c.AddColumn("component", TextTable::Align::kLeft);
+  // Where the failures come from: one table per design, so that no line
+  // runs past 100 columns.
   for (const study::MonteCarloResult& r : run.monte_carlo) {
-    c.AddColumn(std::string(net::DesignName(r.design)) + ": count");
+    TextTable c;
+    c.AddColumn(fmt::format("{}: component", net::DesignName(r.design)), TextTable::Align::kLeft);
+    c.AddColumn("count");
     c.AddColumn("failures/run");
-    c.AddColumn("effect");
-  }
-  std::vector<std::string> names;
-  for (const study::MonteCarloResult& r : run.monte_carlo) {
+    c.AddColumn("effect", TextTable::Align::kLeft);
     for (const study::ComponentEffect& e : r.components) {
-      if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
+      std::string effect = e.interrupts ? "interrupts" : "degrades";
+      if (e.spare_gpus > 0) effect += fmt::format(", {} spare", e.spare_gpus);
+      if (e.slowdown > 1) effect += fmt::format(", x{:.3f}", e.slowdown);
+      c.AddRow({e.name, Grouped(e.count), fmt::format("{:.2f}", e.expected_failures), effect});
     }
+    out += '\n';
+    out += c.Render();
   }
-  for (const std::string& name : names) {
-    std::vector<std::string> cells = {name};
-    for (const study::MonteCarloResult& r : run.monte_carlo) {
-      const study::ComponentEffect* found = nullptr;
-      for (const study::ComponentEffect& e : r.components) found = e.name == name ? &e : found;
-      if (!found) {
-        cells.insert(cells.end(), {"-", "-", "-"});
-        continue;
-      }
-      std::string effect = found->interrupts ? "interrupts" : "degrades";
-      if (found->spare_gpus > 0) effect += fmt::format(", {} spare", found->spare_gpus);
-      if (found->slowdown > 1) effect += fmt::format(", x{:.3f}", found->slowdown);
-      cells.push_back(Grouped(found->count));
-      cells.push_back(fmt::format("{:.2f}", found->expected_failures));
-      cells.push_back(effect);
-    }
-    c.AddRow(std::move(cells));
-  }
-  out += "\n" + c.Render();
   bool timed = false;
   for (const auto& r : run.monte_carlo) timed = timed || r.slowdowns_timed;
   if (!run.setup->model) {

@@ -8,6 +8,7 @@
 #include "railsim/report/compare_report.h"
 #include "railsim/report/csv.h"
 #include "railsim/report/heatmap.h"
+#include "railsim/net/builder.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/perf_report.h"
 #include "railsim/report/table.h"
@@ -116,7 +117,8 @@ Figure CostPower(const study::ReportStudy& r) {
   f.caption = fmt::format(
       "Cost (above) and power (below) of the scale-out network of {} GPUs at {} ($694 per switch port, $199 "
       "per transceiver, every switch paid and powered for all its ports; 17 W per port, 9 W per transceiver), "
-      "counted from the built graphs.",
+      "counted from the built graphs. Fat-tree is the same Clos without rail alignment: it costs what "
+      "rail-optimized costs wherever both need the same tiers, and is drawn as the baseline both start from.",
       Grouped(sc.gpus), units::FormatBitRate(sc.port_speed_Bps));
   CsvTable csv({"hb_domain_size", "radix", "design", "tiers", "switches", "transceivers", "cost_usd", "power_w"});
   Json labels = Json::array();
@@ -155,7 +157,7 @@ Figure IterationVsHb(const study::ReportStudy& r) {
   const spec::Scenario& sc = r.compare.scenario;
   f.caption = fmt::format(
       "{} on {} x {} at global batch {}: the fastest strategy railsim search finds on each network for each HB "
-      "domain size K (radix 64; the ideal network is one HB domain of every GPU). Gaps: nothing fits in memory.",
+      "domain size K (radix 64). Gaps: no layout of the job exists on that K or none fits in memory.",
       r.compare.model_name, Grouped(sc.gpus), r.compare.system_name, Grouped(r.batch));
   CsvTable csv({"hb_domain_size", "rail_optimized_s", "rail_only_s"});
   Json labels = Json::array(), opt = Json::array(), only = Json::array();
@@ -168,7 +170,15 @@ Figure IterationVsHb(const study::ReportStudy& r) {
   Json chart;
   chart["type"] = "line";
   chart["data"]["labels"] = labels;
-  chart["data"]["datasets"] = {Dataset("rail-optimized", opt, 0), Dataset("Rail-only", only, 1)};
+  // Where the two lines coincide, Rail-only is drawn dashed with hollow
+  // markers over rail-optimized, and the legend says so.
+  const bool identical = opt == only;
+  Json rail_only = Dataset(identical ? "Rail-only (identical to rail-optimized)" : "Rail-only", only, 1);
+  rail_only["borderDash"] = {6, 4};
+  rail_only["pointStyle"] = "rectRot";
+  rail_only["pointRadius"] = 7;
+  rail_only["backgroundColor"] = "rgba(255,255,255,0)";
+  chart["data"]["datasets"] = {Dataset("rail-optimized", opt, 0), rail_only};
   chart["options"] = Options(f.title, "HB domain size K (GPUs)", "best iteration time (s)");
   chart["options"]["scales"]["y"]["type"] = "logarithmic";
   f.charts.push_back(chart);
@@ -183,7 +193,8 @@ Figure RailOnlyVsIdeal(const study::ReportStudy& r) {
   f.caption = fmt::format(
       "{} on {} x {}: the ideal network's best iteration time over Rail-only's (100% = as fast as one HB domain "
       "of every GPU), per HB domain size. Small batches leave too little data parallelism to hide the slower "
-      "network; gaps: nothing fits.",
+      "network; gaps: nothing fits. Both networks use every GPU, so their best layouts differ in shape from batch "
+      "to batch (the ideal network's time need not fall steadily with the batch).",
       r.compare.model_name, Grouped(r.compare.scenario.gpus), r.compare.system_name);
   CsvTable csv({"hb_domain_size", "global_batch_size", "rail_only_s", "ideal_s", "ideal_over_rail_only"});
   Json labels = Json::array();
@@ -273,7 +284,14 @@ Figure AllToAll(const study::ReportStudy& r) {
   chart["type"] = "scatter";
   Json sequential = Dataset("sequential forwarding", seq, 1), pipelined = Dataset("pipelined forwarding", pip, 2);
   sequential["showLine"] = pipelined["showLine"] = true;
-  chart["data"]["datasets"] = {sequential, pipelined};
+  // The paper's two figures (tests/data/rail-only-table2.csv's source,
+  // section 5): 8.2% for DGX A100 (25 GB/s NICs, 300 GB/s NVLink) and 11.2%
+  // for H100-class (50 GB/s, 450 GB/s), forwarding in sequence.
+  Json paper = Dataset("the paper: 8.2% (A100), 11.2% (H100)",
+                       Json::array({{{"x", 25.0 / 300}, {"y", 8.2}}, {{"x", 50.0 / 450}, {"y", 11.2}}}), 0);
+  paper["pointStyle"] = "star";
+  paper["pointRadius"] = 10;
+  chart["data"]["datasets"] = {sequential, pipelined, paper};
   chart["options"] = Options(f.title, "NIC bandwidth / HB bandwidth per GPU", "Rail-only overhead (%)");
   f.charts.push_back(chart);
   f.csv = csv.Render();
@@ -376,9 +394,10 @@ Figure MoeOverhead(const study::ReportStudy& r) {
   const study::MoeCase& m = r.compare.moe.front();
   const spec::Scenario& sc = r.compare.scenario;
   f.caption = fmt::format(
-      "One {} layer's dispatch of one sequence (tp 1) on {}, HB domain {}: Rail-only with each algorithm against "
-      "rail-optimized's direct dispatch (any NIC to any NIC), as EP grows from one HB domain to many. Forwarded "
-      "(DeepEP's kernels) crosses the NIC once per domain a token reaches ({}), direct once per remote copy.",
+      "One {} layer's dispatch of one sequence (tp 1) on {}, HB domain {}: Rail-only against rail-optimized with "
+      "the same algorithm, as EP grows from one HB domain to many. Forwarded (DeepEP's kernels) crosses the NIC "
+      "once per domain a token reaches ({}), direct once per remote copy (on Rail-only, through NVLink first "
+      "when it changes rail).",
       r.compare.moe_model_name, r.compare.system_name, m.hb_domain_size,
       sc.moe_max_domains > 0 ? fmt::format("at most {}", sc.moe_max_domains) : std::string("no limit"));
   CsvTable csv({"ep", "hb_domains", "rail_optimized_direct_s", "rail_optimized_forwarded_s", "rail_only_forwarded_s",
@@ -386,8 +405,8 @@ Figure MoeOverhead(const study::ReportStudy& r) {
   Json labels = Json::array(), fwd = Json::array(), dir = Json::array();
   for (const study::MoeSweepPoint& p : m.ep_sweep) {
     labels.push_back(fmt::format("{} ({} domain{})", p.ep, p.domains, p.domains == 1 ? "" : "s"));
-    fwd.push_back(100 * p.overhead(0));
-    dir.push_back(100 * p.overhead(1));
+    fwd.push_back(100 * (p.time_s[1][0] / p.time_s[0][0] - 1));
+    dir.push_back(100 * (p.time_s[1][1] / p.time_s[0][1] - 1));
     csv.AddRow({std::to_string(p.ep), std::to_string(p.domains), CsvNumber(p.time_s[0][1]), CsvNumber(p.time_s[0][0]),
                 CsvNumber(p.time_s[1][0]), CsvNumber(p.time_s[1][1]), CsvNumber(p.overhead(0)),
                 CsvNumber(p.overhead(1))});
@@ -395,9 +414,10 @@ Figure MoeOverhead(const study::ReportStudy& r) {
   Json chart;
   chart["type"] = "line";
   chart["data"]["labels"] = labels;
-  chart["data"]["datasets"] = {Dataset("Rail-only, forwarded", fwd, 1), Dataset("Rail-only, direct", dir, 3)};
+  chart["data"]["datasets"] = {Dataset("forwarded: Rail-only against rail-optimized", fwd, 1),
+                                Dataset("direct: Rail-only against rail-optimized", dir, 3)};
   chart["options"] = Options(f.title, "expert-parallel degree (HB domains spanned)",
-                                "time against rail-optimized direct (%, negative = faster)");
+                             "Rail-only's dispatch time against rail-optimized's (%)");
   f.charts.push_back(chart);
   f.csv = csv.Render();
   return f;
@@ -408,11 +428,42 @@ std::vector<Figure> Figures(const study::ReportStudy& r, std::vector<ReportFile>
   out.push_back(CostPower(r));
   if (!r.hb_sweep.empty()) out.push_back(IterationVsHb(r));
   if (!r.batch_sweep.empty()) out.push_back(RailOnlyVsIdeal(r));
-  if (r.traffic_strategy && r.traffic.size() == 2) out.push_back(Traffic(r, files));
+  // A figure the scenario asks for but that cannot be drawn says why.
+  auto not_drawn = [&out](const char* id, const char* title, std::string why) {
+    Figure f;
+    f.id = id;
+    f.title = title;
+    f.caption = "Not drawn: " + std::move(why);
+    out.push_back(f);
+  };
+  const spec::Scenario& sc = r.compare.scenario;
+  if (r.traffic_strategy && r.traffic.size() == 2) {
+    out.push_back(Traffic(r, files));
+  } else if (!r.hb_sweep.empty()) {
+    not_drawn("traffic", "Who talks to whom, and over which tier",
+              sc.gpus > net::kMaxBuildGpus
+                  ? fmt::format("the traffic is routed on the built network, at most {} GPUs; the scenario has {}.",
+                                Grouped(net::kMaxBuildGpus), Grouped(sc.gpus))
+                  : fmt::format("no layout of {} runs on Rail-only with {} GPUs at global batch {} (see the "
+                                "verdict).",
+                                r.compare.model_name, Grouped(sc.gpus), Grouped(r.batch)));
+  }
   out.push_back(AllToAll(r));
-  if (!r.failures.empty()) out.push_back(Failures(r));
+  if (!r.failures.empty()) {
+    out.push_back(Failures(r));
+  } else if (!sc.system.empty()) {
+    not_drawn("failures", "Failure impact per design over a 30-day run",
+              fmt::format("the failure study builds every design's graph, at most {} GPUs; the scenario has {}.",
+                          Grouped(net::kMaxBuildGpus), Grouped(sc.gpus)));
+  }
   if (!r.pareto.empty()) out.push_back(Pareto(r));
-  if (!r.compare.moe.empty() && !r.compare.moe.front().ep_sweep.empty()) out.push_back(MoeOverhead(r));
+  if (!r.compare.moe.empty() && !r.compare.moe.front().ep_sweep.empty()) {
+    out.push_back(MoeOverhead(r));
+  } else if (!r.compare.moe.empty()) {
+    not_drawn("moe-ep", "MoE dispatch on Rail-only against expert-parallel degree",
+              fmt::format("no expert-parallel degree of {} divides both its {} experts and the {} GPUs.",
+                          r.compare.moe_model_name, r.compare.moe_experts, Grouped(sc.gpus)));
+  }
   return out;
 }
 
@@ -516,6 +567,10 @@ std::vector<ReportFile> BuildReport(const study::ReportStudy& r, const std::stri
       html += fmt::format("<div class=\"chart\" id=\"box-{0}-{1}\"><canvas id=\"chart-{0}-{1}\"></canvas></div>\n",
                           f.id, i);
       configs.push_back({{"id", fmt::format("{}-{}", f.id, i)}, {"config", f.charts[i]}});
+    }
+    if (f.charts.empty() && f.image.empty()) {
+      html += fmt::format("<p class=\"caption\">{}</p>\n</section>\n", HtmlEscape(f.caption));
+      continue;
     }
     html += fmt::format("<p class=\"caption\">{} Data: <a href=\"{}.csv\">{}.csv</a>.</p>\n</section>\n",
                         HtmlEscape(f.caption), f.id, f.id);

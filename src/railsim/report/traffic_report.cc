@@ -61,15 +61,20 @@ std::string TrafficTable(const perf::PerfContext& c, const spec::Strategy& s, co
                      between > 0 ? (r.design == net::Design::kRailOnly
                                         ? " (Rail-only forwards them through the HB domain)"
                                         : " (only shared spines carry them directly)")
-                                 : " (the spine that joins the rails carries nothing for this job)");
+                                 : r.design == net::Design::kRailOnly
+                                       ? " (no byte has to change rail)"
+                                       : " (no byte has to change rail; spines still carry same-rail traffic "
+                                         "between leaves)");
 
   TextTable check;
   check.AddColumn("group", TextTable::Align::kLeft);
-  for (const char* h : {"size", "groups", "spanning domains", "crossing rails"}) check.AddColumn(h);
+  for (const char* h : {"size", "groups", "spanning domains", "bytes crossing rails"}) check.AddColumn(h);
   check.AddColumn("placed", TextTable::Align::kLeft);
-  for (const perf::GroupCheck& g : r.placement_check) {
+  for (size_t i = 0; i < r.placement_check.size(); ++i) {
+    const perf::GroupCheck& g = r.placement_check[i];
+    const double cross = i < r.placement_cross_rail_share.size() ? r.placement_cross_rail_share[i] : 0;
     check.AddRow({perf::GroupKindName(g.kind), Grouped(g.size), Grouped(g.groups), Grouped(g.groups_spanning_domains),
-                  Grouped(g.groups_crossing_rails),
+                  g.kind == perf::GroupKind::kExpertDp ? "(with dp)" : Percent(cross),
                   g.spread == perf::GroupSpread::kHbDomain   ? "inside one HB domain"
                   : g.spread == perf::GroupSpread::kSameRail ? "on rails (rail-aligned)"
                                                              : "crosses rails"});
@@ -113,7 +118,8 @@ std::string TrafficJson(const perf::PerfContext& c, const spec::Strategy& s, con
   j["bytes_by_tier"] = tiers;
   j["bytes_between_rails"] = r.bytes_by_class[int(study::TrafficClass::kCrossRail)];
   Json checks = Json::array();
-  for (const perf::GroupCheck& g : r.placement_check) {
+  for (size_t i = 0; i < r.placement_check.size(); ++i) {
+    const perf::GroupCheck& g = r.placement_check[i];
     Json x;
     x["group"] = perf::GroupKindName(g.kind);
     x["size"] = g.size;
@@ -121,6 +127,9 @@ std::string TrafficJson(const perf::PerfContext& c, const spec::Strategy& s, con
     x["spread"] = perf::GroupSpreadName(g.spread);
     x["groups_spanning_domains"] = g.groups_spanning_domains;
     x["groups_crossing_rails"] = g.groups_crossing_rails;
+    if (g.kind != perf::GroupKind::kExpertDp && i < r.placement_cross_rail_share.size()) {
+      x["bytes_crossing_rails_share"] = r.placement_cross_rail_share[i];
+    }
     checks.push_back(x);
   }
   j["placement_check"] = checks;

@@ -11,11 +11,11 @@ namespace {
 // Bounds that no real model approaches but that keep every product in the
 // FLOP and memory formulas (e.g. seq^2 * hidden * layers) finite in doubles
 // and the per-layer integer arithmetic inside 64 bits.
-constexpr int64_t kMaxLayers = 100000;
+constexpr int64_t kMaxLayers = kMaxModelLayers;
 constexpr int64_t kMaxHidden = 1 << 20;
 constexpr int64_t kMaxHeads = 1 << 16;
 constexpr int64_t kMaxVocab = 1 << 26;
-constexpr int64_t kMaxSeq = 1 << 24;
+constexpr int64_t kMaxSeq = kMaxSeqLength;
 constexpr int64_t kMaxExperts = 1 << 16;
 
 // moe_layer_freq: an integer k >= 1 (every k-th layer, from the first, as
@@ -53,6 +53,13 @@ int ModelSpec::MoeLayersIn(int first, int count) const {
   int n = 0;
   for (int i = first; i < first + count && i < num_layers; ++i) n += moe_layers[size_t(i)];
   return n;
+}
+
+void SetSeqLength(ModelSpec* m, int64_t seq_length, const std::string& where) {
+  if (seq_length < 1 || seq_length > kMaxSeq) {
+    throw Error(where, fmt::format("expected an integer in [1, {}], got {}", kMaxSeq, seq_length));
+  }
+  m->seq_length = static_cast<int>(seq_length);
 }
 
 ModelSpec ParseModelJson(std::string_view text) {

@@ -10,6 +10,10 @@
 
 namespace railsim::spec {
 
+/// Bounds no real model approaches (model.cc says why they exist).
+constexpr int64_t kMaxModelLayers = 100000;
+constexpr int64_t kMaxSeqLength = int64_t{1} << 24;
+
 enum class PositionEmbedding { kLearnedAbsolute, kRope };
 enum class Normalization { kLayerNorm, kRmsNorm };
 
@@ -66,6 +70,11 @@ struct ModelSpec {
 
 /// Parses and validates a model JSON document. Throws Error naming the field.
 ModelSpec ParseModelJson(std::string_view text);
+
+/// Sets the training sequence length (a HF config carries the model's
+/// maximum, not the length a run trains at). Throws Error(where) unless
+/// 1 <= seq_length <= kMaxSeqLength.
+void SetSeqLength(ModelSpec* m, int64_t seq_length, const std::string& where);
 
 /// The JSON form, which ParseModelJson reads back unchanged.
 std::string ModelToJson(const ModelSpec& model);

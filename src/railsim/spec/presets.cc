@@ -7,6 +7,7 @@
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/core/spellcheck.h"
+#include "railsim/spec/hf_config.h"
 #include "railsim/spec/json_reader.h"
 
 namespace railsim::spec {
@@ -71,6 +72,20 @@ Spec Load(PresetKind kind, const std::string& name_or_path, const std::string& f
   }
 }
 
+// A HF checkpoint's config.json is named after nothing: its directory names
+// the model ("Llama-3.1-8B/config.json"); any other file, its stem.
+std::string HfModelName(const std::string& path) {
+  std::string p = path;
+  size_t slash = p.find_last_of('/');
+  std::string file = slash == std::string::npos ? p : p.substr(slash + 1);
+  if (file == "config.json" && slash != std::string::npos && slash > 0) {
+    std::string dir = p.substr(0, slash);
+    size_t up = dir.find_last_of('/');
+    return up == std::string::npos ? dir : dir.substr(up + 1);
+  }
+  return file.ends_with(".json") ? file.substr(0, file.size() - 5) : file;
+}
+
 }  // namespace
 
 const char* PresetKindName(PresetKind kind) {
@@ -108,6 +123,13 @@ std::optional<std::string_view> FindPreset(PresetKind kind, std::string_view nam
   return std::nullopt;
 }
 
+bool IsPresetName(std::string_view name) {
+  for (size_t i = 0; i < embedded::kPresetCount; ++i) {
+    if (name == embedded::kPresets[i].name) return true;
+  }
+  return false;
+}
+
 std::string_view PresetText(std::string_view name, const std::string& where) {
   for (size_t i = 0; i < embedded::kPresetCount; ++i) {
     if (name == embedded::kPresets[i].name) return embedded::kPresets[i].json;
@@ -122,7 +144,16 @@ SystemSpec LoadSystem(const std::string& name_or_path, const std::string& flag) 
 }
 
 ModelSpec LoadModel(const std::string& name_or_path, const std::string& flag) {
-  return Load(PresetKind::kModel, name_or_path, flag, ParseModelJson);
+  const bool hf = name_or_path.starts_with("hf:");
+  const std::string path = hf ? name_or_path.substr(3) : name_or_path;
+  if (path.empty()) throw Error(flag, "expected a model preset name or JSON file path, got " + Quoted(name_or_path));
+  Source source = hf ? Source{ReadTextFile(path, flag), flag + " " + name_or_path}
+                     : Resolve(PresetKind::kModel, path, flag);
+  try {
+    return hf ? ParseHfConfigJson(source.text, HfModelName(path)) : ParseAnyModelJson(source.text, HfModelName(path));
+  } catch (const Error& e) {
+    throw e.WithContext(source.context);
+  }
 }
 
 Catalog LoadCatalog(const std::string& name_or_path, const std::string& flag) {

@@ -33,6 +33,9 @@ std::vector<PresetInfo> ListPresets();
 /// The embedded JSON text of a preset, or nullopt if there is none.
 std::optional<std::string_view> FindPreset(PresetKind kind, std::string_view name);
 
+/// True when some embedded preset, of any kind, is named `name`.
+bool IsPresetName(std::string_view name);
+
 /// The JSON text of any preset named `name` whatever its kind. Throws
 /// Error(where) with a "did you mean" when no preset has that name.
 std::string_view PresetText(std::string_view name, const std::string& where);
@@ -41,6 +44,8 @@ std::string_view PresetText(std::string_view name, const std::string& where);
 /// prefixes every error, followed by the file and the JSON pointer:
 /// "--model m.json: /hidden_size: expected an integer >= 1, got -4".
 SystemSpec LoadSystem(const std::string& name_or_path, const std::string& flag);
+/// A model file may also be a Hugging Face config.json (spec/hf_config.h),
+/// recognised by its keys or forced by an "hf:" prefix on the path.
 ModelSpec LoadModel(const std::string& name_or_path, const std::string& flag);
 Catalog LoadCatalog(const std::string& name_or_path, const std::string& flag);
 Scenario LoadScenario(const std::string& name_or_path, const std::string& flag);

@@ -11,6 +11,22 @@
 namespace railsim::study {
 namespace {
 
+// The parallelism whose bytes a group kind's collectives are counted under
+// (expert-dp shares dp's, so it has none of its own).
+std::optional<perf::Parallelism> ParallelismOf(perf::GroupKind kind) {
+  switch (kind) {
+    case perf::GroupKind::kTp: return perf::Parallelism::kTp;
+    case perf::GroupKind::kCp: return perf::Parallelism::kCp;
+    case perf::GroupKind::kEp: return perf::Parallelism::kEp;
+    case perf::GroupKind::kPp: return perf::Parallelism::kPp;
+    case perf::GroupKind::kDp: return perf::Parallelism::kDp;
+    case perf::GroupKind::kEmbedding: return perf::Parallelism::kEmbedding;
+    case perf::GroupKind::kExpertDp: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+
 constexpr const char* kClassNames[kTrafficClasses] = {"hb_domain", "same_rail", "cross_rail"};
 constexpr const char* kTierNames[kTrafficTiers] = {"nvlink", "nic_to_leaf", "leaf_to_spine", "spine_to_core"};
 
@@ -172,7 +188,25 @@ TrafficResult AnalyzeTraffic(const perf::PerfContext& c, const spec::Strategy& s
       if (tier >= 0) r.bytes_by_tier[size_t(tier)] += bytes;
     }
   }
+  // The check reads the same bytes as the table: a group whose traffic
+  // changes rail is marked as crossing rails, whatever its geometry says
+  // (a ring that leaves a domain on another rail than it entered).
   r.placement_check = perf::CheckPlacement(c, s);
+  for (perf::GroupCheck& g : r.placement_check) {
+    std::optional<perf::Parallelism> p = ParallelismOf(g.kind);
+    double cross = 0;
+    if (p) {
+      const auto& cls = r.bytes_by_parallelism_and_class[size_t(*p)];
+      const double total = cls[0] + cls[1] + cls[2];
+      cross = total > 0 ? cls[int(TrafficClass::kCrossRail)] / total : 0;
+      if (total > 0) {
+        g.spread = cls[int(TrafficClass::kCrossRail)] > 0 ? perf::GroupSpread::kCrossRail
+                   : cls[int(TrafficClass::kSameRail)] > 0 ? perf::GroupSpread::kSameRail
+                                                            : perf::GroupSpread::kHbDomain;
+      }
+    }
+    r.placement_cross_rail_share.push_back(cross);
+  }
   return r;
 }
 
