@@ -460,6 +460,10 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   one_thread.insert(one_thread.end(), {"--threads", "1"});
   two_threads.insert(two_threads.end(), {"--threads", "2"});
   EXPECT_EQ(RunRailsim(one_thread).out, RunRailsim(two_threads).out);
+  const std::string data = std::string(RAILSIM_SOURCE_DIR) + "/tests/data/";
+  commands.push_back({"calibrate", "--system", "dgx-h100", "--nccl-tests", data + "nccl-tests/p5-8nodes.csv",
+                      data + "nccl-tests/p5-8nodes/alltoall_perf.txt", "--steps", data + "h100-steps.csv",
+                      "--holdout", "0.2", "--format", "json"});
   for (const Args& args : commands) {
     RunResult a = RunRailsim(args), b = RunRailsim(args);
     ASSERT_EQ(0, a.status) << args[0] << ": " << a.err;

@@ -62,6 +62,8 @@ const ParamDef kParams[] = {
 // A prediction must move by more than this (relative) across a parameter's
 // whole range for the row to count as constraining it.
 constexpr double kSensitivity = 1e-3;
+// ... and, after the fit, across this share of its range around its value.
+constexpr double kLocalStep = 0.05;
 
 // The measured rows of one kind, and how to predict each on a system.
 struct RowSet {
@@ -206,6 +208,27 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
     };
     std::vector<double> x = FitLeastSquares(residuals, {start, middle}, bounds);
     for (size_t j = 0; j < free.size(); ++j) free[j]->field(*system) = Rounded(x[j]);
+    // A parameter the rows depend on only far from where the fit left it
+    // (a bandwidth hidden behind a slower tier) is not pinned down by them:
+    // it keeps its base value and says so.
+    for (const ParamDef* p : free) {
+      const double x0 = p->field(*system), step = kLocalStep * (p->hi - p->lo);
+      spec::SystemSpec low = *system, high = *system;
+      p->field(low) = std::max(p->lo, x0 - step);
+      p->field(high) = std::min(p->hi, x0 + step);
+      bool moved = false;
+      for (size_t k = 0; k < fit_index.size() && !moved; ++k) {
+        double a = set.predict[fit_index[k]](low), b = set.predict[fit_index[k]](high);
+        moved = std::fabs(std::log(b / a)) > kSensitivity;
+      }
+      if (moved) continue;
+      for (FittedParameter& f : records) {
+        if (f.key != p->key) continue;
+        f.fitted = false;
+        f.provenance = fmt::format("not fitted: {} measured rows depend on it only far from its value", f.rows);
+        p->field(*system) = f.before;
+      }
+    }
   }
   for (FittedParameter& f : records) {
     for (const ParamDef* p : defs) {
@@ -250,8 +273,8 @@ std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTest
     text = "Communication not fitted (no collective row)";
   }
   if (r.step_fit.rows > 0) {
-    text += fmt::format("; step times within {} (mean {}) on {} runs{}", Percent(r.step_fit.worst),
-                        Percent(r.step_fit.mean_abs), r.step_fit.rows,
+    text += fmt::format("; step times within {} (mean {}) on {} run{}{}", Percent(r.step_fit.worst),
+                        Percent(r.step_fit.mean_abs), r.step_fit.rows, r.step_fit.rows == 1 ? "" : "s",
                         r.step_held_out.rows > 0 ? fmt::format(", {} on {} held-out runs",
                                                                Percent(r.step_held_out.worst), r.step_held_out.rows)
                                                  : "");

@@ -320,7 +320,8 @@ std::vector<NcclTestsRun> ParseNcclTestsCsv(std::string_view text, const std::st
       throw Error(where, fmt::format("gpus, nodes: expected whole numbers with 1 <= nodes <= gpus <= 16777216, got "
                                      "{} and {}", cell("gpus"), cell("nodes")));
     }
-    r.size_bytes = index.count("size_bytes") ? number("size_bytes", 1) : number("size_mib", 1.0 / (1 << 20)) * (1 << 20);
+    r.size_bytes = index.count("size_bytes") ? number("size_bytes", 0) : number("size_mib", 0) * (1 << 20);
+    if (r.size_bytes < 1) throw Error(where, "size: expected at least 1 byte");
     if (index.count("count") && !cell("count").empty()) r.count = int64_t(number("count", 0));
     r.type = std::string(cell("type"));
     const bool has_time = index.count("oop_time_us") && !cell("oop_time_us").empty();
