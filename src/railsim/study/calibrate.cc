@@ -142,107 +142,101 @@ ErrorSummary Summarize(const std::vector<CalibrationRow>& rows, RowKind kind, bo
   return s;
 }
 
+// The parameters of `kind` that `system` has (no in-switch reduction
+// without an HB fabric that reduces, no FP8 efficiency without an FP8 peak).
+std::vector<const ParamDef*> Candidates(RowKind kind, const spec::SystemSpec& system) {
+  std::vector<const ParamDef*> defs;
+  for (const ParamDef& p : kParams) {
+    const std::string key = p.key;
+    if (p.kind != kind) continue;
+    if (key == "hb_in_network_allreduce_efficiency" && system.hb_in_network_allreduce_efficiency <= 0) continue;
+    if (key == "gpu.fp8_gemm_efficiency" && system.gpu.peak_flops_fp8 <= 0) continue;
+    defs.push_back(&p);
+  }
+  return defs;
+}
+
+spec::SystemSpec With(const spec::SystemSpec& s, const ParamDef& p, double value) {
+  spec::SystemSpec out = s;
+  p.field(out) = value;
+  return out;
+}
+
+// The fitted rows of `set` whose prediction differs by more than
+// kSensitivity between the systems `a` and `b`.
+std::vector<const CalibrationRow*> RowsMoved(const RowSet& set, const spec::SystemSpec& a, const spec::SystemSpec& b) {
+  std::vector<const CalibrationRow*> moved;
+  for (size_t i = 0; i < set.rows.size(); ++i) {
+    if (set.rows[i]->held_out) continue;
+    if (std::fabs(std::log(set.predict[i](b) / set.predict[i](a))) > kSensitivity) moved.push_back(set.rows[i]);
+  }
+  return moved;
+}
+
+// Least squares over `free` from `*system`; writes the rounded values.
+void FitValues(const std::vector<const ParamDef*>& free, const RowSet& set, spec::SystemSpec* system) {
+  spec::SystemSpec base = *system;  // not const: ParamDef::field hands out references
+  Bounds bounds;
+  std::vector<double> start, middle;
+  for (const ParamDef* p : free) {
+    bounds.lo.push_back(p->lo);
+    bounds.hi.push_back(p->hi);
+    start.push_back(std::clamp(p->field(base), p->lo, p->hi));
+    middle.push_back(0.5 * (p->lo + p->hi));
+  }
+  auto residuals = [&](const std::vector<double>& x) {
+    spec::SystemSpec s = base;
+    for (size_t j = 0; j < free.size(); ++j) free[j]->field(s) = x[j];
+    return LogRatios(set, s, false);
+  };
+  std::vector<double> x = FitLeastSquares(residuals, {start, middle}, bounds);
+  for (size_t j = 0; j < free.size(); ++j) free[j]->field(*system) = Rounded(x[j]);
+}
+
 // Fits the parameters of `kind` on the fitted rows of `set`, writing the
 // values into `system` and their records into `out`.
 void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec::SystemSpec* system,
               std::vector<FittedParameter>* out) {
-  std::vector<const ParamDef*> defs;
-  for (const ParamDef& p : kParams) {
-    if (p.kind != kind) continue;
-    if (std::string(p.key) == "hb_in_network_allreduce_efficiency" && system->hb_in_network_allreduce_efficiency <= 0) {
-      continue;  // the HB fabric cannot reduce: nothing to fit
-    }
-    if (std::string(p.key) == "gpu.fp8_gemm_efficiency" && system->gpu.peak_flops_fp8 <= 0) continue;
-    defs.push_back(&p);
-  }
-  const spec::SystemSpec base = *system;
-  std::vector<const CalibrationRow*> fit_rows;
-  std::vector<size_t> fit_index;
-  for (size_t i = 0; i < set.rows.size(); ++i) {
-    if (!set.rows[i]->held_out) {
-      fit_rows.push_back(set.rows[i]);
-      fit_index.push_back(i);
-    }
-  }
-  // Which parameters any fitted row depends on, and which rows.
-  std::vector<const ParamDef*> free;
+  spec::SystemSpec base = *system;  // not const: ParamDef::field hands out references
+  const std::vector<const ParamDef*> defs = Candidates(kind, base);
   std::vector<FittedParameter> records;
+  std::vector<std::vector<const CalibrationRow*>> seen;  // per parameter, the rows that depend on it
+  std::vector<const ParamDef*> free;
   for (const ParamDef* p : defs) {
     FittedParameter f;
     f.key = p->key;
     f.seconds = p->seconds;
-    f.before = f.after = p->field(*system);
+    f.before = p->field(base);
     f.lo = p->lo;
     f.hi = p->hi;
-    spec::SystemSpec low = base, high = base;
-    p->field(low) = p->lo;
-    p->field(high) = p->hi;
-    std::vector<const CalibrationRow*> seen;
-    for (size_t k = 0; k < fit_index.size(); ++k) {
-      double a = set.predict[fit_index[k]](low), b = set.predict[fit_index[k]](high);
-      if (std::fabs(std::log(b / a)) > kSensitivity) seen.push_back(fit_rows[k]);
-    }
-    f.rows = int(seen.size());
-    f.fitted = !seen.empty();
-    if (f.fitted) {
-      free.push_back(p);
-      f.provenance = LineList(seen);  // completed below
-    } else {
-      f.provenance = "not fitted: no measured row depends on it";
-    }
+    seen.push_back(RowsMoved(set, With(base, *p, p->lo), With(base, *p, p->hi)));
+    f.rows = int(seen.back().size());
+    f.fitted = f.rows > 0;
+    if (f.fitted) free.push_back(p);
     records.push_back(f);
   }
-  if (!free.empty()) {
-    Bounds bounds;
-    std::vector<double> start, middle;
-    for (const ParamDef* p : free) {
-      bounds.lo.push_back(p->lo);
-      bounds.hi.push_back(p->hi);
-      start.push_back(std::clamp(p->field(*system), p->lo, p->hi));
-      middle.push_back(0.5 * (p->lo + p->hi));
+  if (!free.empty()) FitValues(free, set, system);
+  for (size_t i = 0; i < defs.size(); ++i) {
+    const ParamDef& p = *defs[i];
+    FittedParameter& f = records[i];
+    if (!f.fitted) {
+      f.provenance = "not fitted: no measured row depends on it";
+    } else if (const double x = p.field(*system), step = kLocalStep * (p.hi - p.lo);
+               RowsMoved(set, With(*system, p, std::max(p.lo, x - step)), With(*system, p, std::min(p.hi, x + step)))
+                   .empty()) {
+      // The rows depend on it only far from where the fit left it (a
+      // bandwidth hidden behind a slower tier): they do not pin it down.
+      f.fitted = false;
+      f.provenance = fmt::format("not fitted: {} measured rows depend on it only far from its value", f.rows);
+      p.field(*system) = f.before;
+    } else {
+      f.provenance = fmt::format(
+          "railsim calibrate: fitted to {} measured rows ({}); before {}, bounds [{}, {}]{}{}", f.rows,
+          LineList(seen[i]), ValueText(p, f.before), ValueText(p, f.lo), ValueText(p, f.hi),
+          x <= f.lo || x >= f.hi ? ", at its bound" : "",
+          o.holdout > 0 ? fmt::format(", {:g} of the rows held out (seed {})", o.holdout, o.seed) : "");
     }
-    auto residuals = [&](const std::vector<double>& x) {
-      spec::SystemSpec s = base;
-      for (size_t j = 0; j < free.size(); ++j) free[j]->field(s) = x[j];
-      return LogRatios(set, s, false);
-    };
-    std::vector<double> x = FitLeastSquares(residuals, {start, middle}, bounds);
-    for (size_t j = 0; j < free.size(); ++j) free[j]->field(*system) = Rounded(x[j]);
-    // A parameter the rows depend on only far from where the fit left it
-    // (a bandwidth hidden behind a slower tier) is not pinned down by them:
-    // it keeps its base value and says so.
-    for (const ParamDef* p : free) {
-      const double x0 = p->field(*system), step = kLocalStep * (p->hi - p->lo);
-      spec::SystemSpec low = *system, high = *system;
-      p->field(low) = std::max(p->lo, x0 - step);
-      p->field(high) = std::min(p->hi, x0 + step);
-      bool moved = false;
-      for (size_t k = 0; k < fit_index.size() && !moved; ++k) {
-        double a = set.predict[fit_index[k]](low), b = set.predict[fit_index[k]](high);
-        moved = std::fabs(std::log(b / a)) > kSensitivity;
-      }
-      if (moved) continue;
-      for (FittedParameter& f : records) {
-        if (f.key != p->key) continue;
-        f.fitted = false;
-        f.provenance = fmt::format("not fitted: {} measured rows depend on it only far from its value", f.rows);
-        p->field(*system) = f.before;
-      }
-    }
-  }
-  for (FittedParameter& f : records) {
-    for (const ParamDef* p : defs) {
-      if (f.key != p->key) continue;
-      f.after = p->field(*system);
-      if (f.fitted) {
-        f.provenance = fmt::format("railsim calibrate: fitted to {} measured rows ({}); before {}, bounds [{}, {}]{}{}",
-                                   f.rows, f.provenance, ValueText(*p, f.before), ValueText(*p, f.lo),
-                                   ValueText(*p, f.hi),
-                                   f.after <= f.lo || f.after >= f.hi ? ", at its bound" : "",
-                                   o.holdout > 0 ? fmt::format(", {:g} of the rows held out (seed {})", o.holdout, o.seed)
-                                                 : "");
-      }
-    }
+    f.after = p.field(*system);
     out->push_back(f);
   }
 }

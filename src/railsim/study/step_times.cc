@@ -32,9 +32,11 @@ class Cells {
     auto it = index_.find(column);
     return it == index_.end() ? std::string_view() : std::string_view(cells_[it->second]);
   }
+  // An empty cell gives `fallback`, unless that is below `min` (a value the
+  // row must give).
   int64_t Int(const char* column, int64_t fallback, int64_t min, int64_t max) const {
     std::string_view text = Get(column);
-    if (text.empty()) return fallback;
+    if (text.empty() && fallback >= min) return fallback;
     std::optional<int64_t> v = ParseWholeInt(text);
     if (!v || *v < min || *v > max) {
       throw Error(where_, fmt::format("{}: expected an integer in [{}, {}], got {}", column, min, max,
@@ -44,7 +46,7 @@ class Cells {
   }
   double Number(const char* column, double fallback, double min, double max) const {
     std::string_view text = Get(column);
-    if (text.empty()) return fallback;
+    if (text.empty() && fallback >= min) return fallback;
     std::optional<double> v = ParseWholeDouble(text);
     if (!v || *v < min || *v > max) {
       throw Error(where_, fmt::format("{}: expected a number in [{}, {}], got {}", column, min, max,
@@ -93,13 +95,13 @@ std::map<std::string, size_t> Header(const std::vector<std::string>& cells, cons
 spec::Strategy StrategyOf(const Cells& c, const spec::ModelSpec& model, int64_t gpus, const std::string& where) {
   spec::Strategy s;
   constexpr int64_t kDegree = 1 << 20;
-  s.tp = int(c.Int("tp", 1, 1, kDegree));
-  s.pp = int(c.Int("pp", 1, 1, kDegree));
+  s.tp = int(c.Int("tp", 0, 1, kDegree));
+  s.pp = int(c.Int("pp", 0, 1, kDegree));
   s.cp = int(c.Int("cp", 1, 1, kDegree));
   s.ep = int(c.Int("ep", 1, 1, kDegree));
   s.vp = int(c.Int("vp", 1, 1, kDegree));
-  s.micro_batch = c.Int("micro-batch-size", 1, 1, spec::kMaxGlobalBatch);
-  s.global_batch = c.Int("global-batch-size", 1, 1, spec::kMaxGlobalBatch);
+  s.micro_batch = c.Int("micro-batch-size", 0, 1, spec::kMaxGlobalBatch);
+  s.global_batch = c.Int("global-batch-size", 0, 1, spec::kMaxGlobalBatch);
   const int64_t others = int64_t{s.tp} * s.pp * s.cp;
   if (c.Get("dp").empty() && (others > gpus || gpus % others != 0)) {
     throw Error(where, fmt::format("dp: tp x pp x cp = {} does not divide gpus {}", others, gpus));
@@ -122,7 +124,8 @@ spec::Strategy StrategyOf(const Cells& c, const spec::ModelSpec& model, int64_t 
                    : a == "direct"  ? spec::MoeAllToAll::kDirect
                                     : spec::MoeAllToAll::kAuto;
   s.moe_imbalance = c.Number("moe-imbalance", 1, 1, spec::kMaxMoeImbalance);
-  s.moe_max_domains = c.Get("moe-max-domains") == "any" ? 0 : int(c.Int("moe-max-domains", 0, 1, 1 << 20));
+  std::string_view domains = c.Get("moe-max-domains");
+  s.moe_max_domains = domains.empty() || domains == "any" ? 0 : int(c.Int("moe-max-domains", 1, 1, 1 << 20));
   s.moe_overlap = c.Switch("moe-overlap");
   try {
     spec::ValidateStrategy(model, gpus, s);
@@ -184,7 +187,7 @@ std::vector<StepRun> ParseStepsCsv(std::string_view text, const std::string& fil
     run.network = network == "rail-only" ? comm::NetworkKind::kRailOnly
                   : network == "ideal"   ? comm::NetworkKind::kIdeal
                                          : comm::NetworkKind::kRailOptimized;
-    run.step_time_s = c.Number("step_time_s", 0, 0, 1e7);
+    run.step_time_s = c.Number("step_time_s", -1, 0, 1e7);
     if (run.step_time_s <= 0) throw Error(where, "step_time_s: expected a positive number of seconds");
     run.strategy = StrategyOf(c, run.model, run.gpus, where);
     runs.push_back(std::move(run));

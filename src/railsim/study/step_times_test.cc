@@ -80,6 +80,9 @@ TEST(StepTimesTest, BadRowsNameLineAndColumn) {
             "megatron-1t, megatron-3.6b, megatron-310.1b, megatron-39.1b, megatron-529.6b, megatron-7.5b, "
             "megatron-76.1b, mixtral-8x22b, nemotron4-15b, qwen3-235b-a22b) or a JSON file path",
             ErrorOf(header + "\ngpt-9,64,64,8,8,1,1\n"));
+  EXPECT_EQ("s.csv:2: tp: expected an integer in [1, 1048576], got ''", ErrorOf(header + "\ngpt3-175b,64,64,,8,1,1\n"));
+  EXPECT_EQ("s.csv:2: step_time_s: expected a number in [0, 10000000], got ''",
+            ErrorOf(header + "\ngpt3-175b,64,64,8,8,1,\n"));
   EXPECT_EQ("s.csv: no data rows below the header", ErrorOf(header + "\n"));
   EXPECT_EQ("s.csv: no header row (model,gpus,global-batch-size,...)", ErrorOf("# only comments\n"));
 }
