@@ -15,8 +15,10 @@
 // Levenberg-Marquardt from the base system's values and from the middle of
 // the bounds (the better end point kept), with a fixed iteration budget. A
 // parameter the fitted rows cannot move (less than 0.1% change in every
-// prediction across its whole range) is left at its base value and reported
-// as not fitted. With a held-out share, that share of each kind of row is
+// prediction across its whole range, or across a twentieth of it around the
+// fitted value) is left at its base value and reported as not fitted.
+// Fitted values are rounded to four significant digits. With a held-out
+// share, that share of each kind of row is
 // chosen by a seeded shuffle and only reported. Deterministic: the same
 // inputs give the same result, bit for bit.
 #pragma once
