@@ -1,6 +1,7 @@
 #include "railsim/study/nccl_tests.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -316,13 +317,20 @@ std::vector<NcclTestsRun> ParseNcclTestsCsv(std::string_view text, const std::st
     NcclTestsRow r;
     r.line = int(i) + 1;
     const double gpus = number("gpus", 1), nodes = number("nodes", 1);
-    if (gpus != double(int64_t(gpus)) || nodes != double(int64_t(nodes)) || nodes > gpus || gpus > (1 << 24)) {
+    // Range first: converting a double beyond int64_t is undefined.
+    if (gpus > (1 << 24) || nodes > gpus || gpus != std::floor(gpus) || nodes != std::floor(nodes)) {
       throw Error(where, fmt::format("gpus, nodes: expected whole numbers with 1 <= nodes <= gpus <= 16777216, got "
                                      "{} and {}", cell("gpus"), cell("nodes")));
     }
     r.size_bytes = index.count("size_bytes") ? number("size_bytes", 0) : number("size_mib", 0) * (1 << 20);
     if (r.size_bytes < 1) throw Error(where, "size: expected at least 1 byte");
-    if (index.count("count") && !cell("count").empty()) r.count = int64_t(number("count", 0));
+    if (index.count("count") && !cell("count").empty()) {
+      const double count = number("count", 0);
+      if (count > 1e18 || count != std::floor(count)) {
+        throw Error(where, fmt::format("count: expected a whole number of elements, got {}", Quoted(cell("count"))));
+      }
+      r.count = int64_t(count);
+    }
     r.type = std::string(cell("type"));
     const bool has_time = index.count("oop_time_us") && !cell("oop_time_us").empty();
     r.oop_algbw_GBps = index.count("oop_algbw_GBps") ? number("oop_algbw_GBps", 0) : 0;

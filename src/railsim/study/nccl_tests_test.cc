@@ -191,6 +191,10 @@ TEST(NcclTestsTest, BadCsvNamesLineAndColumn) {
             error("op,nodes,gpus,size_bytes,oop_time_us\nall_reduce,1,8,1024\n"));
   EXPECT_EQ("n.csv:2: gpus, nodes: expected whole numbers with 1 <= nodes <= gpus <= 16777216, got 8 and 9",
             error("op,nodes,gpus,size_bytes,oop_time_us\nall_reduce,9,8,1024,5\n"));
+  EXPECT_EQ("n.csv:2: gpus, nodes: expected whole numbers with 1 <= nodes <= gpus <= 16777216, got 1e300 and 1",
+            error("op,nodes,gpus,size_bytes,oop_time_us\nall_reduce,1,1e300,1024,5\n"));
+  EXPECT_EQ("n.csv:2: count: expected a whole number of elements, got '1e40'",
+            error("op,nodes,gpus,size_bytes,count,oop_time_us\nall_reduce,1,8,1024,1e40,5\n"));
   EXPECT_EQ("n.csv: no data rows below the header", error("# x\nop,nodes,gpus,size_bytes,oop_time_us\n"));
 }
 
