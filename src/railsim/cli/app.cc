@@ -14,7 +14,7 @@ namespace railsim::cli {
 
 std::vector<Command> AllCommands() {
   std::vector<Command> all;
-  for (auto group : {NetworkCommands(), PerfCommands(), CommCommands(), FailureCommands(), PresetCommands()}) {
+  for (auto group : {NetworkCommands(), PerfCommands(), CommCommands(), FailureCommands(), CalibrateCommands(), PresetCommands()}) {
     all.insert(all.end(), group.begin(), group.end());
   }
   return all;

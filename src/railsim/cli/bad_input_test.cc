@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -166,6 +167,9 @@ const Args kTraffic = {"traffic", "--model", "gpt3-175b", "--system", "dgx-a100"
 const Args kFailures = {"failures", "--gpus", "256", "--network", "rail-only", "--radix", "16", "--trials", "50"};
 const Args kFailuresExplicit = {"failures", "--gpus", "256", "--network", "rail-only", "--radix", "16",
                                 "--fail", "nic3"};
+const std::string kP5AllReduce =
+    std::string(RAILSIM_SOURCE_DIR) + "/tests/data/nccl-tests/p5-8nodes/all_reduce_perf.txt";
+const Args kCalibrate = {"calibrate", "--system", "dgx-h100", "--nccl-tests", kP5AllReduce};
 const Args kSearch = {"search", "--model", "gpt3-175b", "--system", "dgx-a100", "--gpus", "1024",
                       "--global-batch-size", "512"};
 
@@ -602,9 +606,38 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({{"compare", "--model", "gpt-9"}, "--model"});
   cases.push_back({{"compare", "--moe-model", "gpt3-175b"}, "--moe-model"});
   cases.push_back({{"compare", "--system", "dgx-z100"}, "--system"});
+  // Calibrate: its flags, unreadable and malformed nccl-tests and step files.
+  for (std::string v : {"-0.1", "0.95", "1", "x", "nan", ""}) cases.push_back({With(kCalibrate, "--holdout", v), "--holdout"});
+  for (std::string v : {"csv", "xml"}) cases.push_back({With(kCalibrate, "--format", v), "--format"});
+  cases.push_back({With(kCalibrate, "--system", "dgx-z100"), "--system"});
+  cases.push_back({Without(kCalibrate, "--nccl-tests"), "--nccl-tests"});
+  cases.push_back({With(kCalibrate, "--out", Path("no/such/dir/c.json")), "--out"});
+  for (const std::string& f : BadFiles()) {
+    cases.push_back({With(kCalibrate, "--nccl-tests", f), f == "/dev/null" ? f : f.substr(dir_.size())});
+    cases.push_back({With(kCalibrate, "--steps", f), f == "/dev/null" ? f : f.substr(dir_.size())});
+  }
+  const std::string bad = std::string(RAILSIM_SOURCE_DIR) + "/tests/data/nccl-tests/bad/";
+  cases.push_back({With(kCalibrate, "--nccl-tests", bad + "truncated_all_reduce_perf.txt"), "perf.txt:83: "});
+  cases.push_back({With(kCalibrate, "--nccl-tests", bad + "garbled_all_gather_perf.txt"), "perf.txt:77: time"});
+  cases.push_back({With(kCalibrate, "--nccl-tests", bad + "garbled.csv"), "garbled.csv:7: size_mib"});
+  Write("broadcast_perf.txt", "#  Rank  0 Group  0 Pid 1 on h device 0 [0000:04:00] GPU\n"
+                              "#  Rank  1 Group  0 Pid 1 on h device 1 [0000:05:00] GPU\n"
+                              "8 2 float none 0 1.0 0.01 0.01 0 1.0 0.01 0.01 0\n");
+  cases.push_back({With(kCalibrate, "--nccl-tests", Path("broadcast_perf.txt")), "--nccl-tests"});
+  const std::string steps_header = "model,gpus,global-batch-size,tp,pp,micro-batch-size,step_time_s\n";
+  for (auto [name, text, field] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"s-column.csv", "model,gpus,tpp\n", "s-column.csv:1: unknown column"},
+           {"s-tp.csv", steps_header + "gpt3-175b,56,64,7,8,1,9\n", "s-tp.csv:2: tp"},
+           {"s-time.csv", steps_header + "gpt3-175b,64,64,8,8,1,-9\n", "s-time.csv:2: step_time_s"},
+           {"s-model.csv", steps_header + "gpt-9,64,64,8,8,1,9\n", "s-model.csv:2: model"},
+           {"s-gpus.csv", steps_header + "megatron-1.7b,12,12,1,1,1,9\n", "s-gpus.csv:2: gpus"},
+           {"s-short.csv", steps_header + "gpt3-175b,64,64,8\n", "s-short.csv:2: expected 7 cells"}}) {
+    Write(name, text);
+    cases.push_back({With(kCalibrate, "--steps", Path(name)), field});
+  }
   // --quiet is a switch on every subcommand: a value it cannot read is named.
   for (const Args& base : {Args{"compare"}, kNetwork, kCost, Args{"report", "--out", Path("r5")}, kEstimate, kSearch,
-                           kTraffic, kAllToAll, kCollective, kFailures, Args{"presets"}}) {
+                           kTraffic, kAllToAll, kCollective, kFailures, kCalibrate, Args{"presets"}}) {
     cases.push_back({Plus(base, "--quiet=bogus"), "--quiet"});
   }
   // Top level.

@@ -524,6 +524,10 @@ TEST(CliTest, JsonOutputIsDeterministic) {
                       "--system", "dgx-h100", "--gpus", "2048", "--tp", "1", "--pp", "16", "--ep", "64",
                       "--micro-batch-size", "1", "--global-batch-size", "2048", "--seq-length", "2048",
                       "--format", "json"});
+  const std::string data = std::string(RAILSIM_SOURCE_DIR) + "/tests/data/";
+  commands.push_back({"calibrate", "--system", "dgx-h100", "--nccl-tests", data + "nccl-tests/p5-8nodes.csv",
+                      data + "nccl-tests/p5-8nodes/alltoall_perf.txt", "--steps", data + "h100-steps.csv",
+                      "--holdout", "0.2", "--format", "json"});
   for (const Args& args : commands) {
     RunResult a = RunRailsim(args), b = RunRailsim(args);
     ASSERT_EQ(0, a.status) << args[0] << ": " << a.err;

@@ -109,7 +109,10 @@ TEST(DocsTest, EveryJsonKeyADocsPageNamesIsInTheOutput) {
        "--ep", "64", "--global-batch-size", "2048", "--micro-batch-size", "1", "--moe-max-domains", "4"},
       {"collective", "--op", "moe-dispatch", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "2048",
        "--group", "ep", "--ep", "64", "--pp", "16", "--moe-max-domains", "4", "--network", "rail-only"},
-      {"compare"}};
+      {"compare"},
+      {"calibrate", "--system", "dgx-h100", "--nccl-tests",
+       std::string(RAILSIM_SOURCE_DIR) + "/tests/data/nccl-tests/p5-8nodes.csv", "--steps",
+       std::string(RAILSIM_SOURCE_DIR) + "/tests/data/h100-steps.csv"}};
   std::map<std::string, std::set<std::string>> printed;  // per command, over its runs
   for (std::vector<std::string> args : runs) {
     args.insert(args.end(), {"--format", "json"});

@@ -1,0 +1,402 @@
+#include "railsim/study/calibrate.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "railsim/comm/collective.h"
+#include "railsim/core/error.h"
+#include "railsim/core/units.h"
+#include "railsim/perf/context.h"
+#include "railsim/perf/estimate.h"
+#include "railsim/study/least_squares.h"
+
+namespace railsim::study {
+namespace {
+
+// A system parameter the fit may move, its bounds and the rows that see it.
+struct ParamDef {
+  const char* key;
+  bool seconds;
+  double lo, hi;
+  double& (*field)(spec::SystemSpec&);
+  RowKind kind;
+};
+
+// Bounds: an efficiency below 0.3 of line rate means a broken link or GPU,
+// not a slow one, and none can pass 1 (the in-switch all-reduce can: NVLink
+// SHARP's busbw counts bytes the switch adds, about 1.07 of line rate on H100,
+// so it may reach 1.5). Latencies: NCCL's own per-step constants are 1-15 us
+// (reference nccl-model section 2.2); 50 us on NVLink and 100 us per NIC
+// step leave room for slow hosts. Compute: large GEMMs reach 30-95% of
+// peak, fused attention 20-90%; the TP-overlap cost is a fraction; a fixed
+// per-kernel cost beyond 20 us is a stalled launch queue, not a kernel.
+const ParamDef kParams[] = {
+    {"hb_efficiency", false, 0.3, 1.0, [](spec::SystemSpec& s) -> double& { return s.hb_efficiency; },
+     RowKind::kCollective},
+    {"hb_latency", true, 0, 50e-6, [](spec::SystemSpec& s) -> double& { return s.hb_latency_s; },
+     RowKind::kCollective},
+    {"hb_in_network_allreduce_efficiency", false, 0.3, 1.5,
+     [](spec::SystemSpec& s) -> double& { return s.hb_in_network_allreduce_efficiency; }, RowKind::kCollective},
+    {"nic_efficiency", false, 0.3, 1.0, [](spec::SystemSpec& s) -> double& { return s.nic_efficiency; },
+     RowKind::kCollective},
+    {"nic_latency", true, 0, 100e-6, [](spec::SystemSpec& s) -> double& { return s.nic_latency_s; },
+     RowKind::kCollective},
+    {"gpu.gemm_efficiency", false, 0.3, 0.95, [](spec::SystemSpec& s) -> double& { return s.gpu.gemm_efficiency; },
+     RowKind::kStep},
+    {"gpu.fp8_gemm_efficiency", false, 0.2, 0.95,
+     [](spec::SystemSpec& s) -> double& { return s.gpu.fp8_gemm_efficiency; }, RowKind::kStep},
+    {"gpu.flash_attention_efficiency", false, 0.2, 0.9,
+     [](spec::SystemSpec& s) -> double& { return s.gpu.flash_attention_efficiency; }, RowKind::kStep},
+    {"gpu.tp_comm_overlap_cost", false, 0, 1,
+     [](spec::SystemSpec& s) -> double& { return s.gpu.tp_comm_overlap_cost; }, RowKind::kStep},
+    {"gpu.kernel_overhead", true, 0, 20e-6, [](spec::SystemSpec& s) -> double& { return s.gpu.kernel_overhead_s; },
+     RowKind::kStep},
+};
+
+// A prediction must move by more than this (relative) across a parameter's
+// whole range for the row to count as constraining it.
+constexpr double kSensitivity = 1e-3;
+// ... and, after the fit, across this share of its range around its value.
+constexpr double kLocalStep = 0.05;
+
+// The measured rows of one kind, and how to predict each on a system.
+struct RowSet {
+  std::vector<CalibrationRow*> rows;
+  std::vector<std::function<double(const spec::SystemSpec&)>> predict;
+};
+
+std::vector<double> LogRatios(const RowSet& set, const spec::SystemSpec& s, bool held_out) {
+  std::vector<double> r;
+  for (size_t i = 0; i < set.rows.size(); ++i) {
+    if (set.rows[i]->held_out != held_out) continue;
+    r.push_back(std::log(set.predict[i](s) / set.rows[i]->measured_s));
+  }
+  return r;
+}
+
+// Which of `count` rows to hold out: `share` of them (at most all but one),
+// chosen by a Fisher-Yates shuffle on `rng` (mt19937_64's raw output, which
+// the standard fixes, so the split is the same on every platform).
+std::vector<bool> HeldOut(size_t count, double share, std::mt19937_64& rng) {
+  std::vector<size_t> order(count);
+  for (size_t i = 0; i < count; ++i) order[i] = i;
+  for (size_t i = count; i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+  size_t held = count == 0 ? 0 : std::min(count - 1, size_t(std::llround(share * double(count))));
+  std::vector<bool> out(count, false);
+  for (size_t i = 0; i < held; ++i) out[order[i]] = true;
+  return out;
+}
+
+// Four significant digits: what nccl-tests and step logs can support, and a
+// system file that reads cleanly.
+double Rounded(double x) {
+  if (x == 0) return 0;
+  double scale = std::pow(10.0, 3 - std::floor(std::log10(std::fabs(x))));
+  return std::round(x * scale) / scale;
+}
+
+std::string ValueText(const ParamDef& p, double v) {
+  return p.seconds ? units::FormatDuration(v) : fmt::format("{:.4g}", v);
+}
+
+// "a.txt:12-20, 25; b.csv:3-9": the files and lines of `rows`.
+std::string LineList(const std::vector<const CalibrationRow*>& rows) {
+  std::map<std::string, std::vector<int>> lines;
+  std::vector<std::string> files;
+  for (const CalibrationRow* r : rows) {
+    size_t colon = r->source.rfind(':');
+    std::string file = r->source.substr(0, colon);
+    if (!lines.count(file)) files.push_back(file);
+    lines[file].push_back(std::stoi(r->source.substr(colon + 1)));
+  }
+  std::vector<std::string> parts;
+  for (const std::string& file : files) {
+    std::vector<int>& l = lines[file];
+    std::string text;
+    for (size_t i = 0; i < l.size();) {
+      size_t j = i;
+      while (j + 1 < l.size() && l[j + 1] == l[j] + 1) ++j;
+      text += (text.empty() ? "" : ", ") + (j > i ? fmt::format("{}-{}", l[i], l[j]) : std::to_string(l[i]));
+      i = j + 1;
+    }
+    parts.push_back(file + ":" + text);
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+ErrorSummary Summarize(const std::vector<CalibrationRow>& rows, RowKind kind, bool held_out) {
+  ErrorSummary s;
+  for (const CalibrationRow& r : rows) {
+    if (r.kind != kind || r.held_out != held_out) continue;
+    ++s.rows;
+    s.mean_abs += std::fabs(r.error());
+    s.worst = std::max(s.worst, std::fabs(r.error()));
+  }
+  if (s.rows > 0) s.mean_abs /= s.rows;
+  return s;
+}
+
+// The parameters of `kind` that `system` has (no in-switch reduction
+// without an HB fabric that reduces, no FP8 efficiency without an FP8 peak).
+std::vector<const ParamDef*> Candidates(RowKind kind, const spec::SystemSpec& system) {
+  std::vector<const ParamDef*> defs;
+  for (const ParamDef& p : kParams) {
+    const std::string key = p.key;
+    if (p.kind != kind) continue;
+    if (key == "hb_in_network_allreduce_efficiency" && system.hb_in_network_allreduce_efficiency <= 0) continue;
+    if (key == "gpu.fp8_gemm_efficiency" && system.gpu.peak_flops_fp8 <= 0) continue;
+    defs.push_back(&p);
+  }
+  return defs;
+}
+
+spec::SystemSpec With(const spec::SystemSpec& s, const ParamDef& p, double value) {
+  spec::SystemSpec out = s;
+  p.field(out) = value;
+  return out;
+}
+
+// The fitted rows of `set` whose prediction differs by more than
+// kSensitivity between the systems `a` and `b`.
+std::vector<const CalibrationRow*> RowsMoved(const RowSet& set, const spec::SystemSpec& a, const spec::SystemSpec& b) {
+  std::vector<const CalibrationRow*> moved;
+  for (size_t i = 0; i < set.rows.size(); ++i) {
+    if (set.rows[i]->held_out) continue;
+    if (std::fabs(std::log(set.predict[i](b) / set.predict[i](a))) > kSensitivity) moved.push_back(set.rows[i]);
+  }
+  return moved;
+}
+
+// Least squares over `free` from `*system`; writes the rounded values.
+void FitValues(const std::vector<const ParamDef*>& free, const RowSet& set, spec::SystemSpec* system) {
+  spec::SystemSpec base = *system;  // not const: ParamDef::field hands out references
+  Bounds bounds;
+  std::vector<double> start, middle;
+  for (const ParamDef* p : free) {
+    bounds.lo.push_back(p->lo);
+    bounds.hi.push_back(p->hi);
+    start.push_back(std::clamp(p->field(base), p->lo, p->hi));
+    middle.push_back(0.5 * (p->lo + p->hi));
+  }
+  auto residuals = [&](const std::vector<double>& x) {
+    spec::SystemSpec s = base;
+    for (size_t j = 0; j < free.size(); ++j) free[j]->field(s) = x[j];
+    return LogRatios(set, s, false);
+  };
+  std::vector<double> x = FitLeastSquares(residuals, {start, middle}, bounds);
+  for (size_t j = 0; j < free.size(); ++j) free[j]->field(*system) = Rounded(x[j]);
+}
+
+// Fits the parameters of `kind` on the fitted rows of `set`, writing the
+// values into `system` and their records into `out`.
+void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec::SystemSpec* system,
+              std::vector<FittedParameter>* out) {
+  spec::SystemSpec base = *system;  // not const: ParamDef::field hands out references
+  const std::vector<const ParamDef*> defs = Candidates(kind, base);
+  std::vector<FittedParameter> records;
+  std::vector<std::vector<const CalibrationRow*>> seen;  // per parameter, the rows that depend on it
+  std::vector<const ParamDef*> free;
+  for (const ParamDef* p : defs) {
+    FittedParameter f;
+    f.key = p->key;
+    f.seconds = p->seconds;
+    f.before = p->field(base);
+    f.lo = p->lo;
+    f.hi = p->hi;
+    seen.push_back(RowsMoved(set, With(base, *p, p->lo), With(base, *p, p->hi)));
+    f.rows = int(seen.back().size());
+    f.fitted = f.rows > 0;
+    if (f.fitted) free.push_back(p);
+    records.push_back(f);
+  }
+  if (!free.empty()) FitValues(free, set, system);
+  for (size_t i = 0; i < defs.size(); ++i) {
+    const ParamDef& p = *defs[i];
+    FittedParameter& f = records[i];
+    if (!f.fitted) {
+      f.provenance = "not fitted: no measured row depends on it";
+    } else if (const double x = p.field(*system), step = kLocalStep * (p.hi - p.lo);
+               RowsMoved(set, With(*system, p, std::max(p.lo, x - step)), With(*system, p, std::min(p.hi, x + step)))
+                   .empty()) {
+      // The rows depend on it only far from where the fit left it (a
+      // bandwidth hidden behind a slower tier): they do not pin it down.
+      f.fitted = false;
+      f.provenance = fmt::format("not fitted: {} measured rows depend on it only far from its value", f.rows);
+      p.field(*system) = f.before;
+    } else {
+      f.provenance = fmt::format(
+          "railsim calibrate: fitted to {} measured rows ({}); before {}, bounds [{}, {}]{}{}", f.rows,
+          LineList(seen[i]), ValueText(p, f.before), ValueText(p, f.lo), ValueText(p, f.hi),
+          x <= f.lo || x >= f.hi ? ", at its bound" : "",
+          o.holdout > 0 ? fmt::format(", {:g} of the rows held out (seed {})", o.holdout, o.seed) : "");
+    }
+    f.after = p.field(*system);
+    out->push_back(f);
+  }
+}
+
+std::string Percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
+
+std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTestsRun>& runs, bool any_steps) {
+  std::string text;
+  if (r.comm_fit.rows > 0) {
+    int64_t nodes = 0, gpus = 0;
+    double lo = 1e300, hi = 0;
+    for (const NcclTestsRun& run : runs) {
+      nodes = std::max(nodes, run.nodes);
+      gpus = std::max(gpus, run.ranks);
+      for (const NcclTestsRow& row : run.rows) {
+        lo = std::min(lo, row.size_bytes);
+        hi = std::max(hi, row.size_bytes);
+      }
+    }
+    text = fmt::format("Communication within {} (mean {}) on the sizes measured ({} to {}){}; not fitted above {} "
+                       "nodes ({} GPUs)",
+                       Percent(r.comm_fit.worst), Percent(r.comm_fit.mean_abs), units::FormatBytes(lo),
+                       units::FormatBytes(hi),
+                       r.comm_held_out.rows > 0 ? fmt::format(", {} on held-out rows", Percent(r.comm_held_out.worst))
+                                                : "",
+                       nodes, gpus);
+  } else {
+    text = "Communication not fitted (no collective row)";
+  }
+  if (r.step_fit.rows > 0) {
+    text += fmt::format("; step times within {} (mean {}) on {} run{}{}", Percent(r.step_fit.worst),
+                        Percent(r.step_fit.mean_abs), r.step_fit.rows, r.step_fit.rows == 1 ? "" : "s",
+                        r.step_held_out.rows > 0 ? fmt::format(", {} on {} held-out runs",
+                                                               Percent(r.step_held_out.worst), r.step_held_out.rows)
+                                                 : "");
+  } else {
+    text += any_steps ? "" : "; compute not fitted (no --steps)";
+  }
+  return text + ".";
+}
+
+}  // namespace
+
+double PredictCollective(const spec::SystemSpec& system, const NcclTestsRun& run, const NcclTestsRow& row) {
+  const int64_t k = system.hb_domain_size;
+  const int64_t cluster = std::max<int64_t>(1, (run.ranks + k - 1) / k) * k;
+  comm::ClusterFabrics f = perf::MakeClusterNetwork(system, cluster, comm::NetworkKind::kRailOptimized).fabrics;
+  comm::GroupLayout g = comm::LayoutOf(run.ranks, 1, k);
+  const double bytes = row.size_bytes;
+  switch (run.collective) {
+    case NcclCollective::kAllReduce: return comm::AllReduceTime(bytes, g, f);
+    case NcclCollective::kAllGather: return comm::AllGatherTime(bytes, g, f);
+    case NcclCollective::kReduceScatter: return comm::ReduceScatterTime(bytes, g, f);
+    case NcclCollective::kAllToAll: return comm::AllToAllTime(bytes, g, f, false);
+    case NcclCollective::kSendRecv: return comm::SendRecvTime(bytes, 1, run.ranks, f);
+    case NcclCollective::kBroadcast: return -1;
+  }
+  return -1;
+}
+
+double PredictStep(const spec::SystemSpec& system, const StepRun& step) {
+  perf::PerfContext c = perf::MakePerfContext(step.model, system, step.gpus, step.network);
+  return perf::EstimateIteration(c, step.strategy).iteration_time_s;
+}
+
+CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<NcclTestsRun>& runs,
+                            const std::vector<StepRun>& steps, const CalibrationOptions& options) {
+  assert(options.holdout >= 0 && options.holdout <= kMaxHoldout);
+  CalibrationResult r;
+  r.holdout = options.holdout;
+  r.seed = options.seed;
+  for (const StepRun& s : steps) {
+    const std::string where = fmt::format("{}:{}", s.file, s.line);
+    if (s.network != comm::NetworkKind::kIdeal && s.gpus % base.hb_domain_size != 0) {
+      throw Error(where, fmt::format("gpus: expected a multiple of the system's HB domain size {}, got {}",
+                                     base.hb_domain_size, s.gpus));
+    }
+    if (s.strategy.precision == spec::Precision::kFp8 && base.gpu.peak_flops_fp8 <= 0) {
+      throw Error(where, fmt::format("precision: the system's GPU {} has no FP8 peak; use bf16", base.gpu.name));
+    }
+  }
+  // Rows first (pointers into r.rows stay valid once it is filled).
+  struct Pending {
+    const NcclTestsRun* run = nullptr;
+    const NcclTestsRow* row = nullptr;
+    const StepRun* step = nullptr;
+  };
+  std::vector<Pending> pending;
+  for (const NcclTestsRun& run : runs) {
+    if (run.collective == NcclCollective::kBroadcast || run.ranks < 2) {
+      r.notes.push_back(fmt::format("{}: {} on {} GPU(s) not fitted: {}", run.file, NcclCollectiveName(run.collective),
+                                    run.ranks, run.ranks < 2 ? "a single rank moves nothing"
+                                                             : "railsim has no broadcast model"));
+      continue;
+    }
+    if (run.nodes > 1 && run.ranks % run.nodes == 0 && run.ranks / run.nodes != base.hb_domain_size) {
+      r.notes.push_back(fmt::format("{}: {} GPUs per host, but the system's HB domain is {} GPUs; timed as "
+                                    "consecutive ranks in HB domains of {}",
+                                    run.file, run.ranks / run.nodes, base.hb_domain_size, base.hb_domain_size));
+    }
+    for (const NcclTestsRow& row : run.rows) {
+      CalibrationRow c;
+      c.kind = RowKind::kCollective;
+      c.source = fmt::format("{}:{}", run.file, row.line);
+      c.label = fmt::format("{} {} GPUs {} nodes {}", NcclCollectiveName(run.collective), run.ranks, run.nodes,
+                            units::FormatBytes(row.size_bytes));
+      c.measured_s = row.oop_time_us * 1e-6;
+      r.rows.push_back(c);
+      pending.push_back({&run, &row, nullptr});
+    }
+  }
+  for (const StepRun& s : steps) {
+    CalibrationRow c;
+    c.kind = RowKind::kStep;
+    c.source = fmt::format("{}:{}", s.file, s.line);
+    c.label = s.id;
+    c.measured_s = s.step_time_s;
+    r.rows.push_back(c);
+    pending.push_back({nullptr, nullptr, &s});
+  }
+  if (r.rows.empty()) throw Error("--nccl-tests", "no row railsim can fit (broadcast and single-GPU runs are not)");
+
+  RowSet comm, step;
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const Pending p = pending[i];
+    if (p.step) {
+      step.rows.push_back(&r.rows[i]);
+      step.predict.push_back([p](const spec::SystemSpec& s) { return PredictStep(s, *p.step); });
+    } else {
+      comm.rows.push_back(&r.rows[i]);
+      comm.predict.push_back([p](const spec::SystemSpec& s) { return PredictCollective(s, *p.run, *p.row); });
+    }
+  }
+  std::mt19937_64 rng(options.seed);
+  for (RowSet* set : {&comm, &step}) {
+    std::vector<bool> held = HeldOut(set->rows.size(), options.holdout, rng);
+    for (size_t i = 0; i < held.size(); ++i) set->rows[i]->held_out = held[i];
+  }
+  for (size_t i = 0; i < comm.rows.size(); ++i) comm.rows[i]->before_s = comm.predict[i](base);
+  for (size_t i = 0; i < step.rows.size(); ++i) step.rows[i]->before_s = step.predict[i](base);
+
+  r.system = base;
+  FitGroup(RowKind::kCollective, comm, options, &r.system, &r.parameters);
+  FitGroup(RowKind::kStep, step, options, &r.system, &r.parameters);
+  for (size_t i = 0; i < comm.rows.size(); ++i) comm.rows[i]->predicted_s = comm.predict[i](r.system);
+  for (size_t i = 0; i < step.rows.size(); ++i) step.rows[i]->predicted_s = step.predict[i](r.system);
+
+  for (const FittedParameter& f : r.parameters) {
+    if (!f.fitted) continue;
+    std::map<std::string, std::string>& sources = f.key.rfind("gpu.", 0) == 0 ? r.system.gpu.sources
+                                                                               : r.system.sources;
+    sources[f.key.rfind("gpu.", 0) == 0 ? f.key.substr(4) : f.key] = f.provenance;
+  }
+  r.system.name = base.name + "-calibrated";
+  r.comm_fit = Summarize(r.rows, RowKind::kCollective, false);
+  r.comm_held_out = Summarize(r.rows, RowKind::kCollective, true);
+  r.step_fit = Summarize(r.rows, RowKind::kStep, false);
+  r.step_held_out = Summarize(r.rows, RowKind::kStep, true);
+  r.trust = TrustSentence(r, runs, !steps.empty());
+  return r;
+}
+
+}  // namespace railsim::study

@@ -1,0 +1,102 @@
+// Calibration: fit a system's parameters to measurements from the user's own
+// cluster (`railsim calibrate`, docs/calibrate.md).
+//
+// The communication parameters (NVLink and NIC efficiency and latency, the
+// in-switch all-reduce efficiency) are fitted to nccl-tests rows
+// (study/nccl_tests.h), each timed with comm::'s collective times on the
+// fabrics perf::MakeClusterNetwork builds from the system; then the compute
+// parameters (GEMM, FP8 GEMM and attention efficiency, the TP-overlap cost,
+// the fixed per-kernel cost) to measured step times (study/step_times.h),
+// each timed with perf::EstimateIteration on the system with the fitted
+// communication. The fit goes through those public functions only, so it
+// follows whatever model they implement.
+//
+// The fit: least squares on log(predicted / measured), a bounded
+// Levenberg-Marquardt from the base system's values and from the middle of
+// the bounds (the better end point kept), with a fixed iteration budget. A
+// parameter the fitted rows cannot move (less than 0.1% change in every
+// prediction across its whole range, or across a twentieth of it around the
+// fitted value) is left at its base value and reported as not fitted.
+// Fitted values are rounded to four significant digits. With a held-out
+// share, that share of each kind of row is
+// chosen by a seeded shuffle and only reported. Deterministic: the same
+// inputs give the same result, bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "railsim/spec/system.h"
+#include "railsim/study/nccl_tests.h"
+#include "railsim/study/step_times.h"
+
+namespace railsim::study {
+
+/// Seed of the held-out split (printed with every result).
+constexpr uint64_t kCalibrationSeed = 23;
+/// Largest --holdout: at least a tenth of the rows must stay in the fit.
+constexpr double kMaxHoldout = 0.9;
+
+struct CalibrationOptions {
+  double holdout = 0;  ///< share of rows kept out of the fit, in [0, kMaxHoldout]
+  uint64_t seed = kCalibrationSeed;
+};
+
+/// One system parameter the fit may move.
+struct FittedParameter {
+  std::string key;   ///< its JSON name: "nic_efficiency", "gpu.gemm_efficiency"
+  bool seconds = false;  ///< a time (JSON writes it with a unit)
+  double before = 0, after = 0;
+  double lo = 0, hi = 0;  ///< bounds of the fit
+  bool fitted = false;    ///< false: no fitted row depends on it; left at `before`
+  int rows = 0;           ///< fitted rows whose prediction depends on it
+  std::string provenance; ///< where the value came from (also in the system's sources)
+};
+
+enum class RowKind { kCollective, kStep };
+
+/// One measurement and what railsim predicts for it.
+struct CalibrationRow {
+  RowKind kind = RowKind::kCollective;
+  std::string source;  ///< "FILE:LINE"
+  std::string label;   ///< "all_reduce 64 GPUs 8 nodes 32MiB", or the step run's id
+  bool held_out = false;
+  double measured_s = 0;
+  double before_s = 0;     ///< predicted with the base system
+  double predicted_s = 0;  ///< predicted with the calibrated system
+  double error() const { return predicted_s / measured_s - 1; }
+};
+
+/// Mean and worst absolute relative error of some rows.
+struct ErrorSummary {
+  int rows = 0;
+  double mean_abs = 0, worst = 0;
+};
+
+struct CalibrationResult {
+  spec::SystemSpec system;  ///< the base with fitted values and their sources
+  std::vector<FittedParameter> parameters;
+  std::vector<CalibrationRow> rows;  ///< collectives, then steps, in input order
+  ErrorSummary comm_fit, comm_held_out, step_fit, step_held_out;
+  double holdout = 0;
+  uint64_t seed = 0;
+  std::vector<std::string> notes;  ///< rows left out and why, layout remarks
+  std::string trust;               ///< one sentence on how far to trust the fit
+};
+
+/// Fits `base` to `runs` and `steps`. Requires holdout in [0, kMaxHoldout].
+/// Throws Error("FILE:LINE", ...) for a row the base system cannot time (a
+/// step's GPUs not a multiple of the HB domain, FP8 without an FP8 peak), and
+/// Error("--nccl-tests", ...) when no row at all can be fitted.
+CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<NcclTestsRun>& runs,
+                            const std::vector<StepRun>& steps, const CalibrationOptions& options);
+
+/// The predicted time of one nccl-tests row on `system` (seconds), or a
+/// negative number for a collective railsim has no model of (broadcast).
+double PredictCollective(const spec::SystemSpec& system, const NcclTestsRun& run, const NcclTestsRow& row);
+
+/// The predicted step time of one measured run on `system` (seconds).
+double PredictStep(const spec::SystemSpec& system, const StepRun& step);
+
+}  // namespace railsim::study
