@@ -49,7 +49,7 @@ TEST(MemoryTest, EighteenBytesPerParameter) {
   double params = plain.weights_bytes / 2;
   EXPECT_NEAR(4 * params, plain.gradients_bytes, 1);
   EXPECT_NEAR(12 * params, plain.optimizer_bytes, 1);
-  s.distributed_optimizer = true;
+  s.dp_sharding = spec::DpSharding::kOptimizer;
   EXPECT_NEAR(12 * params / 16, EstimateMemory(c, s).optimizer_bytes, 1);
 }
 
@@ -81,7 +81,7 @@ TEST(EstimateTest, BreakdownAddsUpAndMetricsAgree) {
   spec::Strategy s = MakeStrategy(8, 4, 32, 1, 512);
   s.vp = 5;
   s.sequence_parallel = true;
-  s.distributed_optimizer = true;
+  s.dp_sharding = spec::DpSharding::kOptimizer;
   s.recompute = spec::Recompute::kSelective;
   spec::ValidateStrategy(m, 1024, s);
   Estimate e = EstimateIteration(c, s);

@@ -7,10 +7,9 @@
 namespace railsim::perf {
 namespace {
 
-// Bytes per parameter of Megatron's mixed-precision Adam.
-constexpr double kWeightBytes = 2;     // bf16/fp16 weights
-constexpr double kGradientBytes = 4;   // fp32 main gradients
-constexpr double kOptimizerBytes = 12; // fp32 master weights, Adam m and v
+// The 16-bit weights of the layer running and of the one prefetched: what
+// fully sharded data parallelism (FSDP2's default) keeps gathered at once.
+constexpr double kGatheredLayers = 2;
 
 double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, double layers, double moe_layers,
                             Stage stage) {
@@ -62,10 +61,30 @@ int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage
   return 0;
 }
 
-double OptimizerShardParams(const StageParams& p, const spec::Strategy& s) {
-  if (!s.distributed_optimizer) return p.total();
+BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s) {
+  BytesPerParam b;
+  b.weights = 2;
+  const bool bf16_buffer = s.main_grads_dtype == spec::MainGradsDtype::kBf16 || s.grad_reduce_16bit;
+  b.gradients = bf16_buffer ? 2 : 4;
+  // Megatron's optimizer reads fp32 gradients: with a 16-bit buffer (and not
+  // the precision-aware bf16 main gradients) it keeps an fp32 copy of its shard.
+  const bool fp32_grad_copy = bf16_buffer && s.main_grads_dtype == spec::MainGradsDtype::kFp32;
+  b.master = s.main_params_dtype == spec::MainParamsDtype::kFp32   ? 4
+             : s.main_params_dtype == spec::MainParamsDtype::kFp16 ? 2
+                                                                   : 0;
+  b.grad_copy = fp32_grad_copy ? 4 : 0;
+  auto moment = [](spec::MomentDtype d) { return d == spec::MomentDtype::kBf16 ? 2.0 : 4.0; };
+  b.moments = moment(s.exp_avg_dtype) + moment(s.exp_avg_sq_dtype);
+  return b;
+}
+
+double ShardParams(const StageParams& p, const spec::Strategy& s) {
   double dense_dp = double(s.dp) * s.cp;
   return p.dense / dense_dp + p.expert / (dense_dp / s.ep);
+}
+
+double OptimizerShardParams(const StageParams& p, const spec::Strategy& s) {
+  return s.distributed_optimizer() ? ShardParams(p, s) : p.total();
 }
 
 LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
@@ -191,13 +210,26 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
     const double moe_layers = MoeLayersOnStage(c.model, s, stage);
     StageParams p = ParamsWithLayers(c, lm, stage, layers, moe_layers);
     MemoryBreakdown mb;
-    mb.weights_bytes = kWeightBytes * p.total();
+    const BytesPerParam per = OptimizerBytesPerParam(s);
+    const double shard = ShardParams(p, s);
+    const spec::DpSharding sharding = s.dp_sharding;
+    const bool full = sharding == spec::DpSharding::kFull;
+    mb.weights_bytes = per.weights * (full ? shard : p.total());
+    mb.gradients_bytes = per.gradients * (full || sharding == spec::DpSharding::kGradients ? shard : p.total());
+    mb.optimizer_bytes = per.optimizer() * (s.distributed_optimizer() ? shard : p.total());
+    if (full) {
+      // The unit gathered: the largest layer on the stage (or the word
+      // embedding / output layer share it holds).
+      double unit = layers > moe_layers ? lm.params_dense_layer : 0;
+      if (moe_layers > 0) unit = std::max(unit, lm.params_layer_dense + lm.params_layer_expert);
+      if (stage != Stage::kMiddle) unit = std::max(unit, lm.params_word);
+      mb.weights_bytes += kGatheredLayers * per.weights * unit;
+      mb.gradients_bytes += per.gradients * unit;
+    }
     if (s.precision == spec::Precision::kFp8) {
       mb.fp8_weights_bytes =
           2.0 * (lm.params_layer_linear * moe_layers + lm.params_dense_layer_linear * (layers - moe_layers));
     }
-    mb.gradients_bytes = kGradientBytes * p.total();
-    mb.optimizer_bytes = kOptimizerBytes * OptimizerShardParams(p, s);
     mb.activations_bytes = StageActivationBytes(s, lm, layers, moe_layers, stage);
     mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
     mb.total_bytes =

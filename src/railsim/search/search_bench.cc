@@ -69,7 +69,7 @@ void BM_EstimateOne(benchmark::State& state) {
   perf::PerfContext c = Gpt1T(32768);
   spec::Strategy s;
   s.tp = 8, s.pp = 16, s.dp = 256, s.vp = 8, s.micro_batch = 1, s.global_batch = 4096;
-  s.sequence_parallel = true, s.distributed_optimizer = true;
+  s.sequence_parallel = true, s.dp_sharding = spec::DpSharding::kOptimizer;
   for (auto _ : state) benchmark::DoNotOptimize(perf::EstimateIteration(c, s).iteration_time_s);
 }
 BENCHMARK(BM_EstimateOne)->Unit(benchmark::kMicrosecond);

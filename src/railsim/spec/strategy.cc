@@ -159,6 +159,29 @@ const char* AttentionName(Attention a) { return a == Attention::kFlash ? "flash"
 
 const char* PrecisionName(Precision p) { return p == Precision::kFp8 ? "fp8" : "bf16"; }
 
+const char* MainGradsDtypeName(MainGradsDtype d) { return d == MainGradsDtype::kBf16 ? "bf16" : "fp32"; }
+
+const char* MainParamsDtypeName(MainParamsDtype d) {
+  switch (d) {
+    case MainParamsDtype::kFp32: return "fp32";
+    case MainParamsDtype::kFp16: return "fp16";
+    case MainParamsDtype::kNone: return "none";
+  }
+  return "?";
+}
+
+const char* MomentDtypeName(MomentDtype d) { return d == MomentDtype::kBf16 ? "bf16" : "fp32"; }
+
+const char* DpShardingName(DpSharding d) {
+  switch (d) {
+    case DpSharding::kNone: return "none";
+    case DpSharding::kOptimizer: return "optimizer";
+    case DpSharding::kGradients: return "gradients";
+    case DpSharding::kFull: return "full";
+  }
+  return "?";
+}
+
 const char* MoeAllToAllName(MoeAllToAll a) {
   switch (a) {
     case MoeAllToAll::kAuto: return "auto";
