@@ -42,7 +42,7 @@ void AddOptimizerFlags(CLI::App* sub, OptimizerFlags* f) {
   sub->add_option("--exp-avg-dtype", f->exp_avg_dtype, "Adam's first moment: fp32 or bf16")->capture_default_str();
   sub->add_option("--exp-avg-sq-dtype", f->exp_avg_sq_dtype, "Adam's second moment: fp32 or bf16")
       ->capture_default_str();
-  sub->add_option("--data-parallel-sharding", f->data_parallel_sharding,
+  f->sharding_option = sub->add_option("--data-parallel-sharding", f->data_parallel_sharding,
                   "shard over data-parallel ranks: optimizer (ZeRO-1), gradients (ZeRO-2) or full (ZeRO-3/FSDP)");
 }
 
@@ -60,7 +60,7 @@ void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
                                             : spec::MainParamsDtype::kFp32;
   s->exp_avg_dtype = moment("--exp-avg-dtype", f.exp_avg_dtype);
   s->exp_avg_sq_dtype = moment("--exp-avg-sq-dtype", f.exp_avg_sq_dtype);
-  if (f.data_parallel_sharding.empty()) return;
+  if (f.sharding_option == nullptr || f.sharding_option->count() == 0) return;
   std::string sharding =
       ParseChoiceFlag("--data-parallel-sharding", f.data_parallel_sharding, {"optimizer", "gradients", "full"});
   s->dp_sharding = sharding == "full"        ? spec::DpSharding::kFull

@@ -9,6 +9,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace railsim::cli {
@@ -28,7 +29,10 @@ void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s);
 struct OptimizerFlags {
   std::string main_grads_dtype = "fp32", main_params_dtype = "fp32", exp_avg_dtype = "fp32",
               exp_avg_sq_dtype = "fp32";
-  std::string data_parallel_sharding;  ///< empty: none (or the distributed optimizer's)
+  std::string data_parallel_sharding;
+  /// Set by AddOptimizerFlags: whether --data-parallel-sharding was given
+  /// (without it: none, or the distributed optimizer's).
+  const CLI::Option* sharding_option = nullptr;
 };
 
 /// Declares --main-grads-dtype, --main-params-dtype, --exp-avg-dtype,
