@@ -40,6 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     s.exp_avg_dtype = static_cast<spec::MomentDtype>((choice[9] >> 6) & 1);
     s.exp_avg_sq_dtype = static_cast<spec::MomentDtype>((choice[9] >> 7) & 1);
     s.overlap_dp_comm = choice[9] & 4;
+    const int shard_choice = (choice[11] >> 4) % 4;  // 0 (all dp x cp), 1, 2 or 4 ranks
+    s.fsdp_shard_group_size = shard_choice == 0 ? 0 : int64_t{1} << (shard_choice - 1);
     s.attention = (choice[9] & 8) ? spec::Attention::kClassic : spec::Attention::kFlash;
     auto network = static_cast<comm::NetworkKind>(choice[10] % 3);
     int64_t gpus = s.gpus();

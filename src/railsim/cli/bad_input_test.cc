@@ -336,6 +336,14 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
       cases.push_back({With(base, "--data-parallel-sharding", v), "--data-parallel-sharding"});
     }
   }
+  for (std::string v : {"0", "x", "-8", ""}) {
+    cases.push_back({With(With(kEstimate, "--data-parallel-sharding", "full"), "--fsdp-shard-group-size", v),
+                     "--fsdp-shard-group-size"});
+  }
+  // dp 16: 3 does not divide it; without sharding there is nothing to group.
+  cases.push_back({With(With(kEstimate, "--data-parallel-sharding", "full"), "--fsdp-shard-group-size", "3"),
+                   "--fsdp-shard-group-size"});
+  cases.push_back({With(kEstimate, "--fsdp-shard-group-size", "4"), "--fsdp-shard-group-size"});
   cases.push_back({Plus(kSearch, "--explore-optimizer=bogus"), "--explore-optimizer"});
   // Search: its own limits.
   for (std::string v : {"0", "-1", "x", "100001"}) cases.push_back({With(kSearch, "--top", v), "--top"});

@@ -451,6 +451,7 @@ TEST(CliTest, JsonOutputIsDeterministic) {
     a->insert(a->end(), {"--data-parallel-sharding", "full", "--main-grads-dtype", "bf16", "--main-params-dtype",
                          "fp16", "--exp-avg-dtype", "bf16", "--exp-avg-sq-dtype", "bf16"});
   }
+  sharded_traffic.insert(sharded_traffic.end(), {"--fsdp-shard-group-size", "1"});  // dp 2: two replicas
   explore.push_back("--explore-optimizer");
   commands.push_back(sharded);
   commands.push_back(sharded_traffic);

@@ -44,6 +44,10 @@ void AddOptimizerFlags(CLI::App* sub, OptimizerFlags* f) {
       ->capture_default_str();
   f->sharding_option = sub->add_option("--data-parallel-sharding", f->data_parallel_sharding,
                   "shard over data-parallel ranks: optimizer (ZeRO-1), gradients (ZeRO-2) or full (ZeRO-3/FSDP)");
+  sub->add_option("--fsdp-shard-group-size", f->fsdp_shard_group_size,
+                  "hybrid sharding: shard within groups of this many data-parallel ranks, replicate across them "
+                  "(all = no replicas)")
+      ->capture_default_str();
 }
 
 void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
@@ -60,6 +64,9 @@ void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
                                             : spec::MainParamsDtype::kFp32;
   s->exp_avg_dtype = moment("--exp-avg-dtype", f.exp_avg_dtype);
   s->exp_avg_sq_dtype = moment("--exp-avg-sq-dtype", f.exp_avg_sq_dtype);
+  if (f.fsdp_shard_group_size != "all") {
+    s->fsdp_shard_group_size = ParseIntFlag("--fsdp-shard-group-size", f.fsdp_shard_group_size, 1, spec::kMaxModelGpus);
+  }
   if (f.sharding_option == nullptr || f.sharding_option->count() == 0) return;
   std::string sharding =
       ParseChoiceFlag("--data-parallel-sharding", f.data_parallel_sharding, {"optimizer", "gradients", "full"});

@@ -30,13 +30,14 @@ struct OptimizerFlags {
   std::string main_grads_dtype = "fp32", main_params_dtype = "fp32", exp_avg_dtype = "fp32",
               exp_avg_sq_dtype = "fp32";
   std::string data_parallel_sharding;
+  std::string fsdp_shard_group_size = "all";
   /// Set by AddOptimizerFlags: whether --data-parallel-sharding was given
   /// (without it: none, or the distributed optimizer's).
   const CLI::Option* sharding_option = nullptr;
 };
 
 /// Declares --main-grads-dtype, --main-params-dtype, --exp-avg-dtype,
-/// --exp-avg-sq-dtype and --data-parallel-sharding.
+/// --exp-avg-sq-dtype, --data-parallel-sharding and --fsdp-shard-group-size.
 void AddOptimizerFlags(CLI::App* sub, OptimizerFlags* f);
 /// Writes them into `s`; throws Error naming the flag for an unknown value.
 /// A --data-parallel-sharding given overrides --distributed-optimizer.

@@ -92,8 +92,13 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
   double reduce = 0, gather = 0;
   const double grad_bytes = GradientBytesPerParam(s);
   // Gradient reduction (and parameter all-gather) of `params` over `group`.
-  auto synchronize = [&](double params, const comm::GroupLayout& group) {
-    if (s.distributed_optimizer()) {
+  auto synchronize = [&](double params, const comm::GroupLayout& group, bool hybrid) {
+    if (hybrid) {
+      // Shard inside the group, then all-reduce the shard across replicas.
+      reduce += comm::ReduceScatterTime(grad_bytes * params, groups[GroupKind::kDpShard], f) +
+                comm::AllReduceTime(grad_bytes * params / double(s.shard_group()), groups[GroupKind::kDpReplica], f);
+      gather += comm::AllGatherTime(2 * params, groups[GroupKind::kDpShard], f);
+    } else if (s.distributed_optimizer()) {
       reduce += comm::ReduceScatterTime(grad_bytes * params, group, f);
       gather += comm::AllGatherTime(2 * params, group, f);
     } else {
@@ -101,9 +106,9 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
     }
   };
   const int64_t dense_dp = s.dp * s.cp;
-  if (dense_dp > 1) synchronize(params.dense, groups[GroupKind::kDp]);
+  if (dense_dp > 1) synchronize(params.dense, groups[GroupKind::kDp], s.hybrid_sharding());
   const int64_t expert_dp = dense_dp / s.ep;
-  if (params.expert > 0 && expert_dp > 1) synchronize(params.expert, groups[GroupKind::kExpertDp]);
+  if (params.expert > 0 && expert_dp > 1) synchronize(params.expert, groups[GroupKind::kExpertDp], false);
   const double m = double(s.num_microbatches());
   const bool overlap = s.overlap_dp_comm;
   double exposed = 0;

@@ -123,8 +123,17 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
         if (per_mb) reduces[size_t(i)] = m;
         std::vector<double> gathered(size_t(pp), 0.0);
         gathered[size_t(i)] = gathers;
-        add(Parallelism::kDp, g, comm::Op::kReduceScatter, PointToPoint::kNone, grad * params[size_t(i)], reduces);
-        add(Parallelism::kDp, g, comm::Op::kAllGather, PointToPoint::kNone, 2 * params[size_t(i)], gathered);
+        // Hybrid sharding: inside the shard group, then the shard's
+        // gradient all-reduced across the replicas.
+        const bool hybrid = !expert && s.hybrid_sharding();
+        const GroupKind shard = hybrid ? GroupKind::kDpShard : g;
+        add(Parallelism::kDp, shard, comm::Op::kReduceScatter, PointToPoint::kNone, grad * params[size_t(i)],
+            reduces);
+        if (hybrid) {
+          add(Parallelism::kDp, GroupKind::kDpReplica, comm::Op::kAllReduce, PointToPoint::kNone,
+              grad * params[size_t(i)] / double(s.shard_group()), reduces);
+        }
+        add(Parallelism::kDp, shard, comm::Op::kAllGather, PointToPoint::kNone, 2 * params[size_t(i)], gathered);
       } else {
         add(Parallelism::kDp, g, comm::Op::kAllReduce, PointToPoint::kNone, grad * params[size_t(i)], once);
       }

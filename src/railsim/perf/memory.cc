@@ -80,7 +80,7 @@ BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s) {
 
 double ShardParams(const StageParams& p, const spec::Strategy& s) {
   double dense_dp = double(s.dp) * s.cp;
-  return p.dense / dense_dp + p.expert / (dense_dp / s.ep);
+  return p.dense / double(s.shard_group()) + p.expert / (dense_dp / s.ep);
 }
 
 double OptimizerShardParams(const StageParams& p, const spec::Strategy& s) {

@@ -81,7 +81,8 @@ BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s);
 /// Parameters whose optimizer states one GPU keeps: all of them, or with the
 /// distributed optimizer its shard (dense over dp x cp, experts over dp x cp / ep).
 double OptimizerShardParams(const StageParams& p, const spec::Strategy& s);
-/// The shard of `p` over the data-parallel ranks, whatever the sharding.
+/// The shard of `p` over the data-parallel ranks, whatever the sharding
+/// (dense parameters over the shard group, experts over dp x cp / ep).
 double ShardParams(const StageParams& p, const spec::Strategy& s);
 
 /// Parameters on one GPU of `stage` (kOnly when pp == 1).

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "railsim/perf/estimate.h"
+#include "railsim/perf/groups.h"
 #include "railsim/perf/iteration_comm.h"
 #include "railsim/perf/memory.h"
 #include "railsim/perf/model_stats.h"
@@ -136,6 +137,33 @@ TEST(OptimizerMemoryTest, FullShardingTrafficIsThreeHalvesOfDataParallel) {
     }
   }
   EXPECT_TRUE(gathers);
+}
+
+TEST(OptimizerMemoryTest, HybridShardingShardsInGroupsAndReducesAcrossThem) {
+  // 64 DGX A100 GPUs (K = 8), dp 64, shard groups of 8: a group is one HB
+  // domain, a replica group the same GPU of every domain (one rail).
+  spec::ModelSpec m = spec::LoadModel("megatron-7.5b", "--model");
+  PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 64, comm::NetworkKind::kRailOptimized);
+  spec::Strategy s = MakeStrategy(1, 1, 64, 1, 64);
+  s.main_grads_dtype = spec::MainGradsDtype::kBf16;
+  s.dp_sharding = spec::DpSharding::kFull;
+  s.fsdp_shard_group_size = 8;
+  ASSERT_TRUE(spec::IsValidStrategy(m, 64, s));
+  GroupMembers shard = MembersOf(c, s, GroupKind::kDpShard), replica = MembersOf(c, s, GroupKind::kDpReplica);
+  ASSERT_EQ(8, shard.size);
+  ASSERT_EQ(8, replica.size);
+  for (int64_t j = 0; j < 8; ++j) {
+    EXPECT_EQ(j, shard.gpus[size_t(j)]);
+    EXPECT_EQ(8 * j, replica.gpus[size_t(j)]);
+  }
+  // Model states: 16 Psi over the group of 8 (plus the gathered unit, as above).
+  const LayerMemory lm = ComputeLayerMemory(c, s);
+  const double psi = ParamsOnGpu(c, s, lm, Stage::kOnly).total();
+  EXPECT_NEAR(16 * psi / 8 + 6 * lm.params_word, ModelStateBytes(EstimateMemory(c, s)), 1e3);
+  // Traffic: per micro-batch a reduce-scatter of 2 Psi in the group, an
+  // all-reduce of the 2 Psi / 8 shard across the 8 replicas and two
+  // all-gathers of 2 Psi in the group: 7/8 x 2 Psi x (1 + 2/8 + 2).
+  EXPECT_NEAR(7.0 / 8 * 2 * psi * 3.25, DataParallelVolume(IterationComm(c, s), 8), 1e3);
 }
 
 TEST(OptimizerMemoryTest, LayoutThatRanOn80GbFitsOnlySharded) {

@@ -29,6 +29,7 @@ Json StrategyObject(const spec::Strategy& s) {
   j["main_params_dtype"] = spec::MainParamsDtypeName(s.main_params_dtype);
   j["exp_avg_dtype"] = spec::MomentDtypeName(s.exp_avg_dtype);
   j["exp_avg_sq_dtype"] = spec::MomentDtypeName(s.exp_avg_sq_dtype);
+  j["fsdp_shard_group_size"] = s.shard_group();
   j["attention"] = spec::AttentionName(s.attention);
   j["overlap_dp_comm"] = s.overlap_dp_comm;
   j["grad_reduce_in_bf16"] = s.grad_reduce_16bit;
@@ -158,6 +159,7 @@ std::string StrategyLine(const spec::Strategy& s) {
   if (s.dp_sharding == spec::DpSharding::kOptimizer) line += ", dist-opt";
   if (s.dp_sharding == spec::DpSharding::kGradients) line += ", dp-sharding gradients (ZeRO-2)";
   if (s.dp_sharding == spec::DpSharding::kFull) line += ", dp-sharding full (ZeRO-3)";
+  if (s.hybrid_sharding()) line += fmt::format(", shard groups of {}", s.shard_group());
   if (!DefaultOptimizerDtypes(s)) line += ", optimizer grads/master/exp-avg/exp-avg-sq " + OptimizerDtypes(s);
   if (s.precision == spec::Precision::kFp8) line += ", fp8";
   if (s.ep > 1 && s.moe_alltoall != spec::MoeAllToAll::kAuto) {

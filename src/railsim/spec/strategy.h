@@ -69,6 +69,10 @@ struct Strategy {
   MainParamsDtype main_params_dtype = MainParamsDtype::kFp32;
   MomentDtype exp_avg_dtype = MomentDtype::kFp32;
   MomentDtype exp_avg_sq_dtype = MomentDtype::kFp32;
+  /// Hybrid sharding (--fsdp-shard-group-size): shard over groups of this
+  /// many consecutive dp x cp ranks and replicate across the groups (0 = one
+  /// group of all dp x cp ranks). Dense models only.
+  int64_t fsdp_shard_group_size = 0;
   /// Gradient reduce-scatter/all-reduce overlaps the last backward pass and
   /// the parameter all-gather the first forward (Megatron-Core's
   /// --overlap-grad-reduce / --overlap-param-gather).
@@ -97,6 +101,10 @@ struct Strategy {
 
   /// Optimizer states sharded over data-parallel ranks (ZeRO-1 or more).
   bool distributed_optimizer() const { return dp_sharding != DpSharding::kNone; }
+  /// Ranks a data-parallel shard spans: fsdp_shard_group_size, or all dp x cp.
+  int64_t shard_group() const { return fsdp_shard_group_size > 0 ? fsdp_shard_group_size : dp * cp; }
+  /// Sharded within groups smaller than dp x cp, replicated across them.
+  bool hybrid_sharding() const { return shard_group() < dp * cp; }
   int64_t gpus() const { return int64_t{tp} * pp * dp * cp; }
   /// The busiest expert rank's load over the mean the model uses: at most ep
   /// (with ep 1 there is no other rank to be busier than).
@@ -125,7 +133,9 @@ constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
 /// stage's layers of an uneven one, tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
 /// cp dividing the sequence into 2*cp chunks, ep dividing experts and dp,
 /// interleaving only with pp >= 2 and microbatches divisible by pp,
-/// TP-communication overlap only with sequence parallelism.
+/// TP-communication overlap only with sequence parallelism,
+/// --fsdp-shard-group-size only with --data-parallel-sharding on a dense
+/// model, dividing dp x cp.
 void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
 
 /// Only the checks of tp, pp, vp, cp and ep against the model (no cluster
