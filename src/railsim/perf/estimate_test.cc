@@ -53,6 +53,25 @@ TEST(MemoryTest, EighteenBytesPerParameter) {
   EXPECT_NEAR(12 * params / 16, EstimateMemory(c, s).optimizer_bytes, 1);
 }
 
+TEST(MemoryTest, InterleavedWarmUpAsMegatronCoreSchedules) {
+  // Megatron-Core (schedules.py, group size pp): rank r runs 2 (pp - r - 1) +
+  // (vp - 1) pp warm-up chunks plus one, each 1/vp of the stage's layers,
+  // capped at m vp. pp 4, vp 2, m 8: first (6 + 4 + 1)/2 = 5.5 = 4 + 3/2,
+  // busiest middle (4 + 4 + 1)/2 = 4.5, last (0 + 4 + 1)/2 = 2.5 = 4 - 3/2.
+  spec::Strategy s = MakeStrategy(1, 4, 1, 1, 8);
+  s.vp = 2;
+  EXPECT_EQ(5.5, MicrobatchesInFlight(s, Stage::kFirst));
+  EXPECT_EQ(4.5, MicrobatchesInFlight(s, Stage::kMiddle));
+  EXPECT_EQ(2.5, MicrobatchesInFlight(s, Stage::kLast));
+  s.global_batch = 4;  // m 4: at most m vp = 8 chunks, 4 stage-equivalents
+  EXPECT_EQ(4, MicrobatchesInFlight(s, Stage::kFirst));
+  s.vp = 1;  // 1F1B: pp - r
+  s.global_batch = 8;
+  EXPECT_EQ(4, MicrobatchesInFlight(s, Stage::kFirst));
+  EXPECT_EQ(3, MicrobatchesInFlight(s, Stage::kMiddle));
+  EXPECT_EQ(1, MicrobatchesInFlight(s, Stage::kLast));
+}
+
 TEST(MemoryTest, KorthikantiActivationsWithoutRecomputation) {
   // One stage, one micro-batch, TP t without SP: per layer
   // s b h (10 + 24/t + 5 a s / (h t)) bytes (Korthikanti et al. 2022, eq. 2),

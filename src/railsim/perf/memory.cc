@@ -23,14 +23,7 @@ double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, doub
     all_layers = lm.act_layer_input * layers;  // only each layer's input
     working_set = moe_layers > 0 ? lm.act_layer : lm.act_dense_layer;  // one layer recomputed at a time
   }
-  // Under 1F1B stage i holds pp - i micro-batches: the first pp, the second
-  // (the busiest middle stage) pp - 1, the last one.
-  double in_flight = 1;
-  if (s.pp > 1 && stage != Stage::kLast) {
-    int64_t depth = stage == Stage::kFirst ? s.pp : s.pp - 1;
-    in_flight = double(std::min<int64_t>(s.num_microbatches(), depth));
-    if (s.vp > 1) in_flight *= 1 + double(s.pp - 1) / (double(s.pp) * s.vp);
-  }
+  const double in_flight = MicrobatchesInFlight(s, stage);
   double bytes = all_layers * in_flight + working_set;
   if (stage == Stage::kFirst || stage == Stage::kOnly) bytes += lm.act_embedding * in_flight;
   if (stage == Stage::kLast || stage == Stage::kOnly) bytes += lm.act_logits;
@@ -38,6 +31,18 @@ double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, doub
 }
 
 }  // namespace
+
+double MicrobatchesInFlight(const spec::Strategy& s, Stage stage) {
+  if (s.pp == 1 || stage == Stage::kOnly) return 1;
+  // Pipeline rank r: the first 0, the busiest middle 1, the last pp - 1.
+  const int64_t r = stage == Stage::kFirst ? 0 : stage == Stage::kMiddle ? 1 : s.pp - 1;
+  const int64_t m = s.num_microbatches();
+  if (s.vp == 1) return double(std::min<int64_t>(m, s.pp - r));  // 1F1B: pp - r
+  // Megatron-Core's interleaved schedule (group size pp): 2 (pp - r - 1) +
+  // (vp - 1) pp warm-up chunks, one more in steady state, at most m vp.
+  const int64_t chunks = std::min<int64_t>(m * s.vp, 2 * (s.pp - r - 1) + int64_t{s.vp - 1} * s.pp + 1);
+  return double(chunks) / s.vp;
+}
 
 int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
   if (!m.is_moe()) return 0;

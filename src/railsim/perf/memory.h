@@ -11,8 +11,8 @@
 // gradient before its reduce-scatter. Activations follow Korthikanti et al. ("Reducing Activation
 // Recomputation in Large Transformer Models", 2022), generalised to GQA,
 // SwiGLU, MoE, dropout-free models and FlashAttention; 1F1B keeps up to pp
-// micro-batches in flight on the first stage, interleaving a factor
-// (1 + (pp - 1) / (pp x vp)) more.
+// micro-batches in flight on the first stage, and the interleaved schedule
+// as many chunks as Megatron-Core's warm-up runs (MicrobatchesInFlight).
 //
 // The per-layer quantities depend only on (tp, cp, micro-batch, sequence
 // parallelism, attention, ep): LayerMemory holds them so that the search
@@ -56,6 +56,14 @@ struct StageParams {
   double expert = 0;
   double total() const { return dense + expert; }
 };
+
+/// Micro-batches whose activations a stage holds at its peak, in units of
+/// the stage's layers: under 1F1B pp - r on pipeline rank r (the first
+/// stage pp, the busiest middle pp - 1, the last 1); interleaved, Megatron-
+/// Core's (2 (pp - r - 1) + (vp - 1) pp + 1) chunks of 1/vp of the layers
+/// (first stage pp + (pp - 1)/vp, last pp - (pp - 1)/vp); at most the
+/// micro-batches there are.
+double MicrobatchesInFlight(const spec::Strategy& s, Stage stage);
 
 /// Layers held by one GPU of `stage` (spec::Strategy's uneven-split rule).
 int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
