@@ -34,8 +34,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     s.global_batch = s.dp * s.micro_batch * (1 + choice[7] % 16);
     s.recompute = static_cast<spec::Recompute>(choice[8] % 3);
     s.sequence_parallel = choice[9] & 1;
-    s.distributed_optimizer = choice[9] & 2;
+    s.dp_sharding = static_cast<spec::DpSharding>(((choice[9] >> 1) & 1) | ((choice[9] >> 3) & 2));
+    s.main_grads_dtype = static_cast<spec::MainGradsDtype>((choice[9] >> 5) & 1);
+    s.main_params_dtype = static_cast<spec::MainParamsDtype>(choice[10] / 3 % 3);
+    s.exp_avg_dtype = static_cast<spec::MomentDtype>((choice[9] >> 6) & 1);
+    s.exp_avg_sq_dtype = static_cast<spec::MomentDtype>((choice[9] >> 7) & 1);
     s.overlap_dp_comm = choice[9] & 4;
+    const int shard_choice = (choice[11] >> 4) % 4;  // 0 (all dp x cp), 1, 2 or 4 ranks
+    s.fsdp_shard_group_size = shard_choice == 0 ? 0 : int64_t{1} << (shard_choice - 1);
     s.attention = (choice[9] & 8) ? spec::Attention::kClassic : spec::Attention::kFlash;
     auto network = static_cast<comm::NetworkKind>(choice[10] % 3);
     int64_t gpus = s.gpus();

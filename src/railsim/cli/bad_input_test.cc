@@ -403,6 +403,25 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "fp8_gemm_efficiency", "1.5")), "/gpu/fp8_gemm_efficiency"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "peak_flops_fp8", "\"-1TFLOPS\"")), "/gpu/peak_flops_fp8"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "tp_comm_overlap_cost", "2")), "/gpu/tp_comm_overlap_cost"});
+  // Optimizer precision and data-parallel sharding (Megatron-Core's names and values).
+  for (const Args& base : {kEstimate, kTraffic}) {
+    for (std::string v : {"fp16", "", "FP32"}) cases.push_back({With(base, "--main-grads-dtype", v), "--main-grads-dtype"});
+    for (std::string v : {"bf16", "", "fp8"}) cases.push_back({With(base, "--main-params-dtype", v), "--main-params-dtype"});
+    for (std::string v : {"fp16", "fp8", ""}) cases.push_back({With(base, "--exp-avg-dtype", v), "--exp-avg-dtype"});
+    for (std::string v : {"fp16", "fp8", ""}) cases.push_back({With(base, "--exp-avg-sq-dtype", v), "--exp-avg-sq-dtype"});
+    for (std::string v : {"none", "zero3", "", "Full"}) {
+      cases.push_back({With(base, "--data-parallel-sharding", v), "--data-parallel-sharding"});
+    }
+  }
+  for (std::string v : {"0", "x", "-8", ""}) {
+    cases.push_back({With(With(kEstimate, "--data-parallel-sharding", "full"), "--fsdp-shard-group-size", v),
+                     "--fsdp-shard-group-size"});
+  }
+  // dp 16: 3 does not divide it; without sharding there is nothing to group.
+  cases.push_back({With(With(kEstimate, "--data-parallel-sharding", "full"), "--fsdp-shard-group-size", "3"),
+                   "--fsdp-shard-group-size"});
+  cases.push_back({With(kEstimate, "--fsdp-shard-group-size", "4"), "--fsdp-shard-group-size"});
+  cases.push_back({Plus(kSearch, "--explore-optimizer=bogus"), "--explore-optimizer"});
   // Search: its own limits.
   for (std::string v : {"0", "-1", "x", "100001"}) cases.push_back({With(kSearch, "--top", v), "--top"});
   for (std::string v : {"0", "-2", "x", "5000"}) cases.push_back({With(kSearch, "--threads", v), "--threads"});

@@ -505,6 +505,17 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   Args traffic = kTraffic;
   traffic.insert(traffic.end(), {"--format", "json"});
   commands.push_back(traffic);
+  // Optimizer precision and sharding (ZeRO-3 adds the FSDP gathers to traffic).
+  Args sharded = estimate, sharded_traffic = traffic, explore = search;
+  for (Args* a : {&sharded, &sharded_traffic}) {
+    a->insert(a->end(), {"--data-parallel-sharding", "full", "--main-grads-dtype", "bf16", "--main-params-dtype",
+                         "fp16", "--exp-avg-dtype", "bf16", "--exp-avg-sq-dtype", "bf16"});
+  }
+  sharded_traffic.insert(sharded_traffic.end(), {"--fsdp-shard-group-size", "1"});  // dp 2: two replicas
+  explore.push_back("--explore-optimizer");
+  commands.push_back(sharded);
+  commands.push_back(sharded_traffic);
+  commands.push_back(explore);
   commands.push_back({"alltoall", "--system", "dgx-h100", "--gpus", "256", "--bytes-per-pair", "64KiB", "--network",
                       "rail-only", "--radix", "16", "--simulate", "--routing", "ecmp", "--seed", "7", "--format",
                       "json"});

@@ -205,6 +205,7 @@ Action SetupSearch(CLI::App* sub) {
     std::string max_strategies = std::to_string(kDefaultMaxStrategies);
     std::string precision = "bf16";
     bool no_tp_comm_overlap = false;
+    bool explore_optimizer = false;
     MoeFlags moe;
     std::string allow_idle = "0";
     bool timing = false;
@@ -219,6 +220,9 @@ Action SetupSearch(CLI::App* sub) {
       ->capture_default_str();
   sub->add_flag("--no-tp-comm-overlap", f->no_tp_comm_overlap,
                 "sequence-parallel strategies without TP-communication overlap (frameworks without it)");
+  sub->add_flag("--explore-optimizer", f->explore_optimizer,
+                "also try every data-parallel sharding (ZeRO-0 to 3) and optimizer precision (main grads, "
+                "master weights, Adam moments)");
   AddMoeFlags(sub, &f->moe);
   sub->add_option("--allow-idle-gpus", f->allow_idle,
                   "also search layouts that leave up to this many GPUs idle (whole HB domains), reporting how many")
@@ -235,6 +239,7 @@ Action SetupSearch(CLI::App* sub) {
     o.global_batch = job.global_batch;
     o.attention = job.attention;
     o.tp_comm_overlap = !f->no_tp_comm_overlap;
+    o.explore_optimizer = f->explore_optimizer;
     ParseMoeFlags(f->moe, &o.moe);
     spec::ValidateMoeOptions(job.context.model, o.moe);  // said once, not by every strategy
     std::string precision = ParseChoiceFlag("--precision", f->precision, {"bf16", "fp8", "any"});

@@ -33,6 +33,48 @@ void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s) {
   s->moe_overlap = f.overlap;
 }
 
+void AddOptimizerFlags(CLI::App* sub, OptimizerFlags* f) {
+  sub->add_option("--main-grads-dtype", f->main_grads_dtype, "main-gradient buffer: fp32 or bf16")
+      ->capture_default_str();
+  sub->add_option("--main-params-dtype", f->main_params_dtype,
+                  "master weights: fp32, fp16 (16-bit remainders of the fp32 master) or none")
+      ->capture_default_str();
+  sub->add_option("--exp-avg-dtype", f->exp_avg_dtype, "Adam's first moment: fp32 or bf16")->capture_default_str();
+  sub->add_option("--exp-avg-sq-dtype", f->exp_avg_sq_dtype, "Adam's second moment: fp32 or bf16")
+      ->capture_default_str();
+  f->sharding_option = sub->add_option("--data-parallel-sharding", f->data_parallel_sharding,
+                  "shard over data-parallel ranks: optimizer (ZeRO-1), gradients (ZeRO-2) or full (ZeRO-3/FSDP)");
+  sub->add_option("--fsdp-shard-group-size", f->fsdp_shard_group_size,
+                  "hybrid sharding: shard within groups of this many data-parallel ranks, replicate across them "
+                  "(all = no replicas)")
+      ->capture_default_str();
+}
+
+void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
+  auto moment = [](const char* flag, const std::string& text) {
+    return ParseChoiceFlag(flag, text, {"fp32", "bf16"}) == "bf16" ? spec::MomentDtype::kBf16
+                                                                   : spec::MomentDtype::kFp32;
+  };
+  s->main_grads_dtype = ParseChoiceFlag("--main-grads-dtype", f.main_grads_dtype, {"fp32", "bf16"}) == "bf16"
+                            ? spec::MainGradsDtype::kBf16
+                            : spec::MainGradsDtype::kFp32;
+  std::string master = ParseChoiceFlag("--main-params-dtype", f.main_params_dtype, {"fp32", "fp16", "none"});
+  s->main_params_dtype = master == "fp16"   ? spec::MainParamsDtype::kFp16
+                         : master == "none" ? spec::MainParamsDtype::kNone
+                                            : spec::MainParamsDtype::kFp32;
+  s->exp_avg_dtype = moment("--exp-avg-dtype", f.exp_avg_dtype);
+  s->exp_avg_sq_dtype = moment("--exp-avg-sq-dtype", f.exp_avg_sq_dtype);
+  if (f.fsdp_shard_group_size != "all") {
+    s->fsdp_shard_group_size = ParseIntFlag("--fsdp-shard-group-size", f.fsdp_shard_group_size, 1, spec::kMaxModelGpus);
+  }
+  if (f.sharding_option == nullptr || f.sharding_option->count() == 0) return;
+  std::string sharding =
+      ParseChoiceFlag("--data-parallel-sharding", f.data_parallel_sharding, {"optimizer", "gradients", "full"});
+  s->dp_sharding = sharding == "full"        ? spec::DpSharding::kFull
+                   : sharding == "gradients" ? spec::DpSharding::kGradients
+                                             : spec::DpSharding::kOptimizer;
+}
+
 void AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
   sub->add_option("--tp", f->tp, "tensor-parallel degree")->required(!optional);
   sub->add_option("--pp", f->pp, "pipeline-parallel degree")->required(!optional);
@@ -53,6 +95,7 @@ void AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
   sub->add_flag("--no-overlap-p2p-communication", f->no_p2p_overlap,
                 "with --vp > 1, send between pipeline stages in the critical path instead of behind compute");
   sub->add_option("--precision", f->precision, "GEMM precision: bf16 or fp8")->capture_default_str();
+  AddOptimizerFlags(sub, &f->optimizer);
   AddMoeFlags(sub, &f->moe);
 }
 
@@ -95,7 +138,8 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
   s.recompute = r == "full" ? spec::Recompute::kFull
                             : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
   s.sequence_parallel = f.sequence_parallel;
-  s.distributed_optimizer = f.distributed_optimizer;
+  s.dp_sharding = f.distributed_optimizer ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
+  ParseOptimizerFlags(f.optimizer, &s);
   s.overlap_dp_comm = !f.no_dp_overlap;
   s.grad_reduce_16bit = f.grad_reduce_in_bf16;
   s.tp_comm_overlap = f.tp_comm_overlap;

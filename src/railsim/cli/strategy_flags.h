@@ -9,6 +9,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace railsim::cli {
@@ -24,6 +25,24 @@ void AddMoeFlags(CLI::App* sub, MoeFlags* f);
 /// Writes them into `s` (validated against the model by spec::ValidateStrategy).
 void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s);
 
+// Optimizer precision and data-parallel sharding, with Megatron-Core's names.
+struct OptimizerFlags {
+  std::string main_grads_dtype = "fp32", main_params_dtype = "fp32", exp_avg_dtype = "fp32",
+              exp_avg_sq_dtype = "fp32";
+  std::string data_parallel_sharding;
+  std::string fsdp_shard_group_size = "all";
+  /// Set by AddOptimizerFlags: whether --data-parallel-sharding was given
+  /// (without it: none, or the distributed optimizer's).
+  const CLI::Option* sharding_option = nullptr;
+};
+
+/// Declares --main-grads-dtype, --main-params-dtype, --exp-avg-dtype,
+/// --exp-avg-sq-dtype, --data-parallel-sharding and --fsdp-shard-group-size.
+void AddOptimizerFlags(CLI::App* sub, OptimizerFlags* f);
+/// Writes them into `s`; throws Error naming the flag for an unknown value.
+/// A --data-parallel-sharding given overrides --distributed-optimizer.
+void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s);
+
 struct StrategyFlags {
   std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
   std::string recompute = "none";
@@ -31,6 +50,7 @@ struct StrategyFlags {
   bool grad_reduce_in_bf16 = false;
   bool tp_comm_overlap = false, no_p2p_overlap = false;
   std::string precision = "bf16";
+  OptimizerFlags optimizer;
   MoeFlags moe;
 };
 

@@ -8,10 +8,17 @@
 namespace railsim::perf {
 namespace {
 
-// Adam's HBM traffic per parameter: read fp32 weight, gradient, m and v;
-// write weight, m, v and the 16-bit copy; plus reading the gradient for its
-// norm and zeroing it.
-constexpr double kOptimizerBytesPerParam = 4 * 4 + 3 * 4 + 2 + 4 + 4;
+// Adam's HBM traffic per parameter of the shard: read the master weight (the
+// 16-bit weight when there is none), the gradient and the two moments; write
+// them back with the 16-bit copy; plus reading the gradient for its norm and
+// zeroing it. All fp32 (Megatron's default), 4 x 4 + 3 x 4 + 2 + 4 + 4 = 38.
+double AdamStepBytesPerParam(const spec::Strategy& s) {
+  const BytesPerParam b = OptimizerBytesPerParam(s);
+  // With fp16 remainders the master is rebuilt from the 16-bit weight too.
+  const double master_read = b.master == 4 ? 4 : b.master + b.weights;
+  const double grad_read = b.grad_copy > 0 ? b.grad_copy : b.gradients;
+  return (master_read + grad_read + b.moments) + (b.master + b.moments + b.weights) + 2 * b.gradients;
+}
 
 // One micro-batch through one pipeline stage, split as the breakdown is.
 struct StageTime {
@@ -70,14 +77,28 @@ double Exposed(double comm, double pass, const spec::Strategy& s) {
   return std::max({0.0, comm / v - pass / v, comm - window});
 }
 
+// ZeRO-2 and ZeRO-3 keep no whole gradient, so each micro-batch's backward
+// reduce-scatters its gradients; ZeRO-3 also all-gathers the weights before
+// each micro-batch's forward and again before its backward (FSDP's
+// reshard-after-forward). With overlap they are prefetched a layer ahead, so
+// all but the first layer's share can hide behind the pass's compute.
+double PerMicrobatchExposed(double comm, double pass, double layers) {
+  return std::max(comm / layers, comm - pass);
+}
+
 double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const ParallelGroups& groups,
-                        const StageTime& slowest, const StageParams& params) {
+                        const StageTime& slowest, const StageParams& params, double layers) {
   const comm::ClusterFabrics& f = c.fabrics;
   double reduce = 0, gather = 0;
   const double grad_bytes = GradientBytesPerParam(s);
   // Gradient reduction (and parameter all-gather) of `params` over `group`.
-  auto synchronize = [&](double params, const comm::GroupLayout& group) {
-    if (s.distributed_optimizer) {
+  auto synchronize = [&](double params, const comm::GroupLayout& group, bool hybrid) {
+    if (hybrid) {
+      // Shard inside the group, then all-reduce the shard across replicas.
+      reduce += comm::ReduceScatterTime(grad_bytes * params, groups[GroupKind::kDpShard], f) +
+                comm::AllReduceTime(grad_bytes * params / double(s.shard_group()), groups[GroupKind::kDpReplica], f);
+      gather += comm::AllGatherTime(2 * params, groups[GroupKind::kDpShard], f);
+    } else if (s.distributed_optimizer()) {
       reduce += comm::ReduceScatterTime(grad_bytes * params, group, f);
       gather += comm::AllGatherTime(2 * params, group, f);
     } else {
@@ -85,11 +106,27 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
     }
   };
   const int64_t dense_dp = s.dp * s.cp;
-  if (dense_dp > 1) synchronize(params.dense, groups[GroupKind::kDp]);
+  if (dense_dp > 1) synchronize(params.dense, groups[GroupKind::kDp], s.hybrid_sharding());
   const int64_t expert_dp = dense_dp / s.ep;
-  if (params.expert > 0 && expert_dp > 1) synchronize(params.expert, groups[GroupKind::kExpertDp]);
-  double exposed = reduce + gather;
-  if (s.overlap_dp_comm) exposed = Exposed(reduce, slowest.bwd, s) + Exposed(gather, slowest.fwd, s);
+  if (params.expert > 0 && expert_dp > 1) synchronize(params.expert, groups[GroupKind::kExpertDp], false);
+  const double m = double(s.num_microbatches());
+  const bool overlap = s.overlap_dp_comm;
+  double exposed = 0;
+  switch (s.dp_sharding) {
+    case spec::DpSharding::kNone:
+    case spec::DpSharding::kOptimizer:
+      exposed = overlap ? Exposed(reduce, slowest.bwd, s) + Exposed(gather, slowest.fwd, s) : reduce + gather;
+      break;
+    case spec::DpSharding::kGradients:
+      exposed = overlap ? m * PerMicrobatchExposed(reduce, slowest.bwd, layers) + Exposed(gather, slowest.fwd, s)
+                        : m * reduce + gather;
+      break;
+    case spec::DpSharding::kFull:
+      exposed = overlap ? m * (PerMicrobatchExposed(gather, slowest.fwd, layers) +
+                               PerMicrobatchExposed(gather + reduce, slowest.bwd, layers))
+                        : m * (2 * gather + reduce);
+      break;
+  }
   if (s.pp > 1 && !c.model.untie_embeddings_and_output_weights) {
     exposed += comm::AllReduceTime(EmbeddingSyncBytes(c, s), groups[GroupKind::kEmbedding], f);
   }
@@ -98,7 +135,7 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
 
 }  // namespace
 
-double GradientBytesPerParam(const spec::Strategy& s) { return s.grad_reduce_16bit ? 2 : 4; }
+double GradientBytesPerParam(const spec::Strategy& s) { return OptimizerBytesPerParam(s).gradients; }
 
 double EmbeddingSyncBytes(const PerfContext& c, const spec::Strategy& s) {
   return GradientBytesPerParam(s) * double(PaddedVocab(c.model, s.tp)) * c.model.hidden_size / s.tp;
@@ -179,11 +216,11 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
       t.pp_comm_s = 2 * (s.vp * m + s.pp - 1) * p2p;
     }
   }
-  t.dp_comm_s = DataParallelTime(c, s, groups, slowest, params);
+  t.dp_comm_s = DataParallelTime(c, s, groups, slowest, params, LayersOnStage(c.model, s, slowest_stage));
   // The Adam step streams the local shard; before it, gradient clipping
   // all-reduces the squared gradient norm over every GPU (a latency-bound
   // collective of one fp32 number).
-  t.optimizer_s = kOptimizerBytesPerParam * OptimizerShardParams(params, s) / c.gpu.hbm_Bps + c.grad_norm_allreduce_s;
+  t.optimizer_s = AdamStepBytesPerParam(s) * OptimizerShardParams(params, s) / c.gpu.hbm_Bps + c.grad_norm_allreduce_s;
 
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();

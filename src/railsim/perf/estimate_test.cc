@@ -49,8 +49,27 @@ TEST(MemoryTest, EighteenBytesPerParameter) {
   double params = plain.weights_bytes / 2;
   EXPECT_NEAR(4 * params, plain.gradients_bytes, 1);
   EXPECT_NEAR(12 * params, plain.optimizer_bytes, 1);
-  s.distributed_optimizer = true;
+  s.dp_sharding = spec::DpSharding::kOptimizer;
   EXPECT_NEAR(12 * params / 16, EstimateMemory(c, s).optimizer_bytes, 1);
+}
+
+TEST(MemoryTest, InterleavedWarmUpAsMegatronCoreSchedules) {
+  // Megatron-Core (schedules.py, group size pp): rank r runs 2 (pp - r - 1) +
+  // (vp - 1) pp warm-up chunks plus one, each 1/vp of the stage's layers,
+  // capped at m vp. pp 4, vp 2, m 8: first (6 + 4 + 1)/2 = 5.5 = 4 + 3/2,
+  // busiest middle (4 + 4 + 1)/2 = 4.5, last (0 + 4 + 1)/2 = 2.5 = 4 - 3/2.
+  spec::Strategy s = MakeStrategy(1, 4, 1, 1, 8);
+  s.vp = 2;
+  EXPECT_EQ(5.5, MicrobatchesInFlight(s, Stage::kFirst));
+  EXPECT_EQ(4.5, MicrobatchesInFlight(s, Stage::kMiddle));
+  EXPECT_EQ(2.5, MicrobatchesInFlight(s, Stage::kLast));
+  s.global_batch = 4;  // m 4: at most m vp = 8 chunks, 4 stage-equivalents
+  EXPECT_EQ(4, MicrobatchesInFlight(s, Stage::kFirst));
+  s.vp = 1;  // 1F1B: pp - r
+  s.global_batch = 8;
+  EXPECT_EQ(4, MicrobatchesInFlight(s, Stage::kFirst));
+  EXPECT_EQ(3, MicrobatchesInFlight(s, Stage::kMiddle));
+  EXPECT_EQ(1, MicrobatchesInFlight(s, Stage::kLast));
 }
 
 TEST(MemoryTest, KorthikantiActivationsWithoutRecomputation) {
@@ -81,7 +100,7 @@ TEST(EstimateTest, BreakdownAddsUpAndMetricsAgree) {
   spec::Strategy s = MakeStrategy(8, 4, 32, 1, 512);
   s.vp = 5;
   s.sequence_parallel = true;
-  s.distributed_optimizer = true;
+  s.dp_sharding = spec::DpSharding::kOptimizer;
   s.recompute = spec::Recompute::kSelective;
   spec::ValidateStrategy(m, 1024, s);
   Estimate e = EstimateIteration(c, s);

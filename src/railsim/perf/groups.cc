@@ -10,7 +10,8 @@ namespace {
 
 using spec::Dim;
 
-constexpr const char* kGroupKindNames[kGroupKinds] = {"tp", "cp", "ep", "pp", "dp", "expert-dp", "embedding"};
+constexpr const char* kGroupKindNames[kGroupKinds] = {"tp",        "cp",       "ep",        "pp",        "dp",
+                                                      "expert-dp", "embedding", "dp-shard", "dp-replica"};
 constexpr const char* kSpreadNames[] = {"none", "hb_domain", "same_rail", "cross_rail"};
 
 // Which rank dimensions a group kind spans (embedding: pp, first and last only).
@@ -23,11 +24,15 @@ std::vector<Dim> DimsOf(GroupKind kind) {
     case GroupKind::kDp: return {Dim::kCp, Dim::kEp, Dim::kDp};
     case GroupKind::kExpertDp: return {Dim::kCp, Dim::kDp};
     case GroupKind::kEmbedding: return {Dim::kPp};
+    case GroupKind::kDpShard:
+    case GroupKind::kDpReplica: return {Dim::kCp, Dim::kEp, Dim::kDp};
   }
   return {};
 }
 
 bool Contains(const std::vector<Dim>& dims, Dim d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); }
+
+bool IsHybridKind(GroupKind kind) { return kind == GroupKind::kDpShard || kind == GroupKind::kDpReplica; }
 
 bool IsChain(GroupKind kind) {
   return kind == GroupKind::kPp || kind == GroupKind::kCp || kind == GroupKind::kEmbedding;
@@ -117,6 +122,11 @@ ParallelGroups PlaceGroups(const PerfContext& c, const spec::Strategy& s) {
       out.layout[int(GroupKind::kExpertDp)] =
           comm::LayoutOf(s.dp * s.cp / s.ep, int64_t{s.tp} * s.cp * s.ep, k);
     }
+    if (s.hybrid_sharding()) {
+      const int64_t g = s.shard_group();
+      out.layout[int(GroupKind::kDpShard)] = comm::LayoutOf(g, s.tp, k);
+      out.layout[int(GroupKind::kDpReplica)] = comm::LayoutOf(s.dp * s.cp / g, s.tp * g, k);
+    }
     if (s.pp > 1) {
       out.layout[int(GroupKind::kPp)] = comm::LayoutOf(s.pp, pp_distance, k);
       out.layout[int(GroupKind::kEmbedding)] = comm::LayoutOf(2, (s.pp - 1) * pp_distance, k);
@@ -127,6 +137,11 @@ ParallelGroups PlaceGroups(const PerfContext& c, const spec::Strategy& s) {
     const GroupKind kind = GroupKind(i);
     if (kind == GroupKind::kEmbedding && s.pp == 1) {
       out.layout[i] = comm::LayoutOf(1, 1, k);  // no embedding sync without pp
+      continue;
+    }
+    if (IsHybridKind(kind)) {
+      // Parts of the dp group: read off the members (only with hybrid sharding).
+      out.layout[i] = s.hybrid_sharding() ? WorstLayout(c, s, kind) : comm::LayoutOf(1, 1, k);
       continue;
     }
     out.layout[i] = c.placement.map ? WorstLayout(c, s, kind) : OrderLayout(c, s, kind);
@@ -144,6 +159,11 @@ GroupMembers MembersOf(const PerfContext& c, const spec::Strategy& s, GroupKind 
   int64_t size = 1;
   for (Dim d : dims) size *= degree[int(d)];
   if (embedding) size = 2;
+  // Hybrid sharding splits each dp group (members in rank order) into runs
+  // of g: a shard group is one run, a replica group the same place in each.
+  const int64_t dp_size = size, g = s.shard_group();
+  if (kind == GroupKind::kDpShard) size = g;
+  if (kind == GroupKind::kDpReplica) size = dp_size / g;
   out.size = size;
   out.count = embedding ? n / s.pp : n / size;
   out.gpus.assign(size_t(out.count * size), -1);
@@ -166,6 +186,13 @@ GroupMembers MembersOf(const PerfContext& c, const spec::Strategy& s, GroupKind 
       if (member != 0 && member != s.pp - 1) continue;
       member = member == 0 ? 0 : 1;
     }
+    if (kind == GroupKind::kDpShard) {
+      group = group * (dp_size / g) + member / g;
+      member %= g;
+    } else if (kind == GroupKind::kDpReplica) {
+      group = group * g + member % g;
+      member /= g;
+    }
     out.gpus[size_t(group * size + member)] = gpu_of_rank[size_t(rank)];
     if (!Contains(dims, Dim::kPp)) out.stage[size_t(group)] = int32_t(idx[int(Dim::kPp)]);
   }
@@ -184,6 +211,7 @@ std::vector<GroupCheck> CheckPlacement(const PerfContext& c, const spec::Strateg
     const GroupKind kind = GroupKind(i);
     if (kind == GroupKind::kExpertDp && !c.model.is_moe()) continue;
     if (kind == GroupKind::kEmbedding && c.model.untie_embeddings_and_output_weights) continue;
+    if (IsHybridKind(kind) && !s.hybrid_sharding()) continue;
     GroupMembers m = MembersOf(c, s, kind);
     if (m.count == 0 || m.size <= 1) continue;
     GroupCheck check;

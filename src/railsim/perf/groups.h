@@ -12,6 +12,9 @@
 //   dp         dense gradient reduction: data x context parallel (cp, ep, dp)
 //   expert-dp  expert gradient reduction (cp, dp: the ranks holding the same experts)
 //   embedding  first and last pipeline stage (tied word embeddings)
+//   dp-shard   hybrid sharding: runs of fsdp_shard_group_size consecutive dp
+//              group members (the whole dp group without hybrid sharding)
+//   dp-replica hybrid sharding: the members holding the same shard
 #pragma once
 
 #include <array>
@@ -24,8 +27,8 @@
 
 namespace railsim::perf {
 
-enum class GroupKind : uint8_t { kTp, kCp, kEp, kPp, kDp, kExpertDp, kEmbedding };
-constexpr int kGroupKinds = 7;
+enum class GroupKind : uint8_t { kTp, kCp, kEp, kPp, kDp, kExpertDp, kEmbedding, kDpShard, kDpReplica };
+constexpr int kGroupKinds = 9;
 const char* GroupKindName(GroupKind g);
 
 /// The layout each kind's collectives are timed on: the default placement's

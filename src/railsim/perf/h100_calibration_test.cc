@@ -111,7 +111,7 @@ spec::Strategy StrategyFor(const Row& r) {
   s.micro_batch = r.micro_batch;
   s.global_batch = r.global_batch;
   s.sequence_parallel = r.tp > 1;
-  s.distributed_optimizer = true;
+  s.dp_sharding = spec::DpSharding::kOptimizer;
   s.overlap_dp_comm = true;
   s.tp_comm_overlap = r.tp_comm_overlap;
   s.precision = r.precision == "fp8" ? spec::Precision::kFp8 : spec::Precision::kBf16;

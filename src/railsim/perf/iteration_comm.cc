@@ -114,9 +114,26 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
     for (int i = 0; i < pp; ++i) {
       std::vector<double> once(size_t(pp), 0.0);
       once[size_t(i)] = 1;
-      if (s.distributed_optimizer) {
-        add(Parallelism::kDp, g, comm::Op::kReduceScatter, PointToPoint::kNone, grad * params[size_t(i)], once);
-        add(Parallelism::kDp, g, comm::Op::kAllGather, PointToPoint::kNone, 2 * params[size_t(i)], once);
+      if (s.distributed_optimizer()) {
+        // ZeRO-2/3 reduce-scatter every micro-batch; ZeRO-3 gathers the
+        // weights before each forward and backward (estimate.cc).
+        const bool per_mb = s.dp_sharding == spec::DpSharding::kGradients || s.dp_sharding == spec::DpSharding::kFull;
+        const double gathers = s.dp_sharding == spec::DpSharding::kFull ? 2 * m : 1;
+        std::vector<double> reduces(once);
+        if (per_mb) reduces[size_t(i)] = m;
+        std::vector<double> gathered(size_t(pp), 0.0);
+        gathered[size_t(i)] = gathers;
+        // Hybrid sharding: inside the shard group, then the shard's
+        // gradient all-reduced across the replicas.
+        const bool hybrid = !expert && s.hybrid_sharding();
+        const GroupKind shard = hybrid ? GroupKind::kDpShard : g;
+        add(Parallelism::kDp, shard, comm::Op::kReduceScatter, PointToPoint::kNone, grad * params[size_t(i)],
+            reduces);
+        if (hybrid) {
+          add(Parallelism::kDp, GroupKind::kDpReplica, comm::Op::kAllReduce, PointToPoint::kNone,
+              grad * params[size_t(i)] / double(s.shard_group()), reduces);
+        }
+        add(Parallelism::kDp, shard, comm::Op::kAllGather, PointToPoint::kNone, 2 * params[size_t(i)], gathered);
       } else {
         add(Parallelism::kDp, g, comm::Op::kAllReduce, PointToPoint::kNone, grad * params[size_t(i)], once);
       }

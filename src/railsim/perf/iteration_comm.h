@@ -18,7 +18,12 @@
 //        back, vp times per stage boundary (interleaving also wraps from the
 //        last stage to the first vp - 1 times)
 //   dp   per iteration, gradient all-reduce (reduce-scatter and parameter
-//        all-gather with the distributed optimizer), dense and expert
+//        all-gather with the distributed optimizer), dense and expert; with
+//        --data-parallel-sharding gradients a reduce-scatter per micro-batch,
+//        with full also two parameter all-gathers per micro-batch (forward
+//        and backward) and none after the optimizer step; with hybrid
+//        sharding they run in the shard groups, and each reduce-scatter is
+//        followed by an all-reduce of the shard across the replica groups
 //   embedding  per iteration, the tied word embedding's all-reduce between
 //        the first and last stage
 #pragma once

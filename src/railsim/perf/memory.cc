@@ -7,10 +7,9 @@
 namespace railsim::perf {
 namespace {
 
-// Bytes per parameter of Megatron's mixed-precision Adam.
-constexpr double kWeightBytes = 2;     // bf16/fp16 weights
-constexpr double kGradientBytes = 4;   // fp32 main gradients
-constexpr double kOptimizerBytes = 12; // fp32 master weights, Adam m and v
+// The 16-bit weights of the layer running and of the one prefetched: what
+// fully sharded data parallelism (FSDP2's default) keeps gathered at once.
+constexpr double kGatheredLayers = 2;
 
 double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, double layers, double moe_layers,
                             Stage stage) {
@@ -24,14 +23,7 @@ double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, doub
     all_layers = lm.act_layer_input * layers;  // only each layer's input
     working_set = moe_layers > 0 ? lm.act_layer : lm.act_dense_layer;  // one layer recomputed at a time
   }
-  // Under 1F1B stage i holds pp - i micro-batches: the first pp, the second
-  // (the busiest middle stage) pp - 1, the last one.
-  double in_flight = 1;
-  if (s.pp > 1 && stage != Stage::kLast) {
-    int64_t depth = stage == Stage::kFirst ? s.pp : s.pp - 1;
-    in_flight = double(std::min<int64_t>(s.num_microbatches(), depth));
-    if (s.vp > 1) in_flight *= 1 + double(s.pp - 1) / (double(s.pp) * s.vp);
-  }
+  const double in_flight = MicrobatchesInFlight(s, stage);
   double bytes = all_layers * in_flight + working_set;
   if (stage == Stage::kFirst || stage == Stage::kOnly) bytes += lm.act_embedding * in_flight;
   if (stage == Stage::kLast || stage == Stage::kOnly) bytes += lm.act_logits;
@@ -39,6 +31,18 @@ double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, doub
 }
 
 }  // namespace
+
+double MicrobatchesInFlight(const spec::Strategy& s, Stage stage) {
+  if (s.pp == 1 || stage == Stage::kOnly) return 1;
+  // Pipeline rank r: the first 0, the busiest middle 1, the last pp - 1.
+  const int64_t r = stage == Stage::kFirst ? 0 : stage == Stage::kMiddle ? 1 : s.pp - 1;
+  const int64_t m = s.num_microbatches();
+  if (s.vp == 1) return double(std::min<int64_t>(m, s.pp - r));  // 1F1B: pp - r
+  // Megatron-Core's interleaved schedule (group size pp): 2 (pp - r - 1) +
+  // (vp - 1) pp warm-up chunks, one more in steady state, at most m vp.
+  const int64_t chunks = std::min<int64_t>(m * s.vp, 2 * (s.pp - r - 1) + int64_t{s.vp - 1} * s.pp + 1);
+  return double(chunks) / s.vp;
+}
 
 int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
   if (!m.is_moe()) return 0;
@@ -62,10 +66,30 @@ int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage
   return 0;
 }
 
-double OptimizerShardParams(const StageParams& p, const spec::Strategy& s) {
-  if (!s.distributed_optimizer) return p.total();
+BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s) {
+  BytesPerParam b;
+  b.weights = 2;
+  const bool bf16_buffer = s.main_grads_dtype == spec::MainGradsDtype::kBf16 || s.grad_reduce_16bit;
+  b.gradients = bf16_buffer ? 2 : 4;
+  // Megatron's optimizer reads fp32 gradients: with a 16-bit buffer (and not
+  // the precision-aware bf16 main gradients) it keeps an fp32 copy of its shard.
+  const bool fp32_grad_copy = bf16_buffer && s.main_grads_dtype == spec::MainGradsDtype::kFp32;
+  b.master = s.main_params_dtype == spec::MainParamsDtype::kFp32   ? 4
+             : s.main_params_dtype == spec::MainParamsDtype::kFp16 ? 2
+                                                                   : 0;
+  b.grad_copy = fp32_grad_copy ? 4 : 0;
+  auto moment = [](spec::MomentDtype d) { return d == spec::MomentDtype::kBf16 ? 2.0 : 4.0; };
+  b.moments = moment(s.exp_avg_dtype) + moment(s.exp_avg_sq_dtype);
+  return b;
+}
+
+double ShardParams(const StageParams& p, const spec::Strategy& s) {
   double dense_dp = double(s.dp) * s.cp;
-  return p.dense / dense_dp + p.expert / (dense_dp / s.ep);
+  return p.dense / double(s.shard_group()) + p.expert / (dense_dp / s.ep);
+}
+
+double OptimizerShardParams(const StageParams& p, const spec::Strategy& s) {
+  return s.distributed_optimizer() ? ShardParams(p, s) : p.total();
 }
 
 LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
@@ -191,13 +215,26 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
     const double moe_layers = MoeLayersOnStage(c.model, s, stage);
     StageParams p = ParamsWithLayers(c, lm, stage, layers, moe_layers);
     MemoryBreakdown mb;
-    mb.weights_bytes = kWeightBytes * p.total();
+    const BytesPerParam per = OptimizerBytesPerParam(s);
+    const double shard = ShardParams(p, s);
+    const spec::DpSharding sharding = s.dp_sharding;
+    const bool full = sharding == spec::DpSharding::kFull;
+    mb.weights_bytes = per.weights * (full ? shard : p.total());
+    mb.gradients_bytes = per.gradients * (full || sharding == spec::DpSharding::kGradients ? shard : p.total());
+    mb.optimizer_bytes = per.optimizer() * (s.distributed_optimizer() ? shard : p.total());
+    if (full) {
+      // The unit gathered: the largest layer on the stage (or the word
+      // embedding / output layer share it holds).
+      double unit = layers > moe_layers ? lm.params_dense_layer : 0;
+      if (moe_layers > 0) unit = std::max(unit, lm.params_layer_dense + lm.params_layer_expert);
+      if (stage != Stage::kMiddle) unit = std::max(unit, lm.params_word);
+      mb.weights_bytes += kGatheredLayers * per.weights * unit;
+      mb.gradients_bytes += per.gradients * unit;
+    }
     if (s.precision == spec::Precision::kFp8) {
       mb.fp8_weights_bytes =
           2.0 * (lm.params_layer_linear * moe_layers + lm.params_dense_layer_linear * (layers - moe_layers));
     }
-    mb.gradients_bytes = kGradientBytes * p.total();
-    mb.optimizer_bytes = kOptimizerBytes * OptimizerShardParams(p, s);
     mb.activations_bytes = StageActivationBytes(s, lm, layers, moe_layers, stage);
     mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
     mb.total_bytes =

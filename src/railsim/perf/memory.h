@@ -1,14 +1,18 @@
 // Per-GPU memory of a training strategy: weights, gradients, optimizer
 // states, activations of the micro-batches in flight, and a fixed reserve.
 //
-// Mixed precision as Megatron-LM: 16-bit weights (2 B/param), fp32 gradient
-// accumulation (4 B/param), Adam with fp32 master weights and two moments
-// (12 B/param, sharded over data-parallel ranks by the distributed
-// optimizer). Activations follow Korthikanti et al. ("Reducing Activation
+// Mixed precision as Megatron-LM: 16-bit weights (2 B/param), a main-gradient
+// buffer (4 B/param fp32 by default, 2 in bf16), Adam with a master copy and
+// two moments (12 B/param all fp32; the strategy's optimizer dtypes shrink
+// them). Data-parallel sharding (ZeRO-1/2/3) divides the optimizer states,
+// then the gradients, then the weights by the dp x cp ranks (dp x cp / ep for
+// expert parameters); fully sharded weights add the gathered 16-bit weights
+// of the layer running and the one prefetched, and one layer's unsharded
+// gradient before its reduce-scatter. Activations follow Korthikanti et al. ("Reducing Activation
 // Recomputation in Large Transformer Models", 2022), generalised to GQA,
 // SwiGLU, MoE, dropout-free models and FlashAttention; 1F1B keeps up to pp
-// micro-batches in flight on the first stage, interleaving a factor
-// (1 + (pp - 1) / (pp x vp)) more.
+// micro-batches in flight on the first stage, and the interleaved schedule
+// as many chunks as Megatron-Core's warm-up runs (MicrobatchesInFlight).
 //
 // The per-layer quantities depend only on (tp, cp, micro-batch, sequence
 // parallelism, attention, ep): LayerMemory holds them so that the search
@@ -53,15 +57,41 @@ struct StageParams {
   double total() const { return dense + expert; }
 };
 
+/// Micro-batches whose activations a stage holds at its peak, in units of
+/// the stage's layers: under 1F1B pp - r on pipeline rank r (the first
+/// stage pp, the busiest middle pp - 1, the last 1); interleaved, Megatron-
+/// Core's (2 (pp - r - 1) + (vp - 1) pp + 1) chunks of 1/vp of the layers
+/// (first stage pp + (pp - 1)/vp, last pp - (pp - 1)/vp); at most the
+/// micro-batches there are.
+double MicrobatchesInFlight(const spec::Strategy& s, Stage stage);
+
 /// Layers held by one GPU of `stage` (spec::Strategy's uneven-split rule).
 int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
 /// Of those, the MoE layers (0 for a dense model). Stages hold consecutive
 /// layers in order; with interleaving (vp > 1) this is the count without it.
 int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
 
+/// Bytes per parameter a GPU keeps before sharding, by what data-parallel
+/// sharding divides: the 16-bit weights (2), the main-gradient buffer (4 in
+/// fp32, 2 in bf16 or with --grad-reduce-in-bf16) and the optimizer states
+/// (master copy 4 / 2 / 0, an fp32 copy of the gradient shard when a 16-bit
+/// buffer feeds an fp32-gradient optimizer, and the two moments, 4 or 2 each).
+struct BytesPerParam {
+  double weights = 0;
+  double gradients = 0;
+  double master = 0;     ///< master copy of the weights
+  double grad_copy = 0;  ///< fp32 copy of the gradient shard
+  double moments = 0;    ///< Adam's exp_avg and exp_avg_sq
+  double optimizer() const { return master + grad_copy + moments; }
+};
+BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s);
+
 /// Parameters whose optimizer states one GPU keeps: all of them, or with the
 /// distributed optimizer its shard (dense over dp x cp, experts over dp x cp / ep).
 double OptimizerShardParams(const StageParams& p, const spec::Strategy& s);
+/// The shard of `p` over the data-parallel ranks, whatever the sharding
+/// (dense parameters over the shard group, experts over dp x cp / ep).
+double ShardParams(const StageParams& p, const spec::Strategy& s);
 
 /// Parameters on one GPU of `stage` (kOnly when pp == 1).
 StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage);

@@ -23,7 +23,13 @@ Json StrategyObject(const spec::Strategy& s) {
   j["microbatches"] = s.num_microbatches();
   j["recompute"] = spec::RecomputeName(s.recompute);
   j["sequence_parallel"] = s.sequence_parallel;
-  j["distributed_optimizer"] = s.distributed_optimizer;
+  j["distributed_optimizer"] = s.distributed_optimizer();
+  j["data_parallel_sharding"] = spec::DpShardingName(s.dp_sharding);
+  j["main_grads_dtype"] = spec::MainGradsDtypeName(s.main_grads_dtype);
+  j["main_params_dtype"] = spec::MainParamsDtypeName(s.main_params_dtype);
+  j["exp_avg_dtype"] = spec::MomentDtypeName(s.exp_avg_dtype);
+  j["exp_avg_sq_dtype"] = spec::MomentDtypeName(s.exp_avg_sq_dtype);
+  j["fsdp_shard_group_size"] = s.shard_group();
   j["attention"] = spec::AttentionName(s.attention);
   j["overlap_dp_comm"] = s.overlap_dp_comm;
   j["grad_reduce_in_bf16"] = s.grad_reduce_16bit;
@@ -120,13 +126,41 @@ std::string StrategyDegrees(const spec::Strategy& s) {
   return line;
 }
 
+namespace {
+
+// The optimizer dtypes as grads/master/exp_avg/exp_avg_sq ("fp32/fp32/fp32/fp32" by default).
+std::string OptimizerDtypes(const spec::Strategy& s) {
+  return fmt::format("{}/{}/{}/{}", spec::MainGradsDtypeName(s.main_grads_dtype),
+                     spec::MainParamsDtypeName(s.main_params_dtype), spec::MomentDtypeName(s.exp_avg_dtype),
+                     spec::MomentDtypeName(s.exp_avg_sq_dtype));
+}
+
+bool DefaultOptimizerDtypes(const spec::Strategy& s) { return OptimizerDtypes(s) == "fp32/fp32/fp32/fp32"; }
+
+// The search table's sharding column: no, yes (the distributed optimizer), zero-2, zero-3.
+const char* ShardingCell(spec::DpSharding d) {
+  switch (d) {
+    case spec::DpSharding::kNone: return "no";
+    case spec::DpSharding::kOptimizer: return "yes";
+    case spec::DpSharding::kGradients: return "zero-2";
+    case spec::DpSharding::kFull: return "zero-3";
+  }
+  return "?";
+}
+
+}  // namespace
+
 std::string StrategyLine(const spec::Strategy& s) {
   std::string line = StrategyDegrees(s);
   line += fmt::format(", micro-batch {} x {}, recompute {}", s.micro_batch, s.num_microbatches(),
                       spec::RecomputeName(s.recompute));
   if (s.sequence_parallel) line += ", sp";
   if (s.tp_comm_overlap) line += ", tp-overlap";
-  if (s.distributed_optimizer) line += ", dist-opt";
+  if (s.dp_sharding == spec::DpSharding::kOptimizer) line += ", dist-opt";
+  if (s.dp_sharding == spec::DpSharding::kGradients) line += ", dp-sharding gradients (ZeRO-2)";
+  if (s.dp_sharding == spec::DpSharding::kFull) line += ", dp-sharding full (ZeRO-3)";
+  if (s.hybrid_sharding()) line += fmt::format(", shard groups of {}", s.shard_group());
+  if (!DefaultOptimizerDtypes(s)) line += ", optimizer grads/master/exp-avg/exp-avg-sq " + OptimizerDtypes(s);
   if (s.precision == spec::Precision::kFp8) line += ", fp8";
   if (s.ep > 1 && s.moe_alltoall != spec::MoeAllToAll::kAuto) {
     line += fmt::format(", moe {}", spec::MoeAllToAllName(s.moe_alltoall));
@@ -257,6 +291,9 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
                         "prec"}) {
     t.AddColumn(h, std::string(h) == "recompute" ? TextTable::Align::kLeft : TextTable::Align::kRight);
   }
+  bool dtypes = false;
+  for (const search::RankedStrategy& rs : r.results) dtypes = dtypes || !DefaultOptimizerDtypes(rs.strategy);
+  if (dtypes) t.AddColumn("grad/master/m/v");
   for (const char* h : {"iteration", "MFU", "TFLOP/s", "memory"}) t.AddColumn(h);
   const bool idle = r.idle_gpus_allowed > 0;
   if (idle) t.AddColumn("idle GPUs");
@@ -268,9 +305,12 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
         std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
         std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
         spec::RecomputeName(s.recompute), s.sequence_parallel ? "yes" : "no", s.tp_comm_overlap ? "yes" : "no",
-        s.distributed_optimizer ? "yes" : "no", spec::PrecisionName(s.precision),
-        fmt::format("{:.3f} s", e.iteration_time_s), Percent(e.mfu), fmt::format("{:.1f}", e.tflops_per_gpu),
-        BinaryBytes(e.memory.total_bytes)};
+        ShardingCell(s.dp_sharding), spec::PrecisionName(s.precision)};
+    if (dtypes) row.push_back(OptimizerDtypes(s));
+    for (std::string cell : {fmt::format("{:.3f} s", e.iteration_time_s), Percent(e.mfu),
+                             fmt::format("{:.1f}", e.tflops_per_gpu), BinaryBytes(e.memory.total_bytes)}) {
+      row.push_back(std::move(cell));
+    }
     if (idle) row.push_back(Grouped(c.gpus - s.gpus()));
     t.AddRow(std::move(row));
   }
@@ -283,7 +323,8 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
 std::string SearchCsv(const search::SearchResult& r) {
   CsvTable t({"rank", "tp", "pp", "dp", "cp", "ep", "vp", "micro_batch_size", "recompute", "sequence_parallel",
               "distributed_optimizer", "tp_comm_overlap", "precision", "iteration_time_s", "mfu", "hfu",
-              "tflops_per_gpu", "memory_per_gpu_bytes"});
+              "tflops_per_gpu", "memory_per_gpu_bytes", "data_parallel_sharding", "main_grads_dtype",
+              "main_params_dtype", "exp_avg_dtype", "exp_avg_sq_dtype"});
   int rank = 1;
   for (const search::RankedStrategy& rs : r.results) {
     const spec::Strategy& s = rs.strategy;
@@ -291,9 +332,12 @@ std::string SearchCsv(const search::SearchResult& r) {
     t.AddRow({std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
               std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
               spec::RecomputeName(s.recompute), s.sequence_parallel ? "true" : "false",
-              s.distributed_optimizer ? "true" : "false", s.tp_comm_overlap ? "true" : "false",
+              s.distributed_optimizer() ? "true" : "false", s.tp_comm_overlap ? "true" : "false",
               spec::PrecisionName(s.precision), CsvNumber(e.iteration_time_s), CsvNumber(e.mfu),
-              CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), CsvNumber(e.memory.total_bytes)});
+              CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), CsvNumber(e.memory.total_bytes),
+              spec::DpShardingName(s.dp_sharding), spec::MainGradsDtypeName(s.main_grads_dtype),
+              spec::MainParamsDtypeName(s.main_params_dtype), spec::MomentDtypeName(s.exp_avg_dtype),
+              spec::MomentDtypeName(s.exp_avg_sq_dtype)});
   }
   return t.Render();
 }

@@ -101,8 +101,40 @@ std::vector<LayerChoice> LayerChoices(const perf::PerfContext& c, const SearchOp
   return out;
 }
 
-// The distributed optimizer only matters with data-parallel ranks to shard over.
-int OptimizerChoices(const Unit& u) { return u.dp * u.cp > 1 ? 2 : 1; }
+// The optimizer settings tried: without --explore-optimizer the distributed
+// optimizer on and off, with it every data-parallel sharding (ZeRO-0 to 3)
+// crossed with the main-gradient, master-weight and moment dtypes (both
+// moments share one dtype: the memory and time depend only on their sum).
+// Sharding only matters with data-parallel ranks to shard over.
+struct OptimizerChoice {
+  spec::DpSharding sharding = spec::DpSharding::kNone;
+  spec::MainGradsDtype grads = spec::MainGradsDtype::kFp32;
+  spec::MainParamsDtype master = spec::MainParamsDtype::kFp32;
+  spec::MomentDtype moments = spec::MomentDtype::kFp32;
+};
+
+std::vector<OptimizerChoice> OptimizerChoices(const SearchOptions& o, const Unit& u) {
+  const bool shards = u.dp * u.cp > 1;
+  std::vector<OptimizerChoice> out;
+  if (!o.explore_optimizer) {
+    out.push_back({});
+    if (shards) out.push_back({spec::DpSharding::kOptimizer});
+    return out;
+  }
+  for (spec::DpSharding sharding : {spec::DpSharding::kNone, spec::DpSharding::kOptimizer,
+                                    spec::DpSharding::kGradients, spec::DpSharding::kFull}) {
+    if (!shards && sharding != spec::DpSharding::kNone) continue;
+    for (spec::MainGradsDtype grads : {spec::MainGradsDtype::kFp32, spec::MainGradsDtype::kBf16}) {
+      for (spec::MainParamsDtype master : {spec::MainParamsDtype::kFp32, spec::MainParamsDtype::kFp16,
+                                           spec::MainParamsDtype::kNone}) {
+        for (spec::MomentDtype moments : {spec::MomentDtype::kFp32, spec::MomentDtype::kBf16}) {
+          out.push_back({sharding, grads, master, moments});
+        }
+      }
+    }
+  }
+  return out;
+}
 
 // Interleaving needs the micro-batches to be a multiple of pp; otherwise only
 // vp = 1 (the first of `vps`) is usable.
@@ -123,6 +155,7 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
   const std::vector<int64_t> vps = VirtualStages(m, u);
   const std::vector<int64_t> eps = ExpertDegrees(m, u);
   const std::vector<LayerChoice> choices = LayerChoices(c, o, u);
+  const std::vector<OptimizerChoice> optimizers = OptimizerChoices(o, u);
   for (int64_t b : Divisors(o.global_batch / u.dp)) {
     const size_t usable_vps = UsableVirtualStages(vps, o.global_batch / (u.dp * b), u.pp);
     for (int64_t e : eps) {
@@ -148,8 +181,11 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
           s.vp = int(vps[i]);
           for (spec::Recompute r : kRecomputeModes) {
             s.recompute = r;
-            for (int dist = 0; dist < OptimizerChoices(u); ++dist) {
-              s.distributed_optimizer = dist != 0;
+            for (const OptimizerChoice& opt : optimizers) {
+              s.dp_sharding = opt.sharding;
+              s.main_grads_dtype = opt.grads;
+              s.main_params_dtype = opt.master;
+              s.exp_avg_dtype = s.exp_avg_sq_dtype = opt.moments;
               visit(s);
             }
           }
@@ -161,7 +197,9 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
 
 auto Key(const spec::Strategy& s) {
   return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.vp, s.micro_batch, int(s.recompute),
-                         s.sequence_parallel, s.distributed_optimizer, s.tp_comm_overlap, int(s.precision));
+                         s.sequence_parallel, int(s.dp_sharding), s.tp_comm_overlap, int(s.precision),
+                         int(s.main_grads_dtype), int(s.main_params_dtype), int(s.exp_avg_dtype),
+                         int(s.exp_avg_sq_dtype));
 }
 
 // A worker's best-k list: a max-heap on rank, so the worst is at the front.
@@ -202,7 +240,7 @@ int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& o) {
         int64_t(ExpertDegrees(c.model, u).size() * LayerChoices(c, o, u).size());
     for (int64_t b : Divisors(o.global_batch / u.dp)) {
       int64_t usable_vps = int64_t(UsableVirtualStages(vps, o.global_batch / (u.dp * b), u.pp));
-      count += groups_per_b * usable_vps * int64_t(std::size(kRecomputeModes)) * OptimizerChoices(u);
+      count += groups_per_b * usable_vps * int64_t(std::size(kRecomputeModes)) * int64_t(OptimizerChoices(o, u).size());
     }
   }
   return count;

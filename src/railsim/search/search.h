@@ -1,6 +1,7 @@
 // The parallelisation search: every valid strategy (tp, pp, dp, cp, ep,
 // micro-batch, virtual stages, recomputation, sequence parallelism,
-// distributed optimizer) for a model on a cluster, memory-infeasible ones
+// distributed optimizer, and on request data-parallel sharding and optimizer
+// precision) for a model on a cluster, memory-infeasible ones
 // discarded before timing, the rest timed and ranked by iteration time.
 //
 // Enumeration builds only valid strategies (divisors, never filters over a
@@ -35,6 +36,10 @@ struct SearchOptions {
   bool tp_comm_overlap = true;
   /// GEMM precisions tried (fp8 only where the GPU has an FP8 peak).
   std::vector<spec::Precision> precisions = {spec::Precision::kBf16};
+  /// Also try every data-parallel sharding (ZeRO-0 to 3) and optimizer
+  /// precision (--explore-optimizer); otherwise only the distributed
+  /// optimizer on and off, everything in fp32.
+  bool explore_optimizer = false;
   /// MoE dispatch settings every strategy runs with (moe_alltoall,
   /// moe_overlap, moe_imbalance, moe_max_domains; the rest is ignored).
   spec::Strategy moe;

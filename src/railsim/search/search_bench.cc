@@ -23,9 +23,11 @@ perf::PerfContext Gpt1T(int64_t gpus) {
 // Strategies enumerated (memory-checked, and timed when they fit) per second
 // on one thread.
 void RunOneThreadSearch(benchmark::State& state, const perf::PerfContext& c, int64_t batch,
-                        std::vector<spec::Precision> precisions = {spec::Precision::kBf16}) {
+                        std::vector<spec::Precision> precisions = {spec::Precision::kBf16},
+                        bool explore_optimizer = false) {
   SearchOptions o;
   o.global_batch = batch;
+  o.explore_optimizer = explore_optimizer;
   o.precisions = precisions;
   o.threads = 1;
   int64_t candidates = 0, timed = 0;
@@ -43,6 +45,12 @@ void BM_SearchOneThread(benchmark::State& state) {
   RunOneThreadSearch(state, Gpt1T(state.range(0)), state.range(1));
 }
 BENCHMARK(BM_SearchOneThread)->Args({32768, 4096})->Args({4096, 2048})->Unit(benchmark::kMillisecond);
+
+// `search --explore-optimizer`: every data-parallel sharding and optimizer precision.
+void BM_SearchExploreOptimizerOneThread(benchmark::State& state) {
+  RunOneThreadSearch(state, Gpt1T(state.range(0)), state.range(1), {spec::Precision::kBf16}, true);
+}
+BENCHMARK(BM_SearchExploreOptimizerOneThread)->Args({32768, 4096})->Args({4096, 2048})->Unit(benchmark::kMillisecond);
 
 // `search --precision any`: BF16 and FP8 GEMMs both explored.
 void BM_SearchBothPrecisionsOneThread(benchmark::State& state) {
@@ -69,7 +77,7 @@ void BM_EstimateOne(benchmark::State& state) {
   perf::PerfContext c = Gpt1T(32768);
   spec::Strategy s;
   s.tp = 8, s.pp = 16, s.dp = 256, s.vp = 8, s.micro_batch = 1, s.global_batch = 4096;
-  s.sequence_parallel = true, s.distributed_optimizer = true;
+  s.sequence_parallel = true, s.dp_sharding = spec::DpSharding::kOptimizer;
   for (auto _ : state) benchmark::DoNotOptimize(perf::EstimateIteration(c, s).iteration_time_s);
 }
 BENCHMARK(BM_EstimateOne)->Unit(benchmark::kMicrosecond);

@@ -74,7 +74,8 @@ TEST(SearchTest, BestEqualsBruteForceMinimum) {
                   spec::Strategy s;
                   s.tp = tp, s.pp = pp, s.cp = cp, s.vp = vp, s.micro_batch = b, s.global_batch = 64;
                   s.dp = 64 / (int64_t{tp} * pp * cp) > 0 ? 64 / (int64_t{tp} * pp * cp) : 1;
-                  s.recompute = rc, s.sequence_parallel = sp > 0, s.distributed_optimizer = dist;
+                  s.recompute = rc, s.sequence_parallel = sp > 0;
+                  s.dp_sharding = dist ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
                   s.tp_comm_overlap = sp == 2;
                   if (sp && tp == 1) continue;
                   if (sp == 1) {

@@ -114,6 +114,20 @@ std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
     return fail("--tp-comm-overlap", "requires --sequence-parallel with --tp > 1 (it overlaps the sequence-parallel "
                                      "all-gathers and reduce-scatters)");
   }
+  if (s.fsdp_shard_group_size != 0) {
+    const int64_t ranks = s.dp * s.cp;
+    if (s.fsdp_shard_group_size < 1 || ranks % s.fsdp_shard_group_size != 0) {
+      return fail("--fsdp-shard-group-size", fmt::format("expected a divisor of dp x cp = {}, got {}", ranks,
+                                                         s.fsdp_shard_group_size));
+    }
+    if (s.dp_sharding == DpSharding::kNone) {
+      return fail("--fsdp-shard-group-size", "requires --data-parallel-sharding (or --distributed-optimizer)");
+    }
+    if (m.is_moe()) {
+      return fail("--fsdp-shard-group-size", "applies to dense models only (expert weights shard over their own "
+                                             "data-parallel group)");
+    }
+  }
   if (m.is_moe()) {
     if (s.dp % s.ep != 0) {
       return fail("--ep", fmt::format("expected a divisor of dp {} (experts are split across "
@@ -158,6 +172,29 @@ const char* RecomputeName(Recompute r) {
 const char* AttentionName(Attention a) { return a == Attention::kFlash ? "flash" : "classic"; }
 
 const char* PrecisionName(Precision p) { return p == Precision::kFp8 ? "fp8" : "bf16"; }
+
+const char* MainGradsDtypeName(MainGradsDtype d) { return d == MainGradsDtype::kBf16 ? "bf16" : "fp32"; }
+
+const char* MainParamsDtypeName(MainParamsDtype d) {
+  switch (d) {
+    case MainParamsDtype::kFp32: return "fp32";
+    case MainParamsDtype::kFp16: return "fp16";
+    case MainParamsDtype::kNone: return "none";
+  }
+  return "?";
+}
+
+const char* MomentDtypeName(MomentDtype d) { return d == MomentDtype::kBf16 ? "bf16" : "fp32"; }
+
+const char* DpShardingName(DpSharding d) {
+  switch (d) {
+    case DpSharding::kNone: return "none";
+    case DpSharding::kOptimizer: return "optimizer";
+    case DpSharding::kGradients: return "gradients";
+    case DpSharding::kFull: return "full";
+  }
+  return "?";
+}
 
 const char* MoeAllToAllName(MoeAllToAll a) {
   switch (a) {

@@ -31,6 +31,23 @@ const char* MoeAllToAllName(MoeAllToAll a);
 /// EP degrees stay below this. With ep ranks the model uses min(imbalance, ep).
 constexpr double kMaxMoeImbalance = 1024;
 
+/// Optimizer precision, in Megatron-Core's precision-aware optimizer terms:
+/// the main-gradient buffer (--main-grads-dtype), the master copy of the
+/// weights (--main-params-dtype: fp32, fp16 = the 16 low-order bits of the
+/// fp32 master beside the bf16 weight, none = no master copy) and Adam's
+/// moments (--exp-avg-dtype, --exp-avg-sq-dtype).
+enum class MainGradsDtype { kFp32, kBf16 };
+enum class MainParamsDtype { kFp32, kFp16, kNone };
+enum class MomentDtype { kFp32, kBf16 };
+/// What data-parallel ranks shard (--data-parallel-sharding): nothing, the
+/// optimizer states (ZeRO-1, Megatron's distributed optimizer), also the
+/// gradients (ZeRO-2), or also the weights (ZeRO-3 / FSDP).
+enum class DpSharding { kNone, kOptimizer, kGradients, kFull };
+const char* MainGradsDtypeName(MainGradsDtype d);    ///< "fp32", "bf16"
+const char* MainParamsDtypeName(MainParamsDtype d);  ///< "fp32", "fp16", "none"
+const char* MomentDtypeName(MomentDtype d);          ///< "fp32", "bf16"
+const char* DpShardingName(DpSharding d);            ///< "none", "optimizer", "gradients", "full"
+
 const char* RecomputeName(Recompute r);
 const char* AttentionName(Attention a);
 const char* PrecisionName(Precision p);
@@ -47,7 +64,15 @@ struct Strategy {
   int64_t global_batch = 1;
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;
-  bool distributed_optimizer = false;
+  DpSharding dp_sharding = DpSharding::kNone;
+  MainGradsDtype main_grads_dtype = MainGradsDtype::kFp32;
+  MainParamsDtype main_params_dtype = MainParamsDtype::kFp32;
+  MomentDtype exp_avg_dtype = MomentDtype::kFp32;
+  MomentDtype exp_avg_sq_dtype = MomentDtype::kFp32;
+  /// Hybrid sharding (--fsdp-shard-group-size): shard over groups of this
+  /// many consecutive dp x cp ranks and replicate across the groups (0 = one
+  /// group of all dp x cp ranks). Dense models only.
+  int64_t fsdp_shard_group_size = 0;
   /// Gradient reduce-scatter/all-reduce overlaps the last backward pass and
   /// the parameter all-gather the first forward (Megatron-Core's
   /// --overlap-grad-reduce / --overlap-param-gather).
@@ -74,6 +99,12 @@ struct Strategy {
   double moe_imbalance = 1;  ///< busiest expert rank's load over the mean (>= 1)
   int moe_max_domains = 0;   ///< node-limited routing: HB domains a token reaches (0 = any)
 
+  /// Optimizer states sharded over data-parallel ranks (ZeRO-1 or more).
+  bool distributed_optimizer() const { return dp_sharding != DpSharding::kNone; }
+  /// Ranks a data-parallel shard spans: fsdp_shard_group_size, or all dp x cp.
+  int64_t shard_group() const { return fsdp_shard_group_size > 0 ? fsdp_shard_group_size : dp * cp; }
+  /// Sharded within groups smaller than dp x cp, replicated across them.
+  bool hybrid_sharding() const { return shard_group() < dp * cp; }
   int64_t gpus() const { return int64_t{tp} * pp * dp * cp; }
   /// The busiest expert rank's load over the mean the model uses: at most ep
   /// (with ep 1 there is no other rank to be busier than).
@@ -102,7 +133,9 @@ constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
 /// stage's layers of an uneven one, tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
 /// cp dividing the sequence into 2*cp chunks, ep dividing experts and dp,
 /// interleaving only with pp >= 2 and microbatches divisible by pp,
-/// TP-communication overlap only with sequence parallelism.
+/// TP-communication overlap only with sequence parallelism,
+/// --fsdp-shard-group-size only with --data-parallel-sharding on a dense
+/// model, dividing dp x cp.
 void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
 
 /// Only the checks of tp, pp, vp, cp and ep against the model (no cluster

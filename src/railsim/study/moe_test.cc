@@ -20,7 +20,7 @@ namespace {
 spec::Strategy DeepSeekStrategy(spec::MoeAllToAll a) {
   spec::Strategy s = testutil::MakeStrategy(1, 16, 128, 1, 4096);
   s.ep = 64;
-  s.distributed_optimizer = true;
+  s.dp_sharding = spec::DpSharding::kOptimizer;
   s.moe_alltoall = a;
   s.moe_max_domains = 4;
   return s;
@@ -64,7 +64,7 @@ TEST(MoeAtScaleTest, ExpertParallelismInsideOneHbDomainCostsTheSameOnBothNetwork
   // Mixtral 8x22B, EP 8 = one DGX H100 (tp 1): dispatch never leaves the domain.
   spec::Strategy s = testutil::MakeStrategy(1, 8, 32, 1, 1024);
   s.ep = 8;
-  s.distributed_optimizer = true;
+  s.dp_sharding = spec::DpSharding::kOptimizer;
   const perf::Estimate ro = Estimate("mixtral-8x22b", comm::NetworkKind::kRailOnly, s, 256);
   const perf::Estimate opt = Estimate("mixtral-8x22b", comm::NetworkKind::kRailOptimized, s, 256);
   std::printf("  Mixtral EP 8 in one domain: Rail-only %.6f s, rail-optimized %.6f s\n", ro.iteration_time_s,

@@ -92,6 +92,29 @@ TEST(TrafficTest, SixteenGpusPairByPair) {
   EXPECT_DOUBLE_EQ(r.bytes_by_class[int(TrafficClass::kCrossRail)], 0);
 }
 
+// The same job fully sharded (ZeRO-3 / FSDP) with bf16 gradients: per
+// micro-batch each stage reduce-scatters its 2-byte gradients and all-gathers
+// its 2-byte weights twice (forward, backward); a ring of 2 sends half of each
+// buffer to the peer: 3 x 2 B x P / 2 per micro-batch, 2 micro-batches.
+TEST(TrafficTest, FullShardingGathersWeightsTwicePerMicrobatch) {
+  spec::ModelSpec m = spec::ParseModelJson(R"({"name": "tiny-gpt", "num_layers": 4, "hidden_size": 256,
+      "num_attention_heads": 4, "num_query_groups": 4, "ffn_hidden_size": 1024, "vocab_size": 1000,
+      "seq_length": 128, "position_embedding_type": "rope", "normalization": "RMSNorm",
+      "add_bias_linear": false, "hidden_dropout": 0, "attention_dropout": 0})");
+  perf::PerfContext c = Context(m, "dgx-a100", 16, net::Design::kRailOptimized, 4);
+  spec::Strategy s = MakeStrategy(4, 2, 2, 1, 4);
+  s.dp_sharding = spec::DpSharding::kFull;
+  s.main_grads_dtype = spec::MainGradsDtype::kBf16;
+  TrafficResult r = Analyze(c, s, net::Design::kRailOptimized);
+  const double p0 = 2 * 197120 + 65536, p1 = 2 * 197120 + 256 + 65536;  // parameters per GPU (above)
+  for (const PairTraffic& p : r.pairs) {
+    const double dp = p.bytes[size_t(Parallelism::kDp)];
+    if (dp == 0) continue;
+    EXPECT_DOUBLE_EQ(2 * 3 * 2.0 * (p.src < 8 ? p0 : p1) / 2, dp) << p.src << " -> " << p.dst;
+  }
+  EXPECT_DOUBLE_EQ(8 * 6 * (p0 + p1), r.bytes_by_parallelism[int(Parallelism::kDp)]);
+}
+
 // Which leaf a GPU's NIC hangs from at radix 256 (128 down-ports): rail
 // leaves hold one rail's GPUs of 128 consecutive HB domains; fat-tree
 // leaves 128 consecutive GPUs.
