@@ -467,6 +467,22 @@ TEST(CliTest, JsonOutputIsDeterministic) {
     // No NaN or infinity reaches an output (nlohmann prints them as null).
     EXPECT_TRUE(AllFinite(nlohmann::json::parse(a.out))) << args[0];
   }
+  // The simulator's thread count changes nothing, and a simulated baseline
+  // counts its flows.
+  const Args alltoall = {"alltoall", "--system", "dgx-h100", "--gpus", "256", "--bytes-per-pair", "64KiB",
+                         "--network", "rail-only", "--radix", "16", "--simulate", "--schedule", "pipelined",
+                         "--routing", "ecmp", "--baseline", "simulate", "--format", "json"};
+  Args threaded = alltoall;
+  threaded.insert(threaded.end(), {"--threads", "2"});
+  RunResult one = RunRailsim(alltoall), two = RunRailsim(threaded);
+  ASSERT_EQ(0, one.status) << one.err;
+  EXPECT_EQ(WithoutElapsed(one.out), WithoutElapsed(two.out));
+  nlohmann::json j = nlohmann::json::parse(one.out);
+  // 256 x 255 pairs on each network: forwarded in two phases on Rail-only
+  // (NVLink to the rail, then the rail), direct on rail-optimized.
+  EXPECT_EQ(true, j["rail_optimized_simulated"]);
+  EXPECT_EQ(256 * 255, j["rail_optimized_flows"]);
+  EXPECT_EQ(j["flows"].get<int64_t>() + 256 * 255, j["flows_simulated_total"]);
   // compare's CSV, and --quiet changes nothing on stdout.
   const Args csv = {"compare", "--gpus", "4096", "--hb-sizes", "8,64", "--radixes", "64", "--format", "csv"};
   RunResult a = RunRailsim(csv), b = RunRailsim(csv);
