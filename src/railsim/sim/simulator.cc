@@ -210,8 +210,7 @@ class Engine {
       flow_bytes = bytes;  // the same for every flow of a phase
     });
     const size_t added = flows_.size() - first;
-    CountLinks(first, flows_.size());
-    for (int32_t l : counted_) bytes_[l] += double(TakeCount(l)) * flow_bytes;
+    if (added > 0) new_flows_.push_back({first, flows_.size(), flow_bytes});  // counted by the next Fill()
     ++span.steps_simulated;
     flows_simulated_ += int64_t(added);
     task.flows_left = int64_t(added);
@@ -319,6 +318,8 @@ class Engine {
     now_ = std::max(now_, t);
     const double limit = t + kSameTime * std::max(t, 1e-12);
     double r_min = kInf;
+    finished_.clear();
+    int64_t finished = 0;
     while (NextFinish() <= limit) {
       HeapEntry e = group_heap_.top();
       group_heap_.pop();
@@ -327,11 +328,21 @@ class Engine {
       while (g.cursor < g.end && Finish(g, flows_[g.cursor]) <= limit) ++g.cursor;
       if (g.cursor > begin) {
         r_min = std::min(r_min, g.level);
-        RemoveFlows(g, begin, g.cursor);
+        finished_.push_back({begin, g.cursor, g.level});
+        finished += int64_t(g.cursor - begin);
       }
       PushGroup(e.id);
     }
     if (r_min == kInf) return;
+    // The finished flows leave their links, unless none stay live: the next
+    // fill is then a full one, which starts from empty links anyway.
+    if (flows_done_ + finished < flows_simulated_) {
+      for (const Finished& f : finished_) {
+        CountLinks(f.begin, f.end);
+        for (int32_t l : counted_) used_[l] -= double(TakeCount(l)) * f.level;
+      }
+    }
+    for (const Finished& f : finished_) FlowsDone(f.begin, f.end);
     if (pending_full_) {
       Refill(true, 0);
     } else if (flows_done_ < flows_simulated_) {
@@ -344,10 +355,8 @@ class Engine {
     if (g.cursor < g.end) group_heap_.push({Finish(g, flows_[g.cursor]), int32_t(index), g.serial});
   }
 
-  // Finished flows flows_[begin, end) of group `g` leave their links.
-  void RemoveFlows(const Group& g, size_t begin, size_t end) {
-    CountLinks(begin, end);
-    for (int32_t l : counted_) used_[l] -= double(TakeCount(l)) * g.level;
+  // Flows flows_[begin, end) have finished: their tasks' steps move on.
+  void FlowsDone(size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       const int32_t id = flows_[i].task();
       ++flows_done_;
@@ -402,9 +411,9 @@ class Engine {
   // now_, moved together from groups_[first].begin (the finished ones
   // dropped) and their rates taken off the links. Returns where they start.
   size_t Unfreeze(size_t first) {
+    if (first == 0) std::fill(used_.begin(), used_.end(), 0.0);
     if (first == groups_.size()) return groups_.empty() ? 0 : groups_.back().end;
     assert(flows_.size() == groups_.back().end && "no unfrozen flows while groups are reopened");
-    if (first == 0) std::fill(used_.begin(), used_.end(), 0.0);
     const size_t start = groups_[first].begin;
     size_t write = start;
     for (size_t k = first; k < groups_.size(); ++k) {
@@ -451,11 +460,29 @@ class Engine {
     }
   }
 
+  // Fills flows_[start, end): the links' unfrozen flow counts first (and the
+  // bytes of steps started since the last fill, in the same pass).
   void Fill(size_t start) {
     const size_t n = flows_.size();
-    CountLinks(start, n);
-    touched_.swap(counted_);
-    for (int32_t l : touched_) unfrozen_[l] = TakeCount(l);
+    touched_.clear();
+    auto count = [&](size_t begin, size_t end, double bytes_per_flow) {
+      CountLinks(begin, end);
+      for (int32_t l : counted_) {
+        if (unfrozen_[l] == 0) touched_.push_back(l);
+        const int64_t c = TakeCount(l);
+        unfrozen_[l] += c;
+        bytes_[l] += double(c) * bytes_per_flow;
+      }
+    };
+    size_t counted_to = start;
+    for (const NewFlows& added : new_flows_) {
+      assert(added.begin >= counted_to && added.end <= n && "new flows are unfrozen");
+      count(counted_to, added.begin, 0);
+      count(added.begin, added.end, added.bytes_per_flow);
+      counted_to = added.end;
+    }
+    count(counted_to, n, 0);
+    new_flows_.clear();
     // Rounds first: a few settle the regular cases (d-mod-k, one rate per
     // tier) without any per-link lists; many distinct rates (ECMP
     // collisions) switch to per-link lists, when they fit.
@@ -723,6 +750,18 @@ class Engine {
   std::vector<uint8_t> freeze_;        // frozen this round
   std::vector<uint8_t> skip_;          // per link: PCIe, left out
   std::vector<int32_t> touched_, counted_;
+  // Steps started since the last fill: their flows and bytes per flow.
+  struct NewFlows {
+    size_t begin, end;
+    double bytes_per_flow;
+  };
+  std::vector<NewFlows> new_flows_;
+  // Flows finishing in one event: flows_[begin, end) at rate `level`.
+  struct Finished {
+    size_t begin, end;
+    double level;
+  };
+  std::vector<Finished> finished_;
   // Flows, in group order, then the unfrozen ones.
   FlowStore flows_;
   std::vector<Group> groups_;
