@@ -54,12 +54,6 @@ struct Group {
   uint32_t serial;
 };
 
-// Filling rounds before switching to per-link lists (FillByLists), and the
-// most flows those lists are built for: 2^26 flows of four links each are
-// 1 GiB of lists, which the 16 bytes per flow elsewhere pay for.
-constexpr int kRoundsBeforeLists = 2;
-constexpr size_t kListMaxFlows = size_t{1} << 26;
-
 // One thread's scratch for a pass over flows: per-link counts (zero outside
 // `links`), the smallest flow share seen per link (+inf outside the pass),
 // per-bucket counts. Merged in a fixed way (integer sums, minima), so the
@@ -483,11 +477,14 @@ class Engine {
     }
     count(counted_to, n, 0);
     new_flows_.clear();
-    // Rounds first: a few settle the regular cases (d-mod-k, one rate per
-    // tier) without any per-link lists; many distinct rates (ECMP
-    // collisions) switch to per-link lists, when they fit.
-    for (int round = 0; start < n; ++round) {
-      if (round >= kRoundsBeforeLists && caps_.empty() && n - start <= kListMaxFlows) {
+    // Per-link lists when they fit (filling link by link costs one pass
+    // whatever the number of distinct rates); otherwise rounds, which settle
+    // the regular cases (d-mod-k, one rate per tier) in a few passes with no
+    // memory per flow, until what is left fits.
+    while (start < n) {
+      int64_t entries = 0;
+      for (int32_t l : touched_) entries += unfrozen_[l];
+      if (caps_.empty() && entries <= o_.max_list_entries) {
         FillByLists(start, n);
         break;
       }
@@ -801,7 +798,12 @@ int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topolog
   const int64_t per_link = 2 * links * (8 * 8 + 2 * 8 * std::max(1, threads));
   // Program, libraries and allocator slack, measured at about 40 MB.
   constexpr int64_t kBase = int64_t{64} << 20;
-  return int64_t(sizeof(Flow)) * PeakFlows(plan, topology.gpus()) + graph + per_link + kBase;
+  // Per-link lists: 4 bytes per flow and link crossed (at most kMaxRouteHops)
+  // and 4 per flow, built only up to SimOptions::max_list_entries entries
+  // (the default is assumed).
+  const int64_t peak = PeakFlows(plan, topology.gpus());
+  const int64_t lists = std::min(peak * 4 * (net::kMaxRouteHops + 1), SimOptions().max_list_entries * 4 * 2);
+  return int64_t(sizeof(Flow)) * peak + lists + graph + per_link + kBase;
 }
 
 SimResult Simulate(const net::Topology& topology, const comm::Plan& plan, const SimOptions& options) {

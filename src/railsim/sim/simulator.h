@@ -66,6 +66,10 @@ struct SimOptions {
   /// Passes over fewer flows than this run on one thread (starting threads
   /// costs about what a pass over 64 k flows does); tests set it low.
   int64_t parallel_min_flows = int64_t{1} << 16;
+  /// Per-link flow lists are built for fills that cross at most this many
+  /// (flow, link) pairs (4 bytes each: 512 MiB); larger fills go in rounds
+  /// that need no memory per flow. Tests set 0 to fill in rounds only.
+  int64_t max_list_entries = int64_t{1} << 27;
   /// Called now and then with the fraction of flows done (may be empty).
   std::function<void(double)> progress;
 };
