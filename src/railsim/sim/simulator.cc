@@ -595,21 +595,30 @@ class Engine {
   // re-keyed when popped). Requires no flow caps. Then each link's newly
   // frozen flows are moved together into a group.
   void FillByLists(size_t start, size_t n) {
-    std::vector<uint32_t> list_begin(touched_.size() + 1, 0);
+    // Buffers kept between calls: many small fills would otherwise pay for
+    // allocating and zeroing them each time.
+    std::vector<uint32_t>& list_begin = list_begin_;
+    std::vector<uint32_t>& list = list_;
+    std::vector<uint32_t>& at = list_at_;
+    list_begin.assign(touched_.size() + 1, 0);
     for (size_t i = 0; i < touched_.size(); ++i) {
       slot_[touched_[i]] = int32_t(i);
       list_begin[i + 1] = list_begin[i] + uint32_t(unfrozen_[touched_[i]]);
     }
-    std::vector<uint32_t> list(list_begin.back()), at(list_begin.begin(), list_begin.end() - 1);
+    list.resize(list_begin.back());
+    at.assign(list_begin.begin(), list_begin.end() - 1);
     int32_t path[net::kMaxRouteHops];
     for (size_t i = start; i < n; ++i) {
       const int hops = PathOf(flows_[i], path);
       for (int h = 0; h < hops; ++h) list[at[slot_[path[h]]]++] = uint32_t(i - start);
     }
     constexpr uint32_t kUnfrozen = UINT32_MAX;
-    std::vector<uint32_t> group_of(n - start, kUnfrozen);
-    std::vector<double> levels;
-    std::vector<HeapEntry> items;
+    std::vector<uint32_t>& group_of = group_of_;
+    group_of.assign(n - start, kUnfrozen);
+    std::vector<double>& levels = levels_;
+    levels.clear();
+    std::vector<HeapEntry>& items = heap_items_;
+    items.clear();
     for (size_t i = 0; i < touched_.size(); ++i) {
       if (unfrozen_[touched_[i]] > 0) items.push_back({Share(touched_[i]), int32_t(i), 0});
     }
@@ -762,7 +771,9 @@ class Engine {
   // Flows, in group order, then the unfrozen ones.
   FlowStore flows_;
   std::vector<Group> groups_;
-  std::vector<double> levels_;  // rates frozen this round, ascending
+  std::vector<double> levels_;  // rates frozen this round (or fill by lists), ascending
+  std::vector<uint32_t> list_begin_, list_, list_at_, group_of_;  // FillByLists' buffers
+  std::vector<HeapEntry> heap_items_;
   double bound_ = kInf;         // no rate above it freezes this round
   std::vector<Worker> workers_;
   int64_t flows_done_ = 0, flows_simulated_ = 0, events_ = 0, unroutable_ = 0;
