@@ -61,6 +61,24 @@ TEST(CliTest, ProgressLineOnlyAtATerminal) {
 
 // One side-by-side table per HB domain size (rail-optimized, Rail-only,
 // ideal), then the verdict.
+// A simulation over --max-memory is refused before it starts, with the
+// estimate (128 ring flows of 16 bytes; the 64 MiB are the program and the
+// graph) and what can help; --baseline applies only where there is one.
+TEST(CliTest, SimulationsAreRefusedOverMaxMemoryAndBaselineNeedsRailOnly) {
+  RunResult r = RunRailsim({"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "all-reduce", "--bytes",
+                            "64MiB", "--group", "dp", "--tp", "8", "--simulate", "--max-memory", "1MiB"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ("railsim: error: --max-memory: the simulation would hold 128 flows at once and need about 64 MiB, more "
+            "than the limit 1 MiB; fewer GPUs, or a larger --max-memory on a machine that has it, can help\n",
+            r.err);
+  r = RunRailsim({"alltoall", "--system", "dgx-h100", "--gpus", "64", "--bytes-per-pair", "1MB", "--simulate",
+                  "--baseline", "simulate"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ("railsim: error: --baseline: applies to --network rail-only with --simulate (the baseline is "
+            "rail-optimized)\n",
+            r.err);
+}
+
 TEST(CliTest, CompareRunsWithNoArguments) {
   RunResult r = RunRailsim({"compare"});
   ASSERT_EQ(0, r.status) << r.err;

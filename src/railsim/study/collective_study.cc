@@ -3,11 +3,17 @@
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
-#include "railsim/core/units.h"
 #include "railsim/net/builder.h"
 
 namespace railsim::study {
 namespace {
+
+// "17.09 GiB", "64 MiB": memory sizes in refusals.
+std::string Memory(int64_t bytes) {
+  constexpr double kMiB = 1024.0 * 1024;
+  if (bytes < (int64_t{1} << 30)) return fmt::format("{:.0f} MiB", double(bytes) / kMiB);
+  return fmt::format("{:.2f} GiB", double(bytes) / (1024 * kMiB));
+}
 
 net::Routing RoutingOf(const CollectiveRequest& r) {
   if (r.routing) return *r.routing;
@@ -57,9 +63,8 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   if (r.max_memory_bytes > 0 && memory > r.max_memory_bytes) {
     throw Error("--max-memory",
                 fmt::format("the simulation would hold {} flows at once and need about {}, more than the limit {}; "
-                            "fewer GPUs, a larger --max-memory (if the machine has it) or more MPI ranks can help",
-                            sim::PeakFlows(out.plan, r.gpus), units::FormatBytes(double(memory)),
-                            units::FormatBytes(double(r.max_memory_bytes))));
+                            "fewer GPUs, or a larger --max-memory on a machine that has it, can help",
+                            sim::PeakFlows(out.plan, r.gpus), Memory(memory), Memory(r.max_memory_bytes)));
   }
   out.routing = RoutingOf(r);
   out.seed = r.seed;
