@@ -449,8 +449,9 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"0.5", "x", "nan"}) cases.push_back({With(base, "--oversubscription", v), "--oversubscription"});
     for (std::string v : {"ospf", "", "ECMP"}) cases.push_back({With(base, "--routing", v), "--routing"});
     for (std::string v : {"-1", "x", "1.5"}) cases.push_back({With(base, "--seed", v), "--seed"});
-    for (std::string v : {"0", "-1", "x"}) cases.push_back({With(base, "--max-flows", v), "--max-flows"});
-    cases.push_back({Plus(With(base, "--max-flows", "10"), "--simulate"), "--max-flows"});
+    for (std::string v : {"0", "-1GB", "x", "1KB", "2EB", ""}) cases.push_back({With(base, "--max-memory", v), "--max-memory"});
+    cases.push_back({Plus(With(base, "--max-memory", "1MiB"), "--simulate"), "--max-memory"});  // over the estimate
+    for (std::string v : {"0", "-1", "x", "257", "1.5"}) cases.push_back({With(base, "--threads", v), "--threads"});
     cases.push_back({With(base, "--export-links", Path("links.csv")), "--export-links"});  // needs --simulate
     cases.push_back({Plus(With(base, "--max-gpus", "8"), "--simulate"), "--gpus"});
     cases.push_back({With(base, "--format", "csv"), "--format"});
@@ -465,6 +466,10 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({Without(kAllToAll, "--bytes-per-pair"), "--bytes-per-pair"});
   for (std::string v : {"both", "", "Pipelined"}) cases.push_back({With(kAllToAll, "--schedule", v), "--schedule"});
   for (std::string v : {"1", "0", "x", "5000"}) cases.push_back({With(kAllToAll, "--chunks", v), "--chunks"});
+  for (std::string v : {"both", "", "Simulate"}) {
+    cases.push_back({Plus(With(With(kAllToAll, "--network", "rail-only"), "--baseline", v), "--simulate"), "--baseline"});
+  }
+  cases.push_back({With(kAllToAll, "--baseline", "simulate"), "--baseline"});  // needs rail-only and --simulate
   cases.push_back({With(kAllToAll, "--gpus", "100"), "--gpus"});  // K = 8 does not divide
   for (std::string v : {"allreduce", "", "scatter"}) cases.push_back({With(kCollective, "--op", v), "--op"});
   cases.push_back({Without(kCollective, "--op"), "--op"});

@@ -63,6 +63,24 @@ TEST(CliTest, ProgressLineOnlyAtATerminal) {
 
 // One side-by-side table per HB domain size (rail-optimized, Rail-only,
 // ideal), then the verdict.
+// A simulation over --max-memory is refused before it starts, with the
+// estimate (128 ring flows of 16 bytes; the 64 MiB are the program and the
+// graph) and what can help; --baseline applies only where there is one.
+TEST(CliTest, SimulationsAreRefusedOverMaxMemoryAndBaselineNeedsRailOnly) {
+  RunResult r = RunRailsim({"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "all-reduce", "--bytes",
+                            "64MiB", "--group", "dp", "--tp", "8", "--simulate", "--max-memory", "1MiB"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ("railsim: error: --max-memory: the simulation would hold 128 flows at once and need about 64 MiB, more "
+            "than the limit 1 MiB; fewer GPUs, or a larger --max-memory on a machine that has it, can help\n",
+            r.err);
+  r = RunRailsim({"alltoall", "--system", "dgx-h100", "--gpus", "64", "--bytes-per-pair", "1MB", "--simulate",
+                  "--baseline", "simulate"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ("railsim: error: --baseline: applies to --network rail-only with --simulate (the baseline is "
+            "rail-optimized)\n",
+            r.err);
+}
+
 TEST(CliTest, CompareRunsWithNoArguments) {
   RunResult r = RunRailsim({"compare"});
   ASSERT_EQ(0, r.status) << r.err;
@@ -546,6 +564,22 @@ TEST(CliTest, JsonOutputIsDeterministic) {
     // No NaN or infinity reaches an output (nlohmann prints them as null).
     EXPECT_TRUE(AllFinite(nlohmann::json::parse(a.out))) << args[0];
   }
+  // The simulator's thread count changes nothing, and a simulated baseline
+  // counts its flows.
+  const Args alltoall = {"alltoall", "--system", "dgx-h100", "--gpus", "256", "--bytes-per-pair", "64KiB",
+                         "--network", "rail-only", "--radix", "16", "--simulate", "--schedule", "pipelined",
+                         "--routing", "ecmp", "--baseline", "simulate", "--format", "json"};
+  Args threaded = alltoall;
+  threaded.insert(threaded.end(), {"--threads", "2"});
+  RunResult one = RunRailsim(alltoall), two = RunRailsim(threaded);
+  ASSERT_EQ(0, one.status) << one.err;
+  EXPECT_EQ(one.out, two.out);
+  nlohmann::json j = nlohmann::json::parse(one.out);
+  // 256 x 255 pairs on each network: forwarded in two phases on Rail-only
+  // (NVLink to the rail, then the rail), direct on rail-optimized.
+  EXPECT_EQ(true, j["rail_optimized_simulated"]);
+  EXPECT_EQ(256 * 255, j["rail_optimized_flows"]);
+  EXPECT_EQ(j["flows"].get<int64_t>() + 256 * 255, j["flows_simulated_total"]);
   // compare's CSV, and --quiet changes nothing on stdout.
   const Args csv = {"compare", "--gpus", "4096", "--hb-sizes", "8,64", "--radixes", "64", "--format", "csv"};
   RunResult a = RunRailsim(csv), b = RunRailsim(csv);

@@ -3,7 +3,9 @@
 // placed as the performance model places it), analytic and simulated.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 
 #include <CLI/CLI.hpp>
@@ -28,6 +30,33 @@ namespace {
 
 // --routing's default: whatever the system's preset says.
 constexpr const char* kSystemRouting = "(the system's nic_routing)";
+// --max-memory's default: what the kernel says is available, less a margin
+// for the rest of the machine (a tenth, at least 512 MiB).
+constexpr const char* kAvailableMemory = "(available memory less 10%)";
+// --baseline's default: the rail-optimized baseline of a Rail-only
+// all-to-all is simulated up to this many GPUs (16.8 M flows, about 10 s and
+// 300 MB) and timed analytically above.
+constexpr int64_t kSimulateBaselineMaxGpus = 4096;
+constexpr const char* kBaselineBySize = "(simulate up to 4096 GPUs, analytic above)";
+
+// MemAvailable from /proc/meminfo; physical memory where that is missing.
+int64_t AvailableMemoryBytes() {
+  if (FILE* in = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    long long kib = -1;
+    while (std::fgets(line, sizeof line, in)) {
+      if (std::sscanf(line, "MemAvailable: %lld kB", &kib) == 1) break;
+    }
+    std::fclose(in);
+    if (kib > 0) return int64_t{kib} * 1024;
+  }
+  return int64_t{sysconf(_SC_PHYS_PAGES)} * sysconf(_SC_PAGESIZE);
+}
+
+int64_t DefaultMaxMemoryBytes() {
+  const int64_t available = AvailableMemoryBytes();
+  return std::max<int64_t>(available - std::max<int64_t>(available / 10, int64_t{512} << 20), int64_t{256} << 20);
+}
 
 // Flags both commands share: the cluster, the network, the simulation.
 struct ClusterFlags {
@@ -36,7 +65,7 @@ struct ClusterFlags {
   std::string radix, oversubscription = "1";
   bool simulate = false;
   std::string routing = kSystemRouting, seed = "0";
-  std::string max_flows = std::to_string(sim::kDefaultMaxFlows);
+  std::string max_memory = kAvailableMemory, threads = "1";
   std::string max_gpus = std::to_string(net::kMaxBuildGpus);
   std::string export_links;
   std::string format = "table";
@@ -54,7 +83,9 @@ void AddClusterFlags(CLI::App* sub, ClusterFlags* f, bool ideal_allowed) {
   sub->add_flag("--simulate", f->simulate, "also simulate every flow on the built network");
   sub->add_option("--routing", f->routing, "ecmp or d-mod-k")->capture_default_str();
   sub->add_option("--seed", f->seed, "ECMP hash seed")->capture_default_str();
-  sub->add_option("--max-flows", f->max_flows, "refuse simulations holding more flows at once")
+  sub->add_option("--max-memory", f->max_memory, "refuse simulations estimated to need more memory than this")
+      ->capture_default_str();
+  sub->add_option("--threads", f->threads, "simulator threads (the results do not depend on them)")
       ->capture_default_str();
   sub->add_option("--max-gpus", f->max_gpus, "refuse to build graphs larger than this")->capture_default_str();
   sub->add_option("--export-links", f->export_links, "with --simulate: one CSV row per directed link");
@@ -83,7 +114,16 @@ study::CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed,
     r.routing = *net::ParseRouting(ParseChoiceFlag("--routing", f.routing, {"ecmp", "d-mod-k"}));
   }
   r.seed = static_cast<uint64_t>(ParseIntFlag("--seed", f.seed, 0, INT64_MAX));
-  r.max_flows = ParseIntFlag("--max-flows", f.max_flows, 1, sim::kHardMaxFlows);
+  if (f.max_memory == kAvailableMemory) {
+    r.max_memory_bytes = DefaultMaxMemoryBytes();
+  } else {
+    const double bytes = units::ParseBytes(f.max_memory, "--max-memory");
+    if (!(bytes >= 1 << 20) || bytes > 1e18) {
+      throw Error("--max-memory", fmt::format("expected a size in [1MiB, 1EB], got {}", Quoted(f.max_memory)));
+    }
+    r.max_memory_bytes = int64_t(bytes);
+  }
+  r.threads = int(ParseIntFlag("--threads", f.threads, 1, sim::kMaxThreads));
   r.max_gpus = ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
   if (!f.export_links.empty() && !f.simulate) {
     throw Error("--export-links", "needs --simulate (the link loads come from the simulation)");
@@ -107,6 +147,7 @@ Action SetupAllToAll(CLI::App* sub) {
     std::string hb_bw, nic_bw, bytes_per_pair;
     std::string schedule = "sequential";
     std::string chunks = std::to_string(comm::kDefaultForwardChunks);
+    std::string baseline = kBaselineBySize;
   };
   auto f = std::make_shared<Flags>();
   AddClusterFlags(sub, &f->cluster, false);
@@ -115,6 +156,9 @@ Action SetupAllToAll(CLI::App* sub) {
   sub->add_option("--bytes-per-pair", f->bytes_per_pair, "bytes each GPU sends to every other GPU")->required();
   sub->add_option("--schedule", f->schedule, "Rail-only forwarding: sequential or pipelined")->capture_default_str();
   sub->add_option("--chunks", f->chunks, "chunks of the pipelined schedule")->capture_default_str();
+  sub->add_option("--baseline", f->baseline,
+                  "Rail-only with --simulate: simulate or analytic (time the rail-optimized baseline how)")
+      ->capture_default_str();
   return [f]() {
     Format format;
     study::CollectiveRequest r = ParseCluster(f->cluster, false, &format);
@@ -126,11 +170,19 @@ Action SetupAllToAll(CLI::App* sub) {
     r.op = comm::Op::kAllToAll;
     r.group = {r.gpus, 1};
     r.bytes = per_pair * double(r.gpus);
+    bool simulate_baseline = r.simulate && r.gpus <= kSimulateBaselineMaxGpus;
+    if (f->baseline != kBaselineBySize) {
+      simulate_baseline = ParseChoiceFlag("--baseline", f->baseline, {"simulate", "analytic"}) == "simulate";
+      if (r.network != comm::NetworkKind::kRailOnly || !r.simulate) {
+        throw Error("--baseline", "applies to --network rail-only with --simulate (the baseline is rail-optimized)");
+      }
+    }
     study::CollectiveOutcome o = RunWithProgress(r);
     std::optional<study::CollectiveOutcome> baseline;
     if (r.network == comm::NetworkKind::kRailOnly) {
       study::CollectiveRequest opt = r;
       opt.network = comm::NetworkKind::kRailOptimized;
+      opt.simulate = simulate_baseline;
       baseline = RunWithProgress(opt);
     }
     if (!f->cluster.export_links.empty()) {

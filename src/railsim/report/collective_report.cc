@@ -225,10 +225,15 @@ std::string AllToAllTable(const study::CollectiveRequest& r, const study::Collec
   if (baseline) {
     double ours = SimulatedOrAnalytic(o), theirs = SimulatedOrAnalytic(*baseline);
     out += fmt::format("\nrail-optimized, same inputs: {} ({}) -> Rail-only overhead {}\n", Seconds(theirs),
-                       o.simulated ? "simulated" : "analytic",
+                       baseline->simulated ? fmt::format("simulated, {} flows", Grouped(baseline->sim.flows_simulated))
+                                           : std::string("analytic"),
                        theirs > 0 ? fmt::format("{:+.2f}%", 100 * (ours / theirs - 1))
                                   : std::string("n/a: nothing crosses a link (one GPU, or one HB domain)"));
-    if (o.simulated && baseline->analytic_s > 0 && o.analytic_s > 0) {
+    if (o.simulated) {
+      out += fmt::format("flows simulated in all: {}\n",
+                         Grouped(o.sim.flows_simulated + (baseline->simulated ? baseline->sim.flows_simulated : 0)));
+    }
+    if (o.simulated && baseline->simulated && baseline->analytic_s > 0 && o.analytic_s > 0) {
       const double analytic = o.analytic_s / baseline->analytic_s - 1, simulated = ours / theirs - 1;
       if (std::fabs(simulated - analytic) > 0.02) {
         out += fmt::format("the analytic overhead is {:+.2f}%: the simulated rail-optimized baseline runs {} its "
@@ -253,7 +258,13 @@ std::string AllToAllJson(const study::CollectiveRequest& r, const study::Collect
   if (baseline) {
     double ours = SimulatedOrAnalytic(o), theirs = SimulatedOrAnalytic(*baseline);
     j["rail_optimized_time_s"] = theirs;
+    j["rail_optimized_simulated"] = baseline->simulated;
     if (theirs > 0) j["overhead_vs_rail_optimized"] = ours / theirs - 1;
+    if (o.simulated) {
+      const int64_t theirs_flows = baseline->simulated ? baseline->sim.flows_simulated : 0;
+      j["rail_optimized_flows"] = theirs_flows;
+      j["flows_simulated_total"] = o.sim.flows_simulated + theirs_flows;
+    }
   }
   return j.dump(2) + "\n";
 }

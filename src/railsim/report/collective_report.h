@@ -23,8 +23,10 @@ std::string CollectiveJson(const study::CollectiveRequest& r, const study::Colle
 std::string AllToAllTable(const study::CollectiveRequest& r, const study::CollectiveOutcome& o,
                           const std::optional<study::CollectiveOutcome>& baseline);
 /// As CollectiveJson plus "time_s", "hb_bw_Bps", "nic_bw_Bps", "schedule",
-/// "bytes_per_pair" and, for Rail-only, "overhead_vs_rail_optimized" and
-/// "rail_optimized_time_s".
+/// "bytes_per_pair" and, for Rail-only, "overhead_vs_rail_optimized",
+/// "rail_optimized_time_s" (simulated or analytic: "rail_optimized_simulated")
+/// and, when simulated, "rail_optimized_flows" and "flows_simulated_total"
+/// (every flow simulated, both networks).
 std::string AllToAllJson(const study::CollectiveRequest& r, const study::CollectiveOutcome& o,
                          const std::optional<study::CollectiveOutcome>& baseline);
 

@@ -5,12 +5,17 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <thread>
+
+#include "railsim/sim/flow_store.h"
 
 namespace railsim::sim {
 namespace {
 
 using comm::Phase;
 using comm::Plan;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Flows finishing within this relative time of the earliest finish in an
 // event finish with it (float noise of equal-rate flows).
@@ -40,25 +45,55 @@ struct HeapEntry {
 };
 using MinHeap = std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<HeapEntry>>;
 
+// Flows frozen at one rate in one filling round: flows_[begin, end), sorted
+// by bytes left; those before `cursor` have finished.
+struct Group {
+  double level;
+  double updated_s;  // when the flows' bytes left were last brought up to date
+  size_t begin, end, cursor;
+  uint32_t serial;
+};
+
+// One thread's scratch for a pass over flows: per-link counts (zero outside
+// `links`), the smallest flow share seen per link (+inf outside the pass),
+// per-bucket counts. Merged in a fixed way (integer sums, minima), so the
+// result does not depend on how the flows were split.
+struct Worker {
+  std::vector<int64_t> count;
+  std::vector<int32_t> links;
+  std::vector<double> least;
+  std::vector<int64_t> buckets;
+  double cap_min = kInf;
+};
+
 class Engine {
  public:
   Engine(const net::Topology& t, const Plan& plan, const SimOptions& o) : t_(t), plan_(plan), o_(o) {
     const auto& links = t.links();
     const size_t directed = 2 * links.size();
     capacity_.resize(directed);
+    skip_.resize(links.size());
     for (size_t l = 0; l < links.size(); ++l) {
       double eff = links[l].kind == net::LinkKind::kNvlink ? o.hb_efficiency : o.nic_efficiency;
       capacity_[2 * l] = capacity_[2 * l + 1] = links[l].capacity_Bps * eff;
+      skip_[l] = links[l].kind == net::LinkKind::kPcie;
     }
-    topology_links_ = static_cast<int32_t>(directed);
     used_.assign(directed, 0);
     unfrozen_.assign(directed, 0);
+    count_.assign(directed, 0);
+    share_.assign(directed, kInf);
+    least_.assign(directed, kInf);
+    freeze_.assign(directed, 0);
     slot_.assign(directed, -1);
     bytes_.assign(directed, 0);
-    // Forwarding at the source, NIC-leaf up and down, the switch tiers, the
-    // cap link; around failures also forwarding at the destination.
-    stride_ = 2 + 2 + 2 * std::max(0, t.tiers() - 1) + 1 + (o.failures ? 2 : 0);
+    workers_.resize(std::clamp(o.threads, 1, kMaxThreads));
+    for (Worker& w : workers_) {
+      w.count.assign(directed, 0);
+      w.least.assign(directed, kInf);
+    }
+    assert(uint64_t(t.gpus()) <= Flow::kIdMask + 1 && "GPU ids fit the flow key");
     BuildTasks();
+    flows_.Reserve(size_t(PeakFlows(plan, t.gpus())));
   }
 
   SimResult Run() {
@@ -87,7 +122,6 @@ class Engine {
   }
 
  private:
-  static constexpr double kInf = std::numeric_limits<double>::infinity();
   static constexpr uint32_t kTimerStart = 0, kTimerFinish = 1;
 
   void BuildTasks() {
@@ -105,6 +139,7 @@ class Engine {
         task.chunks = chunks;
         int id = int(tasks_.size());
         tasks_.push_back(task);
+        cap_.push_back(p.flow_cap_Bps);
         auto depend = [&](int on) {
           tasks_[on].dependents.push_back(id);
           ++tasks_[id].deps_left;
@@ -117,7 +152,11 @@ class Engine {
         }
       }
       last_of_phase.push_back(int(tasks_.size()) - 1);
+      if (p.flow_cap_Bps > 0) caps_.push_back(p.flow_cap_Bps);
     }
+    assert(int64_t(tasks_.size()) <= Flow::kMaxTasks && "task ids fit the flow key");
+    std::sort(caps_.begin(), caps_.end());
+    caps_.erase(std::unique(caps_.begin(), caps_.end()), caps_.end());
     spans_.resize(plan_.count);
     for (int i = 0; i < plan_.count; ++i) {
       spans_[i].name = plan_.phases[i].name;
@@ -138,6 +177,8 @@ class Engine {
     timers_.push({now_ + latency, id, kTimerStart});
   }
 
+  // Adds the step's flows (those with a live path) after the live ones; a
+  // full refill follows.
   void StartStep(int id) {
     Task& task = tasks_[id];
     PhaseSpan& span = spans_[task.phase];
@@ -146,19 +187,27 @@ class Engine {
     for (Task& other : tasks_) {
       if (other.flows_left > 0) other.shared = true;
     }
+    Unfreeze(0);
     Phase p = plan_.phases[task.phase];
     p.chunks = task.chunks;
-    int64_t added = 0;
+    const size_t first = flows_.size();
+    flows_.Reserve(first + size_t(comm::PhaseFlowCount(p, t_.gpus())));
+    double flow_bytes = 0;
+    int32_t path[net::kMaxRouteHops];
     comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double bytes) {
-      if (AddFlow(src, dst, bytes, p.flow_cap_Bps, id)) {
-        ++added;
-      } else {
+      if (o_.failures && PathOf(src, dst, path) < 0) {
         ++unroutable_;
+        return;
       }
+      if (flows_.size() == flows_.capacity()) flows_.Reserve(2 * flows_.capacity());
+      flows_.push_back({Flow::Key(src, dst, id), bytes});
+      flow_bytes = bytes;  // the same for every flow of a phase
     });
+    const size_t added = flows_.size() - first;
+    if (added > 0) new_flows_.push_back({first, flows_.size(), flow_bytes});  // counted by the next Fill()
     ++span.steps_simulated;
-    flows_simulated_ += added;
-    task.flows_left = added;
+    flows_simulated_ += int64_t(added);
+    task.flows_left = int64_t(added);
     if (added == 0) {
       timers_.push({now_, id, kTimerFinish});
       return;
@@ -167,55 +216,27 @@ class Engine {
     pending_full_ = true;
   }
 
-  // Adds the flow; false (and nothing added) when it has no live path.
-  bool AddFlow(int64_t src, int64_t dst, double bytes, double cap_Bps, int task) {
-    net::Hop hops[net::kMaxRouteHops];
-    int count = src == dst ? 0 : Route(src, dst, hops);
-    if (count < 0) return false;
-    int32_t f;
-    if (!free_.empty()) {
-      f = free_.back();
-      free_.pop_back();
-    } else {
-      f = static_cast<int32_t>(rate_.size());
-      rate_.push_back(0);
-      remaining_.push_back(0);
-      updated_.push_back(0);
-      task_.push_back(0);
-      path_len_.push_back(0);
-      active_.push_back(0);
-      path_.resize(path_.size() + stride_);
-    }
-    int32_t* path = &path_[size_t(f) * stride_];
-    int n = 0;
+  // The flow's directed links (PCIe left out), around the failures if there
+  // are any; -1 when no live path exists. `out` has room for kMaxRouteHops.
+  int PathOf(int64_t src, int64_t dst, int32_t* out) const {
     if (src == dst) {  // up to the HB switch and back (in-switch reduction)
       const int32_t nv = t_.hb_link(src);
-      path[n++] = 2 * nv;
-      path[n++] = 2 * nv + 1;
-    } else {
-      for (int i = 0; i < count; ++i) {
-        if (t_.links()[hops[i].link].kind == net::LinkKind::kPcie) continue;
-        path[n++] = 2 * hops[i].link + (hops[i].upward ? 0 : 1);
-      }
+      out[0] = 2 * nv;
+      out[1] = 2 * nv + 1;
+      return 2;
     }
-    if (cap_Bps > 0) {  // a private link holds the flow to its cap
-      path[n++] = static_cast<int32_t>(capacity_.size());
-      capacity_.push_back(cap_Bps);
-      used_.push_back(0);
-      unfrozen_.push_back(0);
-      slot_.push_back(-1);
-      bytes_.push_back(0);
+    net::Hop hops[net::kMaxRouteHops];
+    int count = Route(src, dst, hops);
+    int n = 0;
+    for (int i = 0; i < count; ++i) {
+      if (!skip_[hops[i].link]) out[n++] = 2 * hops[i].link + (hops[i].upward ? 0 : 1);
     }
-    assert(n > 0 && n <= stride_ && "a flow crosses at least one link");
-    for (int i = 0; i < n; ++i) bytes_[path[i]] += bytes;
-    path_len_[f] = static_cast<uint8_t>(n);
-    remaining_[f] = bytes;
-    rate_[f] = 0;
-    updated_[f] = now_;
-    task_[f] = task;
-    active_[f] = 1;
-    ++active_count_;
-    return true;
+    return count < 0 ? -1 : n;
+  }
+  int PathOf(const Flow& f, int32_t* out) const {
+    int n = PathOf(f.src(), f.dst(), out);
+    assert(n > 0 && "stored flows have a live path");
+    return n;
   }
 
   // The flow's hops on the graph, around the failures if there are any; -1
@@ -223,6 +244,51 @@ class Engine {
   int Route(int64_t src, int64_t dst, net::Hop* hops) const {
     if (o_.failures) return net::RouteAroundFailures(t_, *o_.failures, src, dst, o_.route, hops);
     return t_.RouteInto(src, dst, o_.route, hops);
+  }
+
+  // Runs fn(worker, begin, end) over [begin, end) split among the workers
+  // (one piece on this thread when the range is small).
+  template <typename Fn>
+  void ParallelFor(size_t begin, size_t end, Fn&& fn) {
+    const size_t n = end - begin, w = n < size_t(std::max<int64_t>(1, o_.parallel_min_flows)) ? 1 : workers_.size();
+    if (w == 1) {
+      fn(workers_[0], begin, end);
+      return;
+    }
+    std::vector<std::thread> pool;
+    for (size_t k = 1; k < w; ++k) {
+      pool.emplace_back([&, k] { fn(workers_[k], begin + n * k / w, begin + n * (k + 1) / w); });
+    }
+    fn(workers_[0], begin, begin + n / w);
+    for (std::thread& th : pool) th.join();
+  }
+
+  // Counts, per directed link, the flows of flows_[begin, end) that cross
+  // it: count_[l] for the links in counted_ (read them with TakeCount).
+  void CountLinks(size_t begin, size_t end) {
+    ParallelFor(begin, end, [&](Worker& w, size_t b, size_t e) {
+      int32_t path[net::kMaxRouteHops];
+      for (size_t i = b; i < e; ++i) {
+        const int n = PathOf(flows_[i], path);
+        for (int h = 0; h < n; ++h) {
+          if (w.count[path[h]]++ == 0) w.links.push_back(path[h]);
+        }
+      }
+    });
+    counted_.clear();
+    for (Worker& w : workers_) {
+      for (int32_t l : w.links) {
+        if (count_[l] == 0) counted_.push_back(l);
+        count_[l] += w.count[l];
+        w.count[l] = 0;
+      }
+      w.links.clear();
+    }
+  }
+  int64_t TakeCount(int32_t l) {
+    const int64_t c = count_[l];
+    count_[l] = 0;
+    return c;
   }
 
   // Earliest finish among the groups (dropping stale heap entries).
@@ -235,59 +301,63 @@ class Engine {
     return kInf;
   }
 
-  double Finish(int32_t f) const { return updated_[f] + std::max(0.0, remaining_[f]) / rate_[f]; }
+  static double Finish(const Group& g, const Flow& f) {
+    return g.updated_s + std::max(0.0, f.remaining_bytes) / g.level;
+  }
 
   // Flows finishing at the earliest time `t` (and within kSameTime of it).
-  // A group's flows share a rate and a start, so they finish in the order of
-  // their remaining bytes, in which Fill() sorted them.
+  // A group's flows share a rate and an update time, so they finish in the
+  // order of their bytes left, in which Fill() sorted them.
   void FinishFlows(double t) {
     now_ = std::max(now_, t);
     const double limit = t + kSameTime * std::max(t, 1e-12);
     double r_min = kInf;
+    finished_.clear();
     int64_t finished = 0;
     while (NextFinish() <= limit) {
       HeapEntry e = group_heap_.top();
       group_heap_.pop();
       Group& g = groups_[e.id];
-      while (g.cursor < g.end) {
-        const int32_t f = order_[g.cursor];
-        if (!active_[f]) {
-          ++g.cursor;
-          continue;
-        }
-        if (Finish(f) > limit) break;
-        r_min = std::min(r_min, rate_[f]);
-        ++g.cursor;
-        RemoveFlow(f);
-        ++finished;
+      const size_t begin = g.cursor;
+      while (g.cursor < g.end && Finish(g, flows_[g.cursor]) <= limit) ++g.cursor;
+      if (g.cursor > begin) {
+        r_min = std::min(r_min, g.level);
+        finished_.push_back({begin, g.cursor, g.level});
+        finished += int64_t(g.cursor - begin);
       }
       PushGroup(e.id);
     }
-    if (finished == 0) return;
+    if (r_min == kInf) return;
+    // The finished flows leave their links, unless none stay live: the next
+    // fill is then a full one, which starts from empty links anyway.
+    if (flows_done_ + finished < flows_simulated_) {
+      for (const Finished& f : finished_) {
+        CountLinks(f.begin, f.end);
+        for (int32_t l : counted_) used_[l] -= double(TakeCount(l)) * f.level;
+      }
+    }
+    for (const Finished& f : finished_) FlowsDone(f.begin, f.end);
     if (pending_full_) {
       Refill(true, 0);
-    } else if (active_count_ > 0) {
+    } else if (flows_done_ < flows_simulated_) {
       Refill(false, r_min);
     }
   }
 
-  void PushGroup(int32_t index) {
-    Group& g = groups_[index];
-    while (g.cursor < g.end && !active_[order_[g.cursor]]) ++g.cursor;
-    if (g.cursor < g.end) group_heap_.push({Finish(order_[g.cursor]), index, g.serial});
+  void PushGroup(size_t index) {
+    const Group& g = groups_[index];
+    if (g.cursor < g.end) group_heap_.push({Finish(g, flows_[g.cursor]), int32_t(index), g.serial});
   }
 
-  void RemoveFlow(int32_t f) {
-    const int32_t* path = &path_[size_t(f) * stride_];
-    for (int i = 0; i < path_len_[f]; ++i) used_[path[i]] -= rate_[f];
-    active_[f] = 0;
-    --active_count_;
-    free_.push_back(f);
-    ++flows_done_;
-    Task& task = tasks_[task_[f]];
-    if (--task.flows_left == 0) StepDone(task_[f]);
-    if (o_.progress && (flows_done_ & 0xFFFFF) == 0) {
-      o_.progress(double(flows_done_) / double(std::max<int64_t>(1, flows_simulated_)));
+  // Flows flows_[begin, end) have finished: their tasks' steps move on.
+  void FlowsDone(size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const int32_t id = flows_[i].task();
+      ++flows_done_;
+      if (--tasks_[id].flows_left == 0) StepDone(id);
+      if (o_.progress && (flows_done_ & 0xFFFFF) == 0) {
+        o_.progress(double(flows_done_) / double(std::max<int64_t>(1, flows_simulated_)));
+      }
     }
   }
 
@@ -316,16 +386,10 @@ class Engine {
   void AccountSkippedSteps(const Task& task, int64_t steps) {
     Phase p = plan_.phases[task.phase];
     p.chunks = task.chunks;
-    net::Hop hops[net::kMaxRouteHops];
+    int32_t path[net::kMaxRouteHops];
     comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double bytes) {
-      const double b = bytes * double(steps);
-      if (src == dst) {
-        bytes_[2 * t_.hb_link(src)] += b;
-        bytes_[2 * t_.hb_link(src) + 1] += b;
-        return;
-      }
-      int count = std::max(0, Route(src, dst, hops));
-      for (int i = 0; i < count; ++i) bytes_[2 * hops[i].link + (hops[i].upward ? 0 : 1)] += b;
+      const int n = PathOf(src, dst, path);
+      for (int h = 0; h < n; ++h) bytes_[path[h]] += bytes * double(steps);
     });
   }
 
@@ -337,119 +401,315 @@ class Engine {
     }
   }
 
-  // Max-min fair rates by progressive filling over the flows in `refill`
-  // (their rates are not in used_), starting from the state of the others.
+  // Reopens groups_[first, end): their live flows' bytes left brought up to
+  // now_, moved together from groups_[first].begin (the finished ones
+  // dropped) and their rates taken off the links. Returns where they start.
+  size_t Unfreeze(size_t first) {
+    if (first == 0) std::fill(used_.begin(), used_.end(), 0.0);
+    if (first == groups_.size()) return groups_.empty() ? 0 : groups_.back().end;
+    assert(flows_.size() == groups_.back().end && "no unfrozen flows while groups are reopened");
+    const size_t start = groups_[first].begin;
+    size_t write = start;
+    for (size_t k = first; k < groups_.size(); ++k) {
+      const Group& g = groups_[k];
+      if (first > 0 && g.cursor < g.end) {
+        CountLinks(g.cursor, g.end);
+        for (int32_t l : counted_) used_[l] -= double(TakeCount(l)) * g.level;
+      }
+      const double sent_per_flow = g.level * (now_ - g.updated_s);
+      for (size_t i = g.cursor; i < g.end; ++i) {
+        Flow f = flows_[i];
+        f.remaining_bytes -= sent_per_flow;
+        flows_[write++] = f;
+      }
+    }
+    flows_.shrink(write);
+    groups_.resize(first);
+    return start;
+  }
+
+  // Max-min fair rates for the flows after the last group, by progressive
+  // filling from the state of the grouped ones. A full refill reopens every
+  // group; otherwise every flow slower than the slowest finished one
+  // (r_min) keeps its rate, and the groups at or above it are refilled.
   void Refill(bool full, double r_min) {
     ++events_;
-    refill_.clear();
+    size_t first = 0;
     if (full) {
       pending_full_ = false;
-      std::fill(used_.begin(), used_.end(), 0.0);
-      groups_.clear();
-      order_.clear();
-      for (int32_t f = 0; f < int32_t(active_.size()); ++f) {
-        if (active_[f]) refill_.push_back(f);
-      }
     } else {
       const double threshold = r_min * (1 - 1e-12);
-      while (!groups_.empty() && groups_.back().level >= threshold) {
-        const Group g = groups_.back();
-        groups_.pop_back();
-        for (uint32_t i = g.begin; i < g.end; ++i) {
-          int32_t f = order_[i];
-          if (!active_[f]) continue;
-          refill_.push_back(f);
-          const int32_t* path = &path_[size_t(f) * stride_];
-          for (int h = 0; h < path_len_[f]; ++h) used_[path[h]] -= rate_[f];
-        }
-        order_.resize(g.begin);
-      }
+      first = groups_.size();
+      while (first > 0 && groups_[first - 1].level >= threshold) --first;
     }
-    // Bytes sent so far at the old rates.
-    for (int32_t f : refill_) {
-      remaining_[f] -= rate_[f] * (now_ - updated_[f]);
-      updated_[f] = now_;
-    }
-    const size_t first_new = groups_.size();
-    Fill();
-    for (size_t i = first_new; i < groups_.size(); ++i) {
-      Group& g = groups_[i];
-      auto begin = order_.begin() + g.begin, end = order_.begin() + g.end;
-      auto by_remaining = [&](int32_t a, int32_t b) { return remaining_[a] < remaining_[b]; };
-      if (!std::is_sorted(begin, end, by_remaining)) std::sort(begin, end, by_remaining);
-      PushGroup(int32_t(i));
+    Fill(Unfreeze(first));
+    // Entries of reopened groups go stale in the completion heap; rebuild it
+    // once they outnumber the live ones, so that schedules with many small
+    // refills (ECMP, pipelined) do not sift through a growing heap.
+    if (group_heap_.size() > 2 * groups_.size() + 64) {
+      group_heap_ = MinHeap();
+      for (size_t i = 0; i < groups_.size(); ++i) PushGroup(i);
+    } else {
+      for (size_t i = first; i < groups_.size(); ++i) PushGroup(i);
     }
   }
 
-  // Flows frozen at one level by one link, in order_[begin, end); those
-  // before `cursor` have finished.
-  struct Group {
-    double level;
-    uint32_t begin, end, cursor;
-    uint32_t serial;
-  };
-
-  void Fill() {
-    // Count the refilled flows per link and lay out each link's list.
+  // Fills flows_[start, end): the links' unfrozen flow counts first (and the
+  // bytes of steps started since the last fill, in the same pass).
+  void Fill(size_t start) {
+    const size_t n = flows_.size();
     touched_.clear();
-    for (int32_t f : refill_) {
-      const int32_t* path = &path_[size_t(f) * stride_];
-      for (int h = 0; h < path_len_[f]; ++h) {
-        int32_t l = path[h];
-        if (slot_[l] < 0) {
-          slot_[l] = int32_t(touched_.size());
-          touched_.push_back(l);
-        }
-        ++unfrozen_[l];
+    auto count = [&](size_t begin, size_t end, double bytes_per_flow) {
+      CountLinks(begin, end);
+      for (int32_t l : counted_) {
+        if (unfrozen_[l] == 0) touched_.push_back(l);
+        const int64_t c = TakeCount(l);
+        unfrozen_[l] += c;
+        bytes_[l] += double(c) * bytes_per_flow;
       }
+    };
+    size_t counted_to = start;
+    for (const NewFlows& added : new_flows_) {
+      assert(added.begin >= counted_to && added.end <= n && "new flows are unfrozen");
+      count(counted_to, added.begin, 0);
+      count(added.begin, added.end, added.bytes_per_flow);
+      counted_to = added.end;
     }
-    list_begin_.assign(touched_.size() + 1, 0);
-    for (size_t i = 0; i < touched_.size(); ++i) list_begin_[i + 1] = list_begin_[i] + unfrozen_[touched_[i]];
-    list_.resize(list_begin_.back());
-    if (frozen_mark_.size() < rate_.size()) frozen_mark_.resize(rate_.size());
-    for (int32_t f : refill_) frozen_mark_[f] = 0;
-    fill_pos_.assign(list_begin_.begin(), list_begin_.end() - 1);
-    for (int32_t f : refill_) {
-      const int32_t* path = &path_[size_t(f) * stride_];
-      for (int h = 0; h < path_len_[f]; ++h) list_[fill_pos_[slot_[path[h]]]++] = f;
+    count(counted_to, n, 0);
+    new_flows_.clear();
+    // Per-link lists when they fit (filling link by link costs one pass
+    // whatever the number of distinct rates); otherwise rounds, which settle
+    // the regular cases (d-mod-k, one rate per tier) in a few passes with no
+    // memory per flow, until what is left fits.
+    while (start < n) {
+      int64_t entries = 0;
+      for (int32_t l : touched_) entries += unfrozen_[l];
+      if (caps_.empty() && entries <= o_.max_list_entries) {
+        FillByLists(start, n);
+        break;
+      }
+      start = FillRound(start, n);
     }
-    std::vector<HeapEntry> heap_items;
-    heap_items.reserve(touched_.size());
-    for (size_t i = 0; i < touched_.size(); ++i) heap_items.push_back({Share(touched_[i]), int32_t(i), 0});
-    MinHeap shares(std::greater<HeapEntry>(), std::move(heap_items));
+    for (int32_t l : touched_) {
+      assert(unfrozen_[l] == 0);
+      share_[l] = kInf;
+    }
+  }
+
+  double Share(int32_t l) const {
+    return std::max(0.0, capacity_[l] - used_[l]) / double(std::max<int64_t>(1, unfrozen_[l]));
+  }
+
+  // The smallest share on the flow's path and its cap.
+  double LeastShare(const Flow& f, const int32_t* path, int n) const {
+    double m = kInf;
+    for (int h = 0; h < n; ++h) m = std::min(m, share_[path[h]]);
+    const double cap = cap_[f.task()];
+    return cap > 0 ? std::min(m, cap) : m;
+  }
+
+  // The index in levels_ of the rate the flow freezes at this round, or
+  // levels_.size() if it stays unfrozen.
+  size_t Bucket(const Flow& f) const {
+    int32_t path[net::kMaxRouteHops];
+    const int n = PathOf(f, path);
+    const double m = LeastShare(f, path, n);
+    const double cap = cap_[f.task()];
+    bool frozen = cap > 0 && cap == m && cap <= bound_;
+    for (int h = 0; h < n && !frozen; ++h) frozen = freeze_[path[h]];
+    if (!frozen) return levels_.size();
+    auto it = std::lower_bound(levels_.begin(), levels_.end(), m);
+    assert(it != levels_.end() && *it == m && "a frozen flow's rate is its bottleneck's share");
+    return size_t(it - levels_.begin());
+  }
+
+  // One filling round over the unfrozen flows_[start, n): freezes the flows
+  // of every link whose share is the least among the links (and caps) its
+  // flows cross, up to bound_, the least share of any other link or cap.
+  // Returns where the unfrozen flows start afterwards.
+  size_t FillRound(size_t start, size_t n) {
+    for (int32_t l : touched_) share_[l] = unfrozen_[l] > 0 ? Share(l) : kInf;
+    // Each link's least flow share: min over its flows of their path's least share.
+    ParallelFor(start, n, [&](Worker& w, size_t b, size_t e) {
+      int32_t path[net::kMaxRouteHops];
+      for (size_t i = b; i < e; ++i) {
+        const int hops = PathOf(flows_[i], path);
+        const double m = LeastShare(flows_[i], path, hops);
+        const double cap = cap_[flows_[i].task()];
+        if (cap > m) w.cap_min = std::min(w.cap_min, cap);
+        for (int h = 0; h < hops; ++h) w.least[path[h]] = std::min(w.least[path[h]], m);
+      }
+    });
+    bound_ = kInf;
+    for (Worker& w : workers_) {
+      bound_ = std::min(bound_, w.cap_min);
+      w.cap_min = kInf;
+    }
+    for (int32_t l : touched_) {
+      double least = kInf;
+      for (Worker& w : workers_) {
+        least = std::min(least, w.least[l]);
+        w.least[l] = kInf;
+      }
+      least_[l] = least;
+      if (unfrozen_[l] > 0 && share_[l] > least) bound_ = std::min(bound_, share_[l]);
+    }
+    levels_.clear();
+    for (int32_t l : touched_) {
+      freeze_[l] = unfrozen_[l] > 0 && share_[l] <= least_[l] && share_[l] <= bound_;
+      if (freeze_[l]) levels_.push_back(share_[l]);
+    }
+    for (double cap : caps_) {
+      if (cap <= bound_) levels_.push_back(cap);
+    }
+    std::sort(levels_.begin(), levels_.end());
+    levels_.erase(std::unique(levels_.begin(), levels_.end()), levels_.end());
+    const size_t unfrozen_bucket = levels_.size();
+    // Flows per bucket, then each bucket's flows moved together in place.
+    ParallelFor(start, n, [&](Worker& w, size_t b, size_t e) {
+      w.buckets.assign(unfrozen_bucket + 1, 0);
+      for (size_t i = b; i < e; ++i) ++w.buckets[Bucket(flows_[i])];
+    });
+    std::vector<size_t> next(unfrozen_bucket + 2, start);
+    for (size_t k = 0; k <= unfrozen_bucket; ++k) {
+      size_t c = 0;
+      for (Worker& w : workers_) c += k < w.buckets.size() ? size_t(w.buckets[k]) : 0;
+      next[k + 1] = next[k] + c;
+    }
+    for (Worker& w : workers_) w.buckets.clear();
+    const std::vector<size_t> bucket_begin(next.begin(), next.end() - 1);
+    const std::vector<size_t> bucket_end(next.begin() + 1, next.end());
+    const size_t frozen_end = bucket_begin[unfrozen_bucket];
+    assert(frozen_end > start && "the least share always freezes");
+    PlaceInBuckets(&next, bucket_end);
+    for (size_t k = 0; k < unfrozen_bucket; ++k) {
+      if (bucket_end[k] > bucket_begin[k]) Freeze(levels_[k], bucket_begin[k], bucket_end[k]);
+    }
+    for (int32_t l : touched_) freeze_[l] = 0;
+    return frozen_end;
+  }
+
+  // Progressive filling of flows_[start, n) link by link, with per-link
+  // lists of the flows built in one pass sized up front, and a lazy min-heap
+  // of link shares (a share only grows while filling, so a stale entry is
+  // re-keyed when popped). Requires no flow caps. Then each link's newly
+  // frozen flows are moved together into a group.
+  void FillByLists(size_t start, size_t n) {
+    // Buffers kept between calls: many small fills would otherwise pay for
+    // allocating and zeroing them each time.
+    std::vector<uint32_t>& list_begin = list_begin_;
+    std::vector<uint32_t>& list = list_;
+    std::vector<uint32_t>& at = list_at_;
+    list_begin.assign(touched_.size() + 1, 0);
+    for (size_t i = 0; i < touched_.size(); ++i) {
+      slot_[touched_[i]] = int32_t(i);
+      list_begin[i + 1] = list_begin[i] + uint32_t(unfrozen_[touched_[i]]);
+    }
+    list.resize(list_begin.back());
+    at.assign(list_begin.begin(), list_begin.end() - 1);
+    int32_t path[net::kMaxRouteHops];
+    for (size_t i = start; i < n; ++i) {
+      const int hops = PathOf(flows_[i], path);
+      for (int h = 0; h < hops; ++h) list[at[slot_[path[h]]]++] = uint32_t(i - start);
+    }
+    constexpr uint32_t kUnfrozen = UINT32_MAX;
+    std::vector<uint32_t>& group_of = group_of_;
+    group_of.assign(n - start, kUnfrozen);
+    std::vector<double>& levels = levels_;
+    levels.clear();
+    std::vector<HeapEntry>& items = heap_items_;
+    items.clear();
+    for (size_t i = 0; i < touched_.size(); ++i) {
+      if (unfrozen_[touched_[i]] > 0) items.push_back({Share(touched_[i]), int32_t(i), 0});
+    }
+    MinHeap shares(std::greater<HeapEntry>(), std::move(items));
     double level = 0;
     while (!shares.empty()) {
-      HeapEntry e = shares.top();
+      const HeapEntry e = shares.top();
       shares.pop();
       const int32_t l = touched_[e.id];
       if (unfrozen_[l] == 0) continue;
-      double share = Share(l);
+      const double share = Share(l);
       if (share > e.key * (1 + 1e-12) + 1e-300) {  // grew since pushed: re-key
         shares.push({share, e.id, 0});
         continue;
       }
       level = std::max(level, share);
-      Group g{level, uint32_t(order_.size()), 0, uint32_t(order_.size()), next_serial_++};
-      for (uint32_t i = list_begin_[e.id]; i < list_begin_[e.id + 1]; ++i) {
-        int32_t f = list_[i];
-        if (frozen_mark_[f]) continue;
-        frozen_mark_[f] = 1;
-        rate_[f] = level;
-        order_.push_back(f);
-        const int32_t* path = &path_[size_t(f) * stride_];
-        for (int h = 0; h < path_len_[f]; ++h) {
+      const uint32_t g = uint32_t(levels.size());
+      levels.push_back(level);
+      for (uint32_t k = list_begin[e.id]; k < list_begin[e.id + 1]; ++k) {
+        const uint32_t i = list[k];
+        if (group_of[i] != kUnfrozen) continue;
+        group_of[i] = g;
+        const int hops = PathOf(flows_[start + i], path);
+        for (int h = 0; h < hops; ++h) {
           used_[path[h]] += level;
           --unfrozen_[path[h]];
         }
       }
-      g.end = uint32_t(order_.size());
-      if (g.end > g.begin) groups_.push_back(g);
     }
     for (int32_t l : touched_) slot_[l] = -1;
+    // Flows into their groups' ranges (cycle leader, as PlaceInBuckets).
+    std::vector<size_t> next(levels.size() + 1, 0);
+    for (uint32_t g : group_of) ++next[g + 1];
+    next[0] = start;
+    for (size_t g = 0; g < levels.size(); ++g) next[g + 1] += next[g];
+    const std::vector<size_t> begin(next.begin(), next.end() - 1), end(next.begin() + 1, next.end());
+    for (size_t k = 0; k < levels.size(); ++k) {
+      while (next[k] < end[k]) {
+        Flow f = flows_[next[k]];
+        uint32_t g = group_of[next[k] - start];
+        while (g != k) {
+          const size_t to = next[g]++;
+          std::swap(f, flows_[to]);
+          std::swap(g, group_of[to - start]);
+        }
+        flows_[next[k]] = f;
+        group_of[next[k] - start] = uint32_t(k);
+        ++next[k];
+      }
+    }
+    for (size_t k = 0; k < levels.size(); ++k) {
+      if (end[k] > begin[k]) NewGroup(levels[k], begin[k], end[k]);
+    }
   }
 
-  double Share(int32_t l) const {
-    return std::max(0.0, capacity_[l] - used_[l]) / double(std::max<int32_t>(1, unfrozen_[l]));
+  // A group of flows_[begin, end) at rate `level`, sorted by bytes left so
+  // that they finish front first.
+  void NewGroup(double level, size_t begin, size_t end) {
+    Flow* b = flows_.data() + begin;
+    Flow* e = flows_.data() + end;
+    auto by_remaining = [](const Flow& x, const Flow& y) { return x.remaining_bytes < y.remaining_bytes; };
+    if (!std::is_sorted(b, e, by_remaining)) std::sort(b, e, by_remaining);
+    groups_.push_back({level, now_, begin, end, begin, next_serial_++});
+  }
+
+  // American flag sort: moves each flow of the round into its bucket's range
+  // [next[k], end[k]) by following cycles, each flow moved at most once.
+  void PlaceInBuckets(std::vector<size_t>* next, const std::vector<size_t>& end) {
+    std::vector<size_t>& at = *next;
+    for (size_t k = 0; k < end.size(); ++k) {
+      while (at[k] < end[k]) {
+        Flow f = flows_[at[k]];
+        size_t b = Bucket(f);
+        while (b != k) {
+          std::swap(f, flows_[at[b]++]);
+          b = Bucket(f);
+        }
+        flows_[at[k]++] = f;
+      }
+    }
+  }
+
+  // Flows flows_[begin, end) get rate `level`: a new group on their links.
+  void Freeze(double level, size_t begin, size_t end) {
+    CountLinks(begin, end);
+    for (int32_t l : counted_) {
+      const int64_t c = TakeCount(l);
+      used_[l] += double(c) * level;
+      unfrozen_[l] -= c;
+    }
+    NewGroup(level, begin, end);
   }
 
   SimResult Result() {
@@ -464,11 +724,11 @@ class Engine {
     }
     r.phases = spans_;
     const auto& links = t_.links();
-    for (int32_t d = 0; d < topology_links_; ++d) {
+    for (size_t d = 0; d < bytes_.size(); ++d) {
       if (bytes_[d] <= 0) continue;
       const net::Link& link = links[d / 2];
       LinkLoad load;
-      load.link = d / 2;
+      load.link = net::LinkId(d / 2);
       load.upward = d % 2 == 0;
       load.bytes = bytes_[d];
       load.busy_s = bytes_[d] / capacity_[d];
@@ -485,30 +745,46 @@ class Engine {
     return r;
   }
 
-  // Bytes per directed link (topology links first, then cap links).
-  std::vector<double> bytes_;
   const net::Topology& t_;
   const Plan& plan_;
   const SimOptions& o_;
-  int32_t topology_links_ = 0;
-  int stride_ = 0;
-  std::vector<double> capacity_, used_;
-  std::vector<int32_t> unfrozen_, slot_;
-  // Flows (structure of arrays).
-  std::vector<double> rate_, remaining_, updated_;
-  std::vector<int32_t> task_, path_, free_;
-  std::vector<uint8_t> path_len_, active_, frozen_mark_;
-  int64_t active_count_ = 0, flows_done_ = 0, flows_simulated_ = 0, events_ = 0, unroutable_ = 0;
-  // Filling state.
-  std::vector<int32_t> refill_, touched_, list_, order_;
-  std::vector<uint32_t> list_begin_, fill_pos_;
+  // Per directed link (2 x link + direction).
+  std::vector<double> capacity_, used_, bytes_;
+  std::vector<int64_t> unfrozen_, count_;
+  std::vector<int32_t> slot_;          // index in touched_ while building lists, else -1
+  std::vector<double> share_, least_;  // this round's share; least flow share across it
+  std::vector<uint8_t> freeze_;        // frozen this round
+  std::vector<uint8_t> skip_;          // per link: PCIe, left out
+  std::vector<int32_t> touched_, counted_;
+  // Steps started since the last fill: their flows and bytes per flow.
+  struct NewFlows {
+    size_t begin, end;
+    double bytes_per_flow;
+  };
+  std::vector<NewFlows> new_flows_;
+  // Flows finishing in one event: flows_[begin, end) at rate `level`.
+  struct Finished {
+    size_t begin, end;
+    double level;
+  };
+  std::vector<Finished> finished_;
+  // Flows, in group order, then the unfrozen ones.
+  FlowStore flows_;
   std::vector<Group> groups_;
+  std::vector<double> levels_;  // rates frozen this round (or fill by lists), ascending
+  std::vector<uint32_t> list_begin_, list_, list_at_, group_of_;  // FillByLists' buffers
+  std::vector<HeapEntry> heap_items_;
+  double bound_ = kInf;         // no rate above it freezes this round
+  std::vector<Worker> workers_;
+  int64_t flows_done_ = 0, flows_simulated_ = 0, events_ = 0, unroutable_ = 0;
   MinHeap group_heap_, timers_;
   uint32_t next_serial_ = 0;
   bool pending_full_ = false;
   int active_tasks_ = 0;
   double now_ = 0;
   std::vector<Task> tasks_;
+  std::vector<double> cap_;   // per task: its phase's flow cap (0 = none)
+  std::vector<double> caps_;  // the distinct caps, ascending
   std::vector<int> first_task_;
   std::vector<PhaseSpan> spans_;
 };
@@ -523,6 +799,22 @@ int64_t PeakFlows(const comm::Plan& plan, int64_t gpus) {
     peak = std::max(peak, n);
   }
   return peak;
+}
+
+int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topology, int threads) {
+  const int64_t links = int64_t(topology.links().size()), nodes = int64_t(topology.nodes().size());
+  // The graph (nodes, links, per-GPU tables); per directed link 8 arrays of
+  // 8 bytes; per thread and directed link a count and a least share.
+  const int64_t graph = nodes * int64_t(sizeof(net::Node)) + links * int64_t(sizeof(net::Link)) + 24 * topology.gpus();
+  const int64_t per_link = 2 * links * (8 * 8 + 2 * 8 * std::max(1, threads));
+  // Program, libraries and allocator slack, measured at about 40 MB.
+  constexpr int64_t kBase = int64_t{64} << 20;
+  // Per-link lists: 4 bytes per flow and link crossed (at most kMaxRouteHops)
+  // and 4 per flow, built only up to SimOptions::max_list_entries entries
+  // (the default is assumed).
+  const int64_t peak = PeakFlows(plan, topology.gpus());
+  const int64_t lists = std::min(peak * 4 * (net::kMaxRouteHops + 1), SimOptions().max_list_entries * 4 * 2);
+  return int64_t(sizeof(Flow)) * peak + lists + graph + per_link + kBase;
 }
 
 SimResult Simulate(const net::Topology& topology, const comm::Plan& plan, const SimOptions& options) {

@@ -16,15 +16,26 @@
 // 2 (n - 1) steps) is simulated once and repeated in time; flows that finish
 // within a relative 1e-9 of each other finish in one event.
 //
-// Data layout for millions of flows: flows are structure-of-arrays indexed by
-// integer ids with fixed-stride paths (slots are reused), links are dense
-// directed ids (2 x link + direction), and the filling keeps a lazy min-heap
-// of link shares: a share only grows while filling, so stale heap entries
-// are re-keyed when popped instead of being pushed on every update.
-// PCIe links are left out of the simulation: each carries exactly the flows
-// of its NIC's leaf link in the same direction and is never slower.
+// Data layout for a billion flows (sim/flow_store.h): 16 bytes per live
+// flow (source, destination, task, bytes left); paths are recomputed from
+// (source, destination, routing) instead of stored. Flows sit in one array
+// in the order of their groups (flows frozen at one rate by one filling
+// round, sorted by bytes left, so they finish front first); a partial refill
+// only ever reopens the groups at the end of the array. Links are dense
+// directed ids (2 x link + direction). PCIe links are left out: each carries
+// exactly the flows of its NIC's leaf link in the same direction and is never
+// slower.
 //
-// Not thread-safe; one Simulator per thread.
+// Filling works in rounds without per-link flow lists: a round computes every
+// link's share, and freezes at once every link whose share is the smallest
+// among the links its flows cross (in exact arithmetic max-min gives those
+// flows exactly that share), up to the smallest share of any other link, so
+// that groups come out in increasing rate. Link totals are kept as integer
+// flow counts times a rate, so the result does not depend on the order flows
+// are visited: `threads` split every pass over the flows and the completion
+// times are the same to the last bit whatever their number.
+//
+// Not thread-safe; one Simulate() call per caller thread (it starts its own).
 #pragma once
 
 #include <cstdint>
@@ -38,9 +49,8 @@
 
 namespace railsim::sim {
 
-/// Default and hard ceilings on flows alive at once (about 120 bytes each).
-constexpr int64_t kDefaultMaxFlows = int64_t{1} << 25;  // 33.5 M, about 4 GB
-constexpr int64_t kHardMaxFlows = int64_t{1} << 28;
+/// Most threads a simulation uses.
+constexpr int kMaxThreads = 256;
 
 struct SimOptions {
   net::RouteOptions route;
@@ -51,6 +61,15 @@ struct SimOptions {
   /// Devices down (net/failures.h): flows route around them, and flows with
   /// no live path are dropped and counted. Null: the healthy network.
   const net::FailureSet* failures = nullptr;
+  /// Threads that share the passes over the flows (results do not depend on it).
+  int threads = 1;
+  /// Passes over fewer flows than this run on one thread (starting threads
+  /// costs about what a pass over 64 k flows does); tests set it low.
+  int64_t parallel_min_flows = int64_t{1} << 16;
+  /// Per-link flow lists are built for fills that cross at most this many
+  /// (flow, link) pairs (4 bytes each: 512 MiB); larger fills go in rounds
+  /// that need no memory per flow. Tests set 0 to fill in rounds only.
+  int64_t max_list_entries = int64_t{1} << 27;
   /// Called now and then with the fraction of flows done (may be empty).
   std::function<void(double)> progress;
 };
@@ -92,9 +111,15 @@ struct SimResult {
 /// step (pipelined chunk pairs count together).
 int64_t PeakFlows(const comm::Plan& plan, int64_t gpus);
 
+/// Bytes a simulation of `plan` on `topology` with `threads` threads holds at
+/// its peak, the topology included: 16 per live flow, the per-link arrays and
+/// per-thread scratch.
+int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topology, int threads);
+
 /// Simulates `plan` on `topology`. Requires the plan's groups to fit the
-/// topology (ranks < gpus, HB domains of the topology's K) and
-/// PeakFlows(plan, gpus) <= a limit the caller checked.
+/// topology (ranks < gpus < 2^24, HB domains of the topology's K) and
+/// EstimateMemoryBytes() within a limit the caller checked; throws
+/// std::bad_alloc if the kernel still refuses the memory.
 SimResult Simulate(const net::Topology& topology, const comm::Plan& plan, const SimOptions& options);
 
 }  // namespace railsim::sim

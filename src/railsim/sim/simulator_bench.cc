@@ -1,6 +1,7 @@
-// Benchmarks of the flow-level simulator at the scale targets of issue 7:
-// an all-to-all among 4,096 GPUs (K = 8, rail-optimized, radix 64: 16.7 M
-// GPU pairs of 256 KiB) under d-mod-k and ECMP routing, and a hierarchical
+// Benchmarks of the flow-level simulator at the scale targets of issues 7
+// and 25: an all-to-all among 4,096 GPUs (K = 8, rail-optimized, radix 64:
+// 16.7 M GPU pairs of 256 KiB) under d-mod-k and ECMP routing, the pipelined
+// forwarded one on Rail-only with ECMP (1 and 2 threads), and a hierarchical
 // data-parallel all-reduce across 32,768 GPUs on Rail-only. Counters: flows
 // simulated per second, rate recomputations, peak resident memory.
 #include <sys/resource.h>
@@ -65,6 +66,26 @@ void BM_AllToAll4096(benchmark::State& state) {
   state.SetLabel(net::RoutingName(o.route.routing));
 }
 BENCHMARK(BM_AllToAll4096)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The pipelined forwarded all-to-all on Rail-only with ECMP (16 chunks): many
+// small refills, each reopening the fastest groups. Arg: threads.
+void BM_PipelinedForwardedEcmp4096(benchmark::State& state) {
+  Setup s = Make(net::Design::kRailOnly, 4096);
+  comm::PlanOptions po;
+  po.pipelined = true;
+  po.chunks = 16;
+  comm::Plan plan = *comm::MakePlan(comm::Op::kAllToAll, comm::Algorithm::kForwarded, 4096.0 * 256 * 1024,
+                                    comm::LayoutOf(4096, 1, 8), s.fabrics, po);
+  SimOptions o;
+  o.route.routing = net::Routing::kEcmp;
+  o.hb_efficiency = 0.82;
+  o.nic_efficiency = 0.94;
+  o.threads = int(state.range(0));
+  SimResult r;
+  for (auto _ : state) r = Simulate(s.topology, plan, o);
+  Report(state, r);
+}
+BENCHMARK(BM_PipelinedForwardedEcmp4096)->Arg(1)->Arg(2)->Unit(benchmark::kSecond)->Iterations(1);
 
 void BM_HierarchicalAllReduce32768(benchmark::State& state) {
   Setup s = Make(net::Design::kRailOnly, 32768);

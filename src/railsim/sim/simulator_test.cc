@@ -188,5 +188,51 @@ TEST(SimulatorTest, RailOnlyDirectAllToAllIsForwardedPerFlow) {
   EXPECT_EQ(0, d.bytes_by_tier.leaf_spine);
 }
 
+// Filling in rounds with every pass split among 1, 2 or 3 threads (even the
+// smallest): the same completion time, events and link bytes to the last
+// bit, with the many distinct rates of ECMP, a pipelined schedule and
+// in-switch flow caps; and the same time as filling link by link with
+// per-link lists, up to float rounding.
+TEST(SimulatorTest, ThreadCountChangesNothing) {
+  Cluster opt = LineRate(net::Design::kRailOptimized, 128, 8, 450e9, 50e9, 8);
+  Cluster only = LineRate(net::Design::kRailOnly, 64, 8, 450e9, 50e9);
+  only.fabrics.hb_in_network_allreduce_efficiency = 1.066;
+  comm::PlanOptions pipelined;
+  pipelined.pipelined = true;
+  pipelined.chunks = 4;
+  struct Case {
+    const Cluster* cluster;
+    comm::Plan plan;
+    net::Routing routing;
+  } cases[] = {
+      {&opt, PlanOf(Op::kAllToAll, Algorithm::kDirect, 128 * 65536.0, 128, 1, opt), net::Routing::kEcmp},
+      {&only, PlanOf(Op::kAllToAll, Algorithm::kForwarded, 64 * 65536.0, 64, 1, only, pipelined),
+       net::Routing::kEcmp},
+      {&only, PlanOf(Op::kAllReduce, Algorithm::kInSwitch, 64e6, 8, 1, only), net::Routing::kDModK},
+  };
+  for (const Case& c : cases) {
+    SimOptions lists;
+    lists.route.routing = c.routing;
+    const SimResult by_lists = Simulate(c.cluster->topology, c.plan, lists);
+    SimResult base;
+    for (int threads : {1, 2, 3}) {
+      SimOptions o = lists;
+      o.threads = threads;
+      o.parallel_min_flows = 1;
+      o.max_list_entries = 0;
+      SimResult r = Simulate(c.cluster->topology, c.plan, o);
+      EXPECT_NEAR(by_lists.time_s, r.time_s, 1e-9 * by_lists.time_s) << c.plan.algorithm;
+      if (threads == 1) {
+        base = r;
+        continue;
+      }
+      EXPECT_EQ(base.time_s, r.time_s) << c.plan.algorithm << ", " << threads << " threads";
+      EXPECT_EQ(base.events, r.events);
+      ASSERT_EQ(base.links.size(), r.links.size());
+      for (size_t i = 0; i < r.links.size(); ++i) EXPECT_EQ(base.links[i].bytes, r.links[i].bytes);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace railsim::sim

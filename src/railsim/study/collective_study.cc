@@ -8,6 +8,13 @@
 namespace railsim::study {
 namespace {
 
+// "17.09 GiB", "64 MiB": memory sizes in refusals.
+std::string Memory(int64_t bytes) {
+  constexpr double kMiB = 1024.0 * 1024;
+  if (bytes < (int64_t{1} << 30)) return fmt::format("{:.0f} MiB", double(bytes) / kMiB);
+  return fmt::format("{:.2f} GiB", double(bytes) / (1024 * kMiB));
+}
+
 net::Routing RoutingOf(const CollectiveRequest& r) {
   if (r.routing) return *r.routing;
   return r.system.nic_routing == "d-mod-k" ? net::Routing::kDModK : net::Routing::kEcmp;
@@ -42,12 +49,6 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   if (r.network == comm::NetworkKind::kIdeal) {
     throw Error("--simulate", "the ideal network has no graph to simulate; use rail-only or rail-optimized");
   }
-  const int64_t flows = sim::PeakFlows(out.plan, r.gpus);
-  if (flows > r.max_flows) {
-    throw Error("--max-flows", fmt::format("the simulation would hold {} flows at once (about {} GB), more than "
-                                           "the limit {}; raise --max-flows (at most {}) to run it anyway",
-                                           flows, flows * 120 / 1000000000, r.max_flows, sim::kHardMaxFlows));
-  }
   net::TopologyParams p;
   p.design = r.network == comm::NetworkKind::kRailOnly ? net::Design::kRailOnly : net::Design::kRailOptimized;
   p.gpus = r.gpus;
@@ -58,12 +59,20 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   p.hb_bw_Bps = f.hb.bw_Bps;
   net::ValidateTopologyParams(p, r.max_gpus > 0 ? r.max_gpus : net::kMaxBuildGpus);
   out.topology = net::BuildTopology(p);
+  const int64_t memory = sim::EstimateMemoryBytes(out.plan, out.topology, r.threads);
+  if (r.max_memory_bytes > 0 && memory > r.max_memory_bytes) {
+    throw Error("--max-memory",
+                fmt::format("the simulation would hold {} flows at once and need about {}, more than the limit {}; "
+                            "fewer GPUs, or a larger --max-memory on a machine that has it, can help",
+                            sim::PeakFlows(out.plan, r.gpus), Memory(memory), Memory(r.max_memory_bytes)));
+  }
   out.routing = RoutingOf(r);
   out.seed = r.seed;
   sim::SimOptions so;
   so.route = {out.routing, r.seed};
   so.hb_efficiency = f.hb.efficiency;
   so.nic_efficiency = f.nic.efficiency;
+  so.threads = r.threads;
   so.progress = r.progress;
   out.sim = sim::Simulate(out.topology, out.plan, so);
   out.simulated = true;

@@ -37,7 +37,9 @@ struct CollectiveRequest {
   bool simulate = false;
   std::optional<net::Routing> routing;  ///< default: the system's nic_routing
   uint64_t seed = 0;
-  int64_t max_flows = sim::kDefaultMaxFlows;
+  /// Refuse simulations whose estimated peak memory is larger (0: no limit).
+  int64_t max_memory_bytes = 0;
+  int threads = 1;  ///< simulator threads (results do not depend on it)
   int64_t max_gpus = 0;          ///< graph size limit (0 = net's default)
   std::function<void(double)> progress;
 };
@@ -57,7 +59,8 @@ struct CollectiveOutcome {
 /// Throws Error naming the flag when the request cannot run: the algorithm
 /// does not apply to the group (--algorithm), the group does not fit the
 /// cluster (--gpus), the ideal network cannot be simulated (--simulate), the
-/// graph or the flow count is over its limit (--max-gpus, --max-flows).
+/// graph is over its size limit (--max-gpus) or the simulation's estimated
+/// memory over max_memory_bytes (--max-memory).
 CollectiveOutcome RunCollective(const CollectiveRequest& request);
 
 }  // namespace railsim::study
