@@ -62,9 +62,9 @@ Args MegatronArgs(const Strategy& s, const ModelSpec& m) {
     a.insert(a.end(), {{"--recompute-granularity", "full"}, {"--recompute-method", "uniform"},
                        {"--recompute-num-layers", "1"}});
   }
-  if (s.distributed_optimizer) a.push_back({"--use-distributed-optimizer", ""});
+  if (s.distributed_optimizer()) a.push_back({"--use-distributed-optimizer", ""});
   if (s.overlap_dp_comm) a.push_back({"--overlap-grad-reduce", ""});
-  if (s.overlap_dp_comm && s.distributed_optimizer) a.push_back({"--overlap-param-gather", ""});
+  if (s.overlap_dp_comm && s.distributed_optimizer()) a.push_back({"--overlap-param-gather", ""});
   if (s.grad_reduce_16bit) a.push_back({"--grad-reduce-in-bf16", ""});
   if (!s.overlap_p2p_comm) a.push_back({"--no-overlap-p2p-communication", ""});
   if (s.tp_comm_overlap) a.push_back({"--tp-comm-overlap", ""});
@@ -90,9 +90,9 @@ Args NemoArgs(const Strategy& s) {
           {"model.activations_checkpoint_granularity", granularity},
           {"model.activations_checkpoint_method", full ? "uniform" : "null"},
           {"model.activations_checkpoint_num_layers", full ? "1" : "null"},
-          {"model.optim.name", s.distributed_optimizer ? "distributed_fused_adam" : "fused_adam"},
+          {"model.optim.name", s.distributed_optimizer() ? "distributed_fused_adam" : "fused_adam"},
           {"model.optim.overlap_grad_sync", Bool(s.overlap_dp_comm)},
-          {"model.optim.overlap_param_sync", Bool(s.overlap_dp_comm && s.distributed_optimizer)},
+          {"model.optim.overlap_param_sync", Bool(s.overlap_dp_comm && s.distributed_optimizer())},
           {"model.optim.grad_sync_dtype", s.grad_reduce_16bit ? "bf16" : "fp32"},
           {"model.overlap_p2p_comm", Bool(s.overlap_p2p_comm)},
           {"model.ub_tp_comm_overlap", Bool(s.tp_comm_overlap)},
@@ -249,9 +249,9 @@ Strategy ReadMegatron(const Reader& r, const ModelSpec& m) {
   for (const char* flag : {"--recompute-method", "--recompute-num-layers"}) {
     if (r.Has(flag) && s.recompute != Recompute::kFull) throw Error(flag, "only with --recompute-granularity full");
   }
-  s.distributed_optimizer = r.Has("--use-distributed-optimizer");
+  s.dp_sharding = r.Has("--use-distributed-optimizer") ? DpSharding::kOptimizer : DpSharding::kNone;
   s.overlap_dp_comm = r.Has("--overlap-grad-reduce");
-  if (r.Has("--overlap-param-gather") && !(s.overlap_dp_comm && s.distributed_optimizer)) {
+  if (r.Has("--overlap-param-gather") && !(s.overlap_dp_comm && s.distributed_optimizer())) {
     throw Error("--overlap-param-gather", "needs --overlap-grad-reduce and --use-distributed-optimizer");
   }
   s.grad_reduce_16bit = r.Has("--grad-reduce-in-bf16");
@@ -300,11 +300,12 @@ Strategy ReadNemo(const Reader& r) {
     }
   }
   if (r.Has("model.optim.name")) {
-    s.distributed_optimizer =
-        r.Choice("model.optim.name", {"distributed_fused_adam", "fused_adam"}) == "distributed_fused_adam";
+    s.dp_sharding = r.Choice("model.optim.name", {"distributed_fused_adam", "fused_adam"}) == "distributed_fused_adam"
+                        ? DpSharding::kOptimizer
+                        : DpSharding::kNone;
   }
   s.overlap_dp_comm = flag("model.optim.overlap_grad_sync", true);
-  if (flag("model.optim.overlap_param_sync", false) && !(s.overlap_dp_comm && s.distributed_optimizer)) {
+  if (flag("model.optim.overlap_param_sync", false) && !(s.overlap_dp_comm && s.distributed_optimizer())) {
     throw Error("model.optim.overlap_param_sync",
                 "needs model.optim.overlap_grad_sync=true and model.optim.name=distributed_fused_adam");
   }

@@ -23,7 +23,7 @@ void ExpectSameStrategy(const Strategy& a, const Strategy& b, const std::string&
   EXPECT_EQ(a.global_batch, b.global_batch) << what;
   EXPECT_EQ(a.recompute, b.recompute) << what;
   EXPECT_EQ(a.sequence_parallel, b.sequence_parallel) << what;
-  EXPECT_EQ(a.distributed_optimizer, b.distributed_optimizer) << what;
+  EXPECT_EQ(a.dp_sharding, b.dp_sharding) << what;
   EXPECT_EQ(a.overlap_dp_comm, b.overlap_dp_comm) << what;
   EXPECT_EQ(a.grad_reduce_16bit, b.grad_reduce_16bit) << what;
   EXPECT_EQ(a.overlap_p2p_comm, b.overlap_p2p_comm) << what;
@@ -44,7 +44,8 @@ TEST(LauncherArgsTest, EveryFieldRoundTrips) {
   const ModelSpec mixtral = LoadModel("mixtral-8x22b", "--model");  // 56 layers, 8 experts
   std::vector<std::pair<ModelSpec, Strategy>> cases;
   Strategy a = Make(8, 8, 16, 3, 1, 1536);  // 96 / (8 x 3): 4 layers per virtual stage
-  a.sequence_parallel = a.tp_comm_overlap = a.distributed_optimizer = true;
+  a.sequence_parallel = a.tp_comm_overlap = true;
+  a.dp_sharding = DpSharding::kOptimizer;
   a.recompute = Recompute::kSelective;
   cases.push_back({gpt, a});
   Strategy b = Make(4, 1, 64, 1, 2, 1024);
@@ -61,7 +62,7 @@ TEST(LauncherArgsTest, EveryFieldRoundTrips) {
   c.overlap_p2p_comm = false;
   cases.push_back({mixtral, c});
   Strategy d = Make(8, 12, 2, 2, 1, 96);  // 96 layers / 12 / 2 = 4
-  d.distributed_optimizer = true;
+  d.dp_sharding = DpSharding::kOptimizer;
   cases.push_back({gpt, d});
   for (const auto& [model, s] : cases) {
     ValidateStrategy(model, s.gpus(), s);
@@ -75,7 +76,8 @@ TEST(LauncherArgsTest, EveryFieldRoundTrips) {
 TEST(LauncherArgsTest, MegatronTextByHand) {
   const ModelSpec gpt = LoadModel("gpt3-175b", "--model");
   Strategy s = Make(8, 8, 16, 3, 1, 1536);
-  s.sequence_parallel = s.tp_comm_overlap = s.distributed_optimizer = true;
+  s.sequence_parallel = s.tp_comm_overlap = true;
+  s.dp_sharding = DpSharding::kOptimizer;
   s.recompute = Recompute::kSelective;
   EXPECT_EQ(
       "--tensor-model-parallel-size 8 \\\n--pipeline-model-parallel-size 8 \\\n"
