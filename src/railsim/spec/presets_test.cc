@@ -43,7 +43,7 @@ TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
       case PresetKind::kFailureCatalog: LoadFailureCatalog(p.name, "--failure-catalog"); break;
     }
   }
-  EXPECT_EQ(4, systems);
+  EXPECT_EQ(5, systems);
   EXPECT_EQ(19, models);
 }
 
@@ -85,7 +85,7 @@ TEST(PresetsTest, ModelDefaultsFollowMegatron) {
 TEST(PresetsTest, UnknownPresetSuggests) {
   EXPECT_EQ(
       "--system: unknown system preset 'dgx-h10' (did you mean 'dgx-h100'?); expected a preset "
-      "name (dgx-a100, dgx-gh200, dgx-h100, gb200-nvl72) or a JSON file path",
+      "name (aws-p5, dgx-a100, dgx-gh200, dgx-h100, gb200-nvl72) or a JSON file path",
       ErrorOf([] { LoadSystem("dgx-h10", "--system"); }));
   EXPECT_EQ("--model: cannot read 'nope/x.json': No such file or directory",
             ErrorOf([] { LoadModel("nope/x.json", "--model"); }));

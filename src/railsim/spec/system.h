@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "railsim/spec/nccl_constants.h"
+
 namespace railsim::spec {
 
 /// One accelerator, and the few numbers of its achieved-efficiency model
@@ -55,6 +57,15 @@ struct SystemSpec {
   /// How the NIC network's switches choose among equal-cost paths: "d-mod-k"
   /// (InfiniBand's static fat-tree routing) or "ecmp" (Ethernet/RoCE hashing).
   std::string nic_routing = "ecmp";
+  /// NICs behind each GPU's nic_bw_Bps (AWS p5: 4 x 100 Gb/s), which the
+  /// net plugin presents to NCCL as one device; and the NIC fabric:
+  /// "infiniband", "roce" or a provider fabric such as "efa".
+  int nics_per_gpu = 1;
+  std::string nic_fabric = "infiniband";
+  /// NCCL's cost model for this system (the preset's "nccl" object), with
+  /// the source of each number in nccl_sources; disabled when absent.
+  NcclConstants nccl;
+  std::map<std::string, std::string> nccl_sources;
   std::map<std::string, std::string> sources;
 };
 
