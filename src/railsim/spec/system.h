@@ -1,5 +1,6 @@
 // GPU and system descriptions: what one accelerator can do, and how K of them
-// are joined into a high-bandwidth (HB) domain with one NIC per GPU.
+// are joined into a high-bandwidth (HB) domain with NIC bandwidth per GPU, and
+// the constants of NCCL's cost model for the system (spec/nccl_constants.h).
 //
 // Plain values. A SystemSpec that came out of ParseSystemJson() is valid:
 // every rate is positive and finite, every efficiency in (0, 1].
