@@ -477,6 +477,9 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   for (std::string v : {"xp", "", "TP"}) cases.push_back({With(kCollective, "--group", v), "--group"});
   for (std::string v : {"nccl", "", "Ring"}) cases.push_back({With(kCollective, "--algorithm", v), "--algorithm"});
   cases.push_back({With(kCollective, "--algorithm", "in-switch"), "--algorithm"});  // dp spans domains
+  for (std::string v : {"LL", "", "ll64", "nccl"}) cases.push_back({With(kCollective, "--protocol", v), "--protocol"});
+  cases.push_back({With(With(kCollective, "--system", "dgx-a100"), "--protocol", "ll"), "--protocol"});  // no NCCL model
+  cases.push_back({With(With(kCollective, "--op", "all-to-all"), "--protocol", "simple"), "--protocol"});
   cases.push_back({With(kCollective, "--algorithm", "forwarded"), "--algorithm"});  // not all-to-all
   cases.push_back({With(With(kCollective, "--group", "tp"), "--algorithm", "hierarchical"), "--algorithm"});
   for (std::string flag : {"--tp", "--pp", "--cp", "--ep", "--dp"}) {

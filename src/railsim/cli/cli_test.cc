@@ -397,9 +397,13 @@ TEST(CliTest, CollectiveTimesTheGroupEstimatePlaces) {
   EXPECT_EQ(32, j["group"]["size"].get<int64_t>());
   EXPECT_EQ(8, j["group"]["stride"].get<int64_t>());
   EXPECT_EQ("ring", j["algorithm"]);
-  // 2 x 31/32 x 1 GB over 47 GB/s, plus the latency of a tree (NCCL picks it
-  // over the ring at this size): 2 x 2 x log2 32 = 20 steps of 6 us.
-  EXPECT_NEAR(2.0 * 31 / 32 * 1e9 / (50e9 * 0.94) + 20 * 6e-6, j["analytic_time_s"].get<double>(), 1e-9);
+  EXPECT_EQ("simple", j["protocol"]);
+  // 2 x 31/32 x 1 GB over 47 GB/s, plus NCCL's Ring Simple latency with one
+  // rank per node (dgx-h100's preset, NCCL 2.30's constants): base 8.4 us +
+  // 2 x 31 network steps of 14 us (the Tree's NET value when ppn = 1), x 1.4
+  // (the ring plateau) = 1,226.96 us.
+  EXPECT_NEAR(2.0 * 31 / 32 * 1e9 / (50e9 * 0.94) + 1.4 * (8.4 + 62 * 14) * 1e-6, j["analytic_time_s"].get<double>(),
+              1e-9);
   EXPECT_NEAR(1, j["simulated_time_s"].get<double>() / j["analytic_time_s"].get<double>(), 0.02);
   EXPECT_EQ(0, j["bytes_by_tier"]["nvlink"].get<double>());
 }
@@ -539,6 +543,8 @@ TEST(CliTest, JsonOutputIsDeterministic) {
                       "json"});
   commands.push_back({"collective", "--system", "dgx-h100", "--gpus", "256", "--op", "all-reduce", "--bytes",
                       "64MiB", "--group", "dp", "--tp", "8", "--simulate", "--format", "json"});
+  commands.push_back({"collective", "--system", "aws-p5", "--gpus", "64", "--op", "all-reduce", "--bytes", "32MiB",
+                      "--group", "all", "--protocol", "ll128", "--format", "json"});
   commands.push_back({"failures", "--gpus", "256", "--radix", "16", "--fail", "nic5,hb3", "--trials", "300",
                       "--model", "megatron-1.7b", "--tp", "8", "--pp", "1", "--micro-batch-size", "1",
                       "--global-batch-size", "256", "--format", "json"});

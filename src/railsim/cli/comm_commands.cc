@@ -198,6 +198,7 @@ Action SetupCollective(CLI::App* sub) {
     ClusterFlags cluster;
     std::string op, bytes, group;
     std::string algorithm = "auto";
+    std::string protocol = "auto";
     ModelFlags model;
     std::string tp = "1", pp = "1", dp, cp = "1", ep = "1";
     std::string schedule = "sequential";
@@ -218,6 +219,10 @@ Action SetupCollective(CLI::App* sub) {
   sub->add_option("--group", f->group, "tp, cp, ep, dp, pp or all: the groups as estimate places them")->required();
   sub->add_option("--algorithm", f->algorithm, "auto, ring, tree, hierarchical, in-switch, direct or forwarded")
       ->capture_default_str();
+  sub->add_option("--protocol", f->protocol,
+                  "NCCL protocol: ll, ll128, simple, or auto (NCCL's least estimated time; needs the system's "
+                  "NCCL model)")
+      ->capture_default_str();
   AddModelFlags(sub, &f->model, "the model (checks the degrees against it)", false);
   sub->add_option("--tp", f->tp, "tensor-parallel degree")->capture_default_str();
   sub->add_option("--pp", f->pp, "pipeline-parallel degree")->capture_default_str();
@@ -236,6 +241,7 @@ Action SetupCollective(CLI::App* sub) {
     const bool moe = op == "moe-dispatch";
     if (!moe) r.op = *comm::ParseOp(op);
     r.algorithm = *comm::ParseAlgorithm(ParseChoiceFlag("--algorithm", f->algorithm, comm::AlgorithmNames()));
+    r.plan_options.protocol = *comm::ParseProtocol(ParseChoiceFlag("--protocol", f->protocol, comm::ProtocolNames()));
     if (moe && !f->bytes.empty()) {
       throw Error("--bytes", "moe-dispatch sends what --model's tokens need; leave --bytes out");
     }

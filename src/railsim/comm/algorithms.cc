@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace railsim::comm {
 namespace {
 
@@ -102,6 +104,15 @@ void AddInSwitch(Plan* plan, double bytes, const GroupLayout& g, const ClusterFa
   p.latency_s = 2 * c.hb.latency_s;
 }
 
+// Under NCCL's model an all-to-all is NCCL's send/recv schedule: a fixed
+// cost per peer outside the domain (rounds of permutations) and the NIC
+// efficiency all-to-all achieves (one NIC's worth per GPU).
+void AddP2pSchedule(Phase* p, const GroupLayout& g, const ClusterFabrics& c) {
+  if (!c.nccl.enabled || g.domains <= 1) return;
+  p->latency_s += double(g.size - g.local) * c.nccl.p2p_peer_latency_s;
+  p->nic_efficiency = c.nccl.nic_alltoall_efficiency;
+}
+
 void AddDirect(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
   Phase& p = plan->Add();
   p.name = "all-to-all";
@@ -109,6 +120,7 @@ void AddDirect(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabr
   p.family = {g.size, g.stride};
   p.bytes_per_flow = bytes / double(g.size);
   p.latency_s = (g.domains > 1 ? c.nic.latency_s : 0) + c.hb.latency_s;
+  AddP2pSchedule(&p, g, c);
 }
 
 // Reference section 4: first to the GPU of the own domain on the destination
@@ -129,6 +141,7 @@ void AddForwarded(Plan* plan, double bytes, const GroupLayout& g, const ClusterF
   rail.family = {g.domains, g.stride * g.local};
   rail.bytes_per_flow = per_peer * double(g.local);
   rail.latency_s = c.nic.latency_s;
+  AddP2pSchedule(&rail, g, c);
   rail.chunks = o.pipelined ? std::clamp(o.chunks, 2, kMaxForwardChunks) : 1;
 }
 
@@ -204,6 +217,105 @@ std::string AlgorithmInapplicable(Op op, Algorithm a, const GroupLayout& g, cons
 namespace {
 
 bool IsReduction(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather; }
+
+// NCCL's tree for all-reduce, reduction and broadcast pipelined together:
+// a chain inside each domain and a double binary tree across domains, one
+// channel per member of a domain (a tree over all members when the group
+// has one member per domain or uneven domains).
+void AddNcclTree(Plan* plan, double bytes, const GroupLayout& g) {
+  Phase& p = plan->Add();
+  p.name = "tree reduce and broadcast";
+  p.pattern = Pattern::kNodeTree;
+  p.family = {g.size, g.stride};
+  const bool chains = g.local > 1 && g.size % g.local == 0;
+  p.channels = chains ? int32_t(g.local) : 1;
+  p.bytes_per_flow = bytes / (2.0 * double(p.channels));
+}
+
+// Whether NCCL runs `a` for `op` on `g` (reference section 3; NVLS only inside
+// one domain: across nodes it needs CollNet).
+bool NcclRuns(spec::NcclAlgo a, Op op, const GroupLayout& g, const ClusterFabrics& c) {
+  switch (a) {
+    case spec::NcclAlgo::kRing: return IsReduction(op);
+    case spec::NcclAlgo::kTree: return op == Op::kAllReduce;
+    case spec::NcclAlgo::kNvls:
+      return op == Op::kAllReduce && g.domains <= 1 && c.hb_in_network_allreduce_efficiency > 0;
+    case spec::NcclAlgo::kNvlsTree: return false;
+  }
+  return false;
+}
+
+bool ProtocolRuns(spec::NcclAlgo a, Protocol p, const ClusterFabrics& c) {
+  if (p == Protocol::kLL128 && !c.nccl.ll128_enabled) return false;
+  return a == spec::NcclAlgo::kRing || a == spec::NcclAlgo::kTree || p == Protocol::kSimple;
+}
+
+Algorithm AlgorithmOf(spec::NcclAlgo a) {
+  switch (a) {
+    case spec::NcclAlgo::kRing: return Algorithm::kRing;
+    case spec::NcclAlgo::kTree: return Algorithm::kTree;
+    default: return Algorithm::kInSwitch;
+  }
+}
+
+// NCCL's algorithm `a` with protocol `p` as a plan: its phases with NCCL's
+// latency, protocol factor and caps.
+void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes, const GroupLayout& g,
+                   const ClusterFabrics& c, const NcclChannels& ch) {
+  *plan = Plan();
+  plan->algorithm = AlgorithmName(AlgorithmOf(a));
+  plan->protocol = ProtocolName(p);
+  if (a == spec::NcclAlgo::kRing) AddRing(plan, op, bytes, g, c, false);
+  if (a == spec::NcclAlgo::kTree) AddNcclTree(plan, bytes, g);
+  if (a == spec::NcclAlgo::kNvls) AddInSwitch(plan, bytes, g, c);
+  const double latency = NcclLatency(a, p, Factor(op) > 1 ? 2 : 1, bytes, g, c, ch);
+  const ProtocolRate rate = NcclRate(a, p, bytes, g, c, ch);
+  for (int i = 0; i < plan->count; ++i) {
+    Phase& ph = plan->phases[i];
+    ph.latency_s = latency / plan->count;
+    ph.bw_factor = rate.factor;
+    ph.bus_cap_Bps = rate.cap_Bps;
+    if (a == spec::NcclAlgo::kTree) ph.nic_efficiency = c.nccl.nic_tree_efficiency;
+  }
+}
+
+// NCCL's choice: the least estimated time over the (algorithm, protocol)
+// pairs allowed, scanned in NCCL's index order (Tree, Ring, NVLS; LL, LL128,
+// Simple) so that ties go to the lower index. `only` restricts the algorithm
+// (kAuto: any), `protocol` the protocol. Returns a negative time when no pair
+// runs. Writes the plan when `out` is given.
+double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const GroupLayout& g,
+                  const ClusterFabrics& c, Plan* out) {
+  constexpr spec::NcclAlgo kOrder[] = {spec::NcclAlgo::kTree, spec::NcclAlgo::kRing, spec::NcclAlgo::kNvls};
+  constexpr Protocol kProtocols[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
+  const NcclChannels ch = SearchChannels(g, c);
+  double best = -1;
+  Plan candidate;
+  for (spec::NcclAlgo a : kOrder) {
+    if (!NcclRuns(a, op, g, c) || (only != Algorithm::kAuto && AlgorithmOf(a) != only)) continue;
+    for (Protocol p : kProtocols) {
+      if (!ProtocolRuns(a, p, c) || (protocol != Protocol::kAuto && p != protocol)) continue;
+      BuildNcclPlan(&candidate, a, p, op, bytes, g, c, ch);
+      const double t = PlanTime(candidate, c);
+      if (best < 0 || t < best) {
+        best = t;
+        if (out) *out = candidate;
+      }
+    }
+  }
+  return best;
+}
+
+// The algorithms NCCL's choice covers (the others keep their own plans).
+bool NcclChooses(Op op, Algorithm a, const ClusterFabrics& c) {
+  if (!c.nccl.enabled || !IsReduction(op)) return false;
+  return a == Algorithm::kAuto || a == Algorithm::kRing || (a == Algorithm::kTree && op == Op::kAllReduce) ||
+         a == Algorithm::kInSwitch;
+}
+
+}  // namespace
+
+namespace {
 
 // The auto choice among ring, in-switch and hierarchical for the reductions:
 // returns its time and, when `out` is given, writes its plan. Each candidate
@@ -294,12 +406,29 @@ Plan MakeNamedPlan(Op op, Algorithm a, double bytes, const GroupLayout& g, const
 
 }  // namespace
 
+std::string ProtocolInapplicable(Op op, Algorithm a, Protocol p, const GroupLayout& g, const ClusterFabrics& c) {
+  if (p == Protocol::kAuto) return "";
+  if (!c.nccl.enabled) return "the system has no NCCL model (its preset has no \"nccl\" object)";
+  if (!NcclChooses(op, a, c)) return "NCCL's protocols apply to all-reduce, reduce-scatter and all-gather by ring, tree or in-switch";
+  if (p == Protocol::kLL128 && !c.nccl.ll128_enabled) return "the system's NCCL does not enable LL128";
+  if (g.size > 1 && NcclChoice(op, a, p, 1, g, c, nullptr) < 0) {
+    return fmt::format("{} runs only the simple protocol", AlgorithmName(a));
+  }
+  return "";
+}
+
 std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout& g, const ClusterFabrics& c,
                              const PlanOptions& o, double* analytic_s) {
   if (a != Algorithm::kAuto && !AlgorithmInapplicable(op, a, g, c).empty()) return std::nullopt;
   if (analytic_s) *analytic_s = 0;
   Plan plan = Named(AlgorithmName(a));
   if (bytes <= 0 || g.size <= 1) return plan;
+  if (NcclChooses(op, a, c)) {
+    const double t = NcclChoice(op, a, o.protocol, bytes, g, c, &plan);
+    if (t < 0) return std::nullopt;
+    if (analytic_s) *analytic_s = t;
+    return plan;
+  }
   if (IsReduction(op) && a == Algorithm::kAuto) {
     double t = AutoReduction(op, bytes, g, c, &plan);
     if (analytic_s) *analytic_s = t;
@@ -312,6 +441,7 @@ std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout
 
 double AutoTime(Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c, const PlanOptions& o) {
   if (bytes <= 0 || g.size <= 1) return 0;
+  if (NcclChooses(op, Algorithm::kAuto, c)) return NcclChoice(op, Algorithm::kAuto, o.protocol, bytes, g, c, nullptr);
   if (IsReduction(op)) return AutoReduction(op, bytes, g, c, nullptr);
   return PlanTime(MakeNamedPlan(op, Algorithm::kAuto, bytes, g, c, o), c);
 }

@@ -14,9 +14,16 @@
 //   forwarded     all-to-all forwarded through the HB domain (Rail-only): first
 //                 to the GPU on the destination rail, then along that rail;
 //                 sequential, or pipelined in chunks
-//   auto          what the performance model assumes NCCL picks: the fastest
-//                 applicable algorithm, with the latency of the cheaper of ring
-//                 and tree steps (reference section 5)
+//   auto          what NCCL picks. With the system's NCCL constants
+//                 (ClusterFabrics::nccl): NCCL's least estimated time over
+//                 ring, tree and in-switch (NVLS) and the protocols LL, LL128
+//                 and Simple (comm/nccl_model.h), per call size. Without
+//                 them: the fastest of ring, hierarchical and in-switch, with
+//                 the latency of the cheaper of ring and tree steps.
+//
+// Under NCCL's model `ring` and `tree` are NCCL's: rail-local rings (one per
+// member of a domain) and a chain inside each domain with a double binary
+// tree across domains; their latency and protocol factors are NCCL's.
 #pragma once
 
 #include <optional>
@@ -24,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "railsim/comm/nccl_model.h"
 #include "railsim/comm/plan.h"
 
 namespace railsim::comm {
@@ -45,6 +53,9 @@ constexpr int kMaxForwardChunks = 1024;
 struct PlanOptions {
   bool pipelined = false;  ///< forwarded all-to-all: pipelined in chunks
   int chunks = kDefaultForwardChunks;
+  /// NCCL's protocol (NCCL_PROTO); auto = the least estimated time. Used
+  /// only under NCCL's model (ClusterFabrics::nccl enabled).
+  Protocol protocol = Protocol::kAuto;
 };
 
 /// The plan of `op` with algorithm `a` on every group of `group`, moving
@@ -62,6 +73,10 @@ std::optional<Plan> MakePlan(Op op, Algorithm a, double bytes, const GroupLayout
 /// returned plan: the performance model's fast path.
 double AutoTime(Op op, double bytes, const GroupLayout& group, const ClusterFabrics& c,
                 const PlanOptions& options = {});
+
+/// Why protocol `p` cannot run `op` with `a` on `group` (no NCCL model,
+/// LL128 disabled, an algorithm that runs only Simple), or empty when it can.
+std::string ProtocolInapplicable(Op op, Algorithm a, Protocol p, const GroupLayout& group, const ClusterFabrics& c);
 
 /// Why `a` cannot run `op` on `group`, or empty when it can.
 std::string AlgorithmInapplicable(Op op, Algorithm a, const GroupLayout& group, const ClusterFabrics& c);

@@ -25,6 +25,8 @@
 
 #include <cstdint>
 
+#include "railsim/spec/nccl_constants.h"
+
 namespace railsim::comm {
 
 enum class NetworkKind { kRailOnly, kRailOptimized, kIdeal };
@@ -52,6 +54,10 @@ struct ClusterFabrics {
   int64_t leaf_gpus = 0;
   double leaf_uplink_ratio = 1;
   bool rail_leaves = true;
+  /// NCCL's cost model (comm/nccl_model.h); when enabled, the auto choice of
+  /// the reductions is NCCL's least estimated time over its algorithms and
+  /// protocols, and all-to-all pays NCCL's per-peer schedule.
+  spec::NcclConstants nccl;
 };
 
 /// Where a group's members sit: `size` ranks spaced `stride` apart.

@@ -33,6 +33,19 @@ double LeafEscapeFraction(const Phase& p, const ClusterFabrics& c) {
   return nic == 0 ? 0 : double(escaping) / double(nic);
 }
 
+// The bytes per step NCCL's busBw caps bound: a ring step's share of the
+// buffer over all channels; for a tree twice the buffer, as NCCL's tree
+// algBw is half its busBw.
+double BusBytes(const Phase& p) {
+  const double channels = double(std::max<int32_t>(1, p.channels));
+  switch (p.pattern) {
+    case Pattern::kRing: return channels * p.bytes_per_flow;
+    case Pattern::kNodeTree: return 4 * channels * p.bytes_per_flow;
+    case Pattern::kTree: return 4 * p.bytes_per_flow;
+    default: return p.bytes_per_flow;
+  }
+}
+
 }  // namespace
 
 StepLoad PhaseStepLoad(const Phase& p, const ClusterFabrics& c) {
@@ -50,8 +63,12 @@ StepLoad PhaseStepLoad(const Phase& p, const ClusterFabrics& c) {
     case Pattern::kRing:
     case Pattern::kChain:
       if (p.channels > 1) {
-        load.hb_bytes = (p.channels - 1) * b;
+        // Every member sends one hop per channel over NVLink (the last one
+        // of a domain hands its data to the entry member); the entry member
+        // also sends on its NIC, on its own rail when the group is aligned.
+        load.hb_bytes = p.channels * b;
         load.nic_bytes = spans ? b : 0;
+        cross_rail = g.rail_aligned ? 0 : 1;
       } else {
         load.hb_bytes = g.local > 1 ? b : 0;
         load.nic_bytes = spans ? b : 0;
@@ -66,6 +83,19 @@ StepLoad PhaseStepLoad(const Phase& p, const ClusterFabrics& c) {
       load.hb_bytes = g.local > 1 ? 2 * b : 0;
       load.nic_bytes = spans ? 2 * b : 0;
       break;
+    case Pattern::kNodeTree: {
+      // Per channel, both trees (b each way per edge): a chain link sends 2b
+      // up and 2b down; a head sends and receives, per tree, b to its parent
+      // and b to each child. NCCL's trees make each node inner in at most
+      // one of the two: 2 edges per direction on two nodes (each root has one
+      // child), 4 beyond. Each member heads one channel on its own rail.
+      const int64_t l = std::max<int32_t>(1, p.channels);
+      const int64_t blocks = g.size / l;
+      load.hb_bytes = l > 1 ? 4.0 * double(l - 1) * b : 0;
+      load.nic_bytes = blocks <= 1 ? 0 : (blocks == 2 ? 2 : 4) * b;
+      if (l > 1) cross_rail = g.rail_aligned ? 0 : 1;
+      break;
+    }
     case Pattern::kViaSwitch:
       load.hb_bytes = b;
       break;
@@ -80,9 +110,11 @@ StepLoad PhaseStepLoad(const Phase& p, const ClusterFabrics& c) {
 double PhaseTime(const Phase& p, const ClusterFabrics& c) {
   if (p.bytes_per_flow <= 0 || (p.family.size <= 1 && p.pattern != Pattern::kViaSwitch)) return 0;
   StepLoad load = PhaseStepLoad(p, c);
-  double step = std::max(load.hb_bytes / c.hb.effective_Bps(),
-                         load.nic_bytes * load.leaf_factor / c.nic.effective_Bps());
+  const double nic_Bps = p.nic_efficiency > 0 ? c.nic.bw_Bps * p.nic_efficiency : c.nic.effective_Bps();
+  double step = std::max(load.hb_bytes / c.hb.effective_Bps(), load.nic_bytes * load.leaf_factor / nic_Bps);
   if (p.flow_cap_Bps > 0) step = std::max(step, p.bytes_per_flow / p.flow_cap_Bps);
+  step /= p.bw_factor;
+  if (p.bus_cap_Bps > 0) step = std::max(step, BusBytes(p) / p.bus_cap_Bps);
   return p.latency_s + double(p.repeat) * step;
 }
 
@@ -110,7 +142,18 @@ int64_t PhaseFlowCount(const Phase& p, int64_t gpus) {
   const int64_t n = p.family.size;
   const int64_t groups = p.family.Groups(gpus);
   switch (p.pattern) {
-    case Pattern::kRing: return n <= 1 ? 0 : groups * n * std::max<int64_t>(1, p.channels);
+    case Pattern::kRing: {
+      if (n <= 1) return 0;
+      if (p.channels <= 1) return groups * n;
+      const int64_t domains = n / p.channels;  // one relay hop per domain and channel
+      return groups * p.channels * (n + (domains > 1 ? domains : 0));
+    }
+    case Pattern::kNodeTree: {
+      if (n <= 1) return 0;
+      const int64_t l = std::max<int32_t>(1, p.channels);
+      const int64_t blocks = n / l;
+      return groups * l * (2 * blocks * (l - 1) + 4 * (blocks - 1));
+    }
     case Pattern::kChain: return groups * (n - 1);
     case Pattern::kAllPairs: return groups * n * (n - 1);
     case Pattern::kTree: return n <= 1 ? 0 : groups * 2 * (n - 1);

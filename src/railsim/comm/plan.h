@@ -31,6 +31,11 @@ enum class Pattern : uint8_t {
   kChain,      ///< member j sends to j + 1 for j < size - 1 (pipelined broadcast, p2p)
   kAllPairs,   ///< every member sends to every other member
   kTree,       ///< double binary tree edges, child to parent (`downward`: parent to child)
+  /// NCCL's tree all-reduce, reduction up and broadcast down at once: per
+  /// channel c a chain through each block of `channels` members (an HB
+  /// domain) from local c (the head), and a double binary tree of the heads
+  /// across blocks on rail c. channels = 1: a tree over all members.
+  kNodeTree,
   kViaSwitch,  ///< each member to its HB switch and back (in-switch reduction)
 };
 
@@ -50,10 +55,12 @@ struct Phase {
   GroupFamily family;
   double bytes_per_flow = 0;
   int64_t repeat = 1;       ///< identical steps run back to back
-  /// kRing: rings run side by side (NCCL channels), each carrying
-  /// bytes_per_flow; channel c visits the members of each HB domain starting
-  /// at local index c, so every member leaves its domain in one channel.
-  /// `channels` consecutive members must share a domain.
+  /// kRing, kNodeTree: channels run side by side (NCCL channels), each
+  /// carrying bytes_per_flow. A ring channel c enters each HB domain at local
+  /// index c, visits the others, and the last one hands the data back to
+  /// local c over NVLink (NCCL's PXN), which sends it to local c of the next
+  /// domain: every hop between domains stays on one rail, as NCCL lays rings
+  /// out. `channels` consecutive members must share a domain.
   int32_t channels = 1;
   bool downward = false;    ///< kTree: parent to child (broadcast half)
   /// The phase runs in `chunks` pieces pipelined with the previous phase's
@@ -63,6 +70,14 @@ struct Phase {
   double latency_s = 0;     ///< total latency of the phase (all steps)
   /// Per-flow rate cap (0 = none): in-switch reduction's achieved rate.
   double flow_cap_Bps = 0;
+  /// NCCL's protocol and algorithm factors on the analytic time only (the
+  /// simulator moves Simple-protocol bytes): the achieved fraction of the
+  /// fabrics' rates, and a cap on the busiest GPU's bytes per second (NCCL's
+  /// busBw caps: llMaxBw, channels x per-channel maximum); 0 = none.
+  double bw_factor = 1;
+  double bus_cap_Bps = 0;
+  /// The NIC efficiency this pattern achieves (0 = the fabric's, the ring's).
+  double nic_efficiency = 0;
 };
 
 constexpr int kMaxPhases = 4;
@@ -71,6 +86,7 @@ struct Plan {
   std::array<Phase, kMaxPhases> phases;
   int count = 0;
   const char* algorithm = "";
+  const char* protocol = "";  ///< NCCL protocol of the plan ("" outside NCCL's model)
   Phase& Add() { return phases[count++]; }
 };
 

@@ -36,15 +36,18 @@ void ForEachFlow(const Phase& phase, int64_t gpus, int64_t hb_domain_size, Fn&& 
           break;
         }
         // Channel c enters each block of l members (one HB domain) at local
-        // c and leaves from local c - 1: every member leaves in one channel.
+        // c, runs through the block, hands back to local c, which sends to
+        // local c of the next block: see Phase::channels.
         assert(n % l == 0);
         (void)hb_domain_size;
+        const int64_t blocks = n / l;
         for (int64_t c = 0; c < l; ++c) {
-          for (int64_t j = 0; j < n; ++j) {
-            int64_t local = j % l;
-            int64_t next = local == (c + l - 1) % l ? ((j / l + 1) % (n / l)) * l + (local + 1) % l
-                                                   : (j / l) * l + (local + 1) % l;
-            fn(f.Member(g, j), f.Member(g, next), b);
+          for (int64_t d = 0; d < blocks; ++d) {
+            for (int64_t i = 0; i + 1 < l; ++i) {
+              fn(f.Member(g, d * l + (c + i) % l), f.Member(g, d * l + (c + i + 1) % l), b);
+            }
+            fn(f.Member(g, d * l + (c + l - 1) % l), f.Member(g, d * l + c), b);
+            if (blocks > 1) fn(f.Member(g, d * l + c), f.Member(g, ((d + 1) % blocks) * l + c), b);
           }
         }
         break;
@@ -73,6 +76,31 @@ void ForEachFlow(const Phase& phase, int64_t gpus, int64_t hb_domain_size, Fn&& 
           }
         }
         break;
+      case Pattern::kNodeTree: {
+        // Both directions at once: b per tree edge and direction, 2b per
+        // chain link (both trees' data).
+        const int64_t l = phase.channels > 1 ? phase.channels : 1;
+        assert(n % l == 0);
+        const int64_t blocks = n / l;
+        for (int64_t c = 0; c < l; ++c) {
+          for (int64_t d = 0; d < blocks; ++d) {
+            for (int64_t i = 1; i < l; ++i) {
+              const int64_t lower = f.Member(g, d * l + (c + i) % l), upper = f.Member(g, d * l + (c + i - 1) % l);
+              fn(lower, upper, 2 * b);
+              fn(upper, lower, 2 * b);
+            }
+          }
+          for (int t = 0; t < 2; ++t) {
+            for (int64_t d = 0; d < blocks; ++d) {
+              const int64_t parent = plan_internal::TreeParent(d, blocks, t);
+              if (parent < 0) continue;
+              fn(f.Member(g, d * l + c), f.Member(g, parent * l + c), b);
+              fn(f.Member(g, parent * l + c), f.Member(g, d * l + c), b);
+            }
+          }
+        }
+        break;
+      }
       case Pattern::kViaSwitch:
         for (int64_t j = 0; j < n; ++j) fn(f.Member(g, j), f.Member(g, j), b);
         break;

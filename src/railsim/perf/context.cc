@@ -77,6 +77,7 @@ ClusterNetwork MakeClusterNetwork(const spec::SystemSpec& system, int64_t gpus, 
   f.hb = {system.hb_bw_Bps, system.hb_efficiency, system.hb_latency_s};
   f.nic = {system.nic_bw_Bps, system.nic_efficiency, system.nic_latency_s};
   f.hb_in_network_allreduce_efficiency = system.hb_in_network_allreduce_efficiency;
+  f.nccl = system.nccl;
   n.shape = ShapeNetwork(network, gpus, k, options, system);
   // Each tier more than the default network's adds a switch on the way up
   // and one on the way down.

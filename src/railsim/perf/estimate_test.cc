@@ -143,11 +143,13 @@ TEST(EstimateTest, MemoryThatDoesNotFitIsReportedNotRejected) {
 namespace railsim::perf {
 namespace {
 
-// Issue 7: a rail-optimized network with 2:1 leaves slows a data-parallel
-// all-reduce whose bytes leave the leaves (tp 1: 8 DP members per HB domain;
-// the flat ring per local rank crosses rails, so every NIC byte goes up to a
-// spine), and leaves alone one whose DP group is rail-aligned under one leaf
-// (tp 8: DP members on one rail in consecutive domains).
+// Issue 7: a rail-optimized network with 2:1 leaves slows only traffic that
+// leaves its leaves. Issue 20: NCCL keeps every ring hop between domains on
+// one rail, so a data-parallel all-reduce stays under its rail's leaf with
+// tp 1 (8 DP members per domain, one rail-local ring per local rank) as with
+// tp 8 (DP members on one rail in consecutive domains): 2:1 leaves cost
+// neither anything. Before issue 20 the tp 1 rings changed rail at every
+// domain boundary and paid the spine (over 20% slower at 2:1).
 TEST(NetworkAwareTest, OversubscribedLeavesSlowOnlyTrafficThatLeavesThem) {
   spec::ModelSpec m = spec::LoadModel("megatron-1.7b", "--model");
   spec::SystemSpec a100 = spec::LoadSystem("dgx-a100", "--system");
@@ -163,7 +165,7 @@ TEST(NetworkAwareTest, OversubscribedLeavesSlowOnlyTrafficThatLeavesThem) {
   };
   std::printf("  tp 1: DP %.4f s at 1:1, %.4f s at 2:1; tp 8: %.4f s, %.4f s\n", time(1, 1), time(1, 2),
               time(8, 1), time(8, 2));
-  EXPECT_GT(time(1, 2), 1.2 * time(1, 1));
+  EXPECT_DOUBLE_EQ(time(1, 1), time(1, 2));
   EXPECT_DOUBLE_EQ(time(8, 1), time(8, 2));
 }
 

@@ -84,6 +84,7 @@ Json OutcomeObject(const study::CollectiveRequest& r, const study::CollectiveOut
                                                           .domains)}};
   }
   j["algorithm"] = o.plan.algorithm;
+  if (*o.plan.protocol) j["protocol"] = o.plan.protocol;
   j["group"] = {{"size", r.group.size}, {"stride", r.group.stride}, {"groups", r.group.Groups(r.gpus)}};
   j["bytes"] = r.bytes;
   j["time_s"] = SimulatedOrAnalytic(o);
@@ -158,11 +159,12 @@ std::string SimulationGap(const study::CollectiveOutcome& o) {
 std::string OutcomeTable(const study::CollectiveRequest& r, const study::CollectiveOutcome& o) {
   const comm::ClusterFabrics& f = o.cluster.fabrics;
   std::string out = fmt::format(
-      "{} of {} per member, {} groups of {} ranks {} apart, algorithm {}\n"
+      "{} of {} per member, {} groups of {} ranks {} apart, algorithm {}{}\n"
       "{} x {} ({} network, HB domain {}, radix {}, {} tier{}{})\n\n",
       r.moe ? "moe-dispatch" : comm::OpName(r.op), BinaryBytes(r.bytes), Grouped(r.group.Groups(r.gpus)),
       Grouped(r.group.size),
-      r.group.stride, o.plan.algorithm, Grouped(r.gpus), r.system.name, perf::NetworkName(r.network),
+      r.group.stride, o.plan.algorithm,
+      *o.plan.protocol ? fmt::format(", protocol {}", o.plan.protocol) : std::string(), Grouped(r.gpus), r.system.name, perf::NetworkName(r.network),
       f.hb_domain_size, o.cluster.shape.radix, o.cluster.shape.tiers, o.cluster.shape.tiers == 1 ? "" : "s",
       o.cluster.shape.oversubscription > 1 ? fmt::format(", {:g}:1 leaves", o.cluster.shape.oversubscription)
                                            : std::string());

@@ -119,6 +119,27 @@ TEST(SimulatorTest, EveryAlgorithmMatchesItsClosedForm) {
   }
 }
 
+// NCCL lays a ring out rail by rail: channel c enters and leaves every node
+// on GPU c's NIC (the last GPU hands its data back over NVLink). On a
+// rail-optimized fabric with ECMP no ring byte then reaches a spine, and the
+// simulation runs at the closed form: per step, each GPU sends 8 x 1 MB over
+// NVLink (17.8 us at 450 GB/s) and 1 MB on its NIC (20 us at 50 GB/s), so
+// the NIC sets the step: 2 x 127 steps x 20 us = 5.08 ms.
+TEST(SimulatorTest, RailLocalRingOnEcmpStaysOffTheSpine) {
+  for (net::Design design : {net::Design::kRailOptimized, net::Design::kRailOnly}) {
+    Cluster c = LineRate(design, 128, 8, 450e9, 50e9);
+    comm::Plan plan = PlanOf(Op::kAllReduce, Algorithm::kRing, 128 * 8e6, 128, 1, c);
+    SimResult r = SimulateOn(c, plan, net::Routing::kEcmp);
+    const double analytic = comm::PlanTime(plan, c.fabrics);
+    std::printf("  ring of 128 on %s, ECMP: analytic %.4f ms, simulated %.4f ms, %.0f bytes on spines\n",
+                design == net::Design::kRailOnly ? "rail-only" : "rail-optimized", 1e3 * analytic,
+                1e3 * r.time_s, r.bytes_by_tier.leaf_spine);
+    EXPECT_NEAR(2 * 127 * 1e6 / 50e9, analytic, 1e-9);
+    EXPECT_EQ(0, r.bytes_by_tier.leaf_spine);
+    EXPECT_NEAR(1, r.time_s / analytic, 0.02);
+  }
+}
+
 // A ring's 2 (n - 1) identical steps are simulated once and repeated; the
 // link bytes still count every step.
 TEST(SimulatorTest, RepeatedStepsAreSimulatedOnceAndCountedInFull) {

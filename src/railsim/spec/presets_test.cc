@@ -43,7 +43,7 @@ TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
       case PresetKind::kFailureCatalog: LoadFailureCatalog(p.name, "--failure-catalog"); break;
     }
   }
-  EXPECT_EQ(4, systems);
+  EXPECT_EQ(5, systems);
   EXPECT_EQ(19, models);
 }
 
@@ -85,7 +85,7 @@ TEST(PresetsTest, ModelDefaultsFollowMegatron) {
 TEST(PresetsTest, UnknownPresetSuggests) {
   EXPECT_EQ(
       "--system: unknown system preset 'dgx-h10' (did you mean 'dgx-h100'?); expected a preset "
-      "name (dgx-a100, dgx-gh200, dgx-h100, gb200-nvl72) or a JSON file path",
+      "name (aws-p5, dgx-a100, dgx-gh200, dgx-h100, gb200-nvl72) or a JSON file path",
       ErrorOf([] { LoadSystem("dgx-h10", "--system"); }));
   EXPECT_EQ("--model: cannot read 'nope/x.json': No such file or directory",
             ErrorOf([] { LoadModel("nope/x.json", "--model"); }));
@@ -129,6 +129,27 @@ TEST(SystemSpecTest, RejectsZeroBandwidth) {
   size_t at = text.find("\"450GB/s\"");
   text.replace(at, 9, "\"0GB/s\"");
   EXPECT_EQ("/hb_bandwidth: expected a positive value, got \"0GB/s\"", ErrorOf([&] { ParseSystemJson(text); }));
+}
+
+// The "nccl" object and the NIC keys: each validator names its field.
+TEST(SystemSpecTest, RejectsBadNcclConstants) {
+  const std::string preset(PresetText("aws-p5", ""));
+  auto error_with = [&](const std::string& from, const std::string& to) {
+    std::string text = preset;
+    const size_t at = text.find(from);
+    EXPECT_NE(std::string::npos, at) << from;
+    text.replace(at, from.size(), to);
+    return ErrorOf([&] { ParseSystemJson(text); });
+  };
+  EXPECT_EQ("/nccl/intra_speeds_GBps/1: expected the speeds in decreasing order",
+            error_with("[60, 50,", "[60, 70,"));
+  EXPECT_EQ("/nccl/tree_correction/ll: expected 24 numbers", error_with("\"ll\": [1.0, 1.0,", "\"ll\": [1.0,"));
+  EXPECT_EQ("/nccl/ring_plateau_factor: expected a number in [1, 10], got 0.5",
+            error_with("\"ring_plateau_factor\": 1.4", "\"ring_plateau_factor\": 0.5"));
+  EXPECT_EQ("/nccl/nic_tree_efficiency: expected a number in [0.01, 1], got 1.5",
+            error_with("\"nic_tree_efficiency\": 0.8", "\"nic_tree_efficiency\": 1.5"));
+  EXPECT_EQ("/nics_per_gpu: expected an integer in [1, 64], got 0", error_with("\"nics_per_gpu\": 4", "\"nics_per_gpu\": 0"));
+  EXPECT_EQ(0u, error_with("\"nic_fabric\": \"efa\"", "\"nic_fabric\": \"ib\"").find("/nic_fabric: "));
 }
 
 TEST(SystemSpecTest, ContextNamesTheFile) {

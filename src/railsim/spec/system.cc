@@ -5,6 +5,7 @@
 #include "railsim/core/error.h"
 #include "railsim/core/units.h"
 #include "railsim/spec/json_reader.h"
+#include "railsim/spec/nccl_constants_json.h"
 
 namespace railsim::spec {
 namespace {
@@ -67,6 +68,9 @@ SystemSpec ParseSystemJson(std::string_view text) {
   s.nic_latency_s = r.Duration("nic_latency");
   s.switch_latency_s = r.DurationOr("switch_latency", 0);
   s.nic_routing = r.EnumOr("nic_routing", {"ecmp", "d-mod-k"}, "ecmp");
+  s.nics_per_gpu = static_cast<int>(r.IntOr("nics_per_gpu", 1, 1, 64));
+  s.nic_fabric = r.EnumOr("nic_fabric", {"infiniband", "roce", "efa"}, "infiniband");
+  if (r.Has("nccl")) s.nccl = ReadNcclConstants(r.Object("nccl"), &s.nccl_sources);
   s.sources = r.StringMapOr("sources");
   r.Finish();
   return s;
@@ -104,6 +108,9 @@ std::string SystemToJson(const SystemSpec& s) {
   j["nic_latency"] = units::FormatDuration(s.nic_latency_s);
   j["switch_latency"] = units::FormatDuration(s.switch_latency_s);
   j["nic_routing"] = s.nic_routing;
+  j["nics_per_gpu"] = s.nics_per_gpu;
+  j["nic_fabric"] = s.nic_fabric;
+  if (s.nccl.enabled) j["nccl"] = NcclConstantsJson(s.nccl, s.nccl_sources);
   j["sources"] = SourcesJson(s.sources);
   return j.dump(2) + "\n";
 }

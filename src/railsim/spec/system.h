@@ -1,5 +1,6 @@
 // GPU and system descriptions: what one accelerator can do, and how K of them
-// are joined into a high-bandwidth (HB) domain with one NIC per GPU.
+// are joined into a high-bandwidth (HB) domain with NIC bandwidth per GPU, and
+// the constants of NCCL's cost model for the system (spec/nccl_constants.h).
 //
 // Plain values. A SystemSpec that came out of ParseSystemJson() is valid:
 // every rate is positive and finite, every efficiency in (0, 1].
@@ -8,6 +9,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+
+#include "railsim/spec/nccl_constants.h"
 
 namespace railsim::spec {
 
@@ -55,6 +58,15 @@ struct SystemSpec {
   /// How the NIC network's switches choose among equal-cost paths: "d-mod-k"
   /// (InfiniBand's static fat-tree routing) or "ecmp" (Ethernet/RoCE hashing).
   std::string nic_routing = "ecmp";
+  /// NICs behind each GPU's nic_bw_Bps (AWS p5: 4 x 100 Gb/s), which the
+  /// net plugin presents to NCCL as one device; and the NIC fabric:
+  /// "infiniband", "roce" or a provider fabric such as "efa".
+  int nics_per_gpu = 1;
+  std::string nic_fabric = "infiniband";
+  /// NCCL's cost model for this system (the preset's "nccl" object), with
+  /// the source of each number in nccl_sources; disabled when absent.
+  NcclConstants nccl;
+  std::map<std::string, std::string> nccl_sources;
   std::map<std::string, std::string> sources;
 };
 

@@ -28,6 +28,8 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   comm::ClusterFabrics& f = out.cluster.fabrics;
   if (r.hb_bw_Bps) f.hb = {*r.hb_bw_Bps, 1, 0};
   if (r.nic_bw_Bps) f.nic = {*r.nic_bw_Bps, 1, 0};
+  // Line-rate analyses leave NCCL's latencies and protocol factors out too.
+  if (r.hb_bw_Bps || r.nic_bw_Bps) f.nccl.enabled = false;
   if (r.group.size < 1 || r.group.size * r.group.stride > r.gpus || r.gpus % (r.group.size * r.group.stride) != 0) {
     throw Error("--gpus", fmt::format("a group of {} ranks {} apart does not tile {} GPUs", r.group.size,
                                       r.group.stride, r.gpus));
@@ -40,6 +42,12 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
     if (!why.empty()) {
       throw Error("--algorithm", fmt::format("{} cannot run {} here: {}", comm::AlgorithmName(r.algorithm),
                                              comm::OpName(r.op), why));
+    }
+    why = comm::ProtocolInapplicable(r.op, r.algorithm, r.plan_options.protocol, layout, f);
+    if (!why.empty()) {
+      throw Error("--protocol", fmt::format("{} cannot run {} by {} here: {}",
+                                            comm::ProtocolName(r.plan_options.protocol), comm::OpName(r.op),
+                                            comm::AlgorithmName(r.algorithm), why));
     }
     out.plan = *comm::MakePlan(r.op, r.algorithm, r.bytes, layout, f, r.plan_options, &out.analytic_s);
   }

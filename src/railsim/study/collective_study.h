@@ -23,7 +23,7 @@ struct CollectiveRequest {
   comm::NetworkKind network = comm::NetworkKind::kRailOptimized;
   perf::NetworkOptions network_options;
   /// Per-GPU, per-direction bandwidths used as given (efficiency 1, no
-  /// latency) instead of the system's, for line-rate analyses.
+  /// latency, no NCCL model) instead of the system's, for line-rate analyses.
   std::optional<double> hb_bw_Bps, nic_bw_Bps;
   comm::Op op = comm::Op::kAllReduce;
   comm::Algorithm algorithm = comm::Algorithm::kAuto;

@@ -1,0 +1,106 @@
+// NCCL's model (comm/nccl_model.h) and its choice against hand calculations
+// with NCCL 2.30's constants as dgx-h100's preset carries them (8 x H100 per
+// node, NVSwitch, 8 x 400 Gb/s NICs, Intel hosts).
+#include "railsim/comm/nccl_model.h"
+
+#include <cstdio>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "railsim/comm/algorithms.h"
+#include "railsim/spec/presets.h"
+
+namespace railsim::comm {
+namespace {
+
+ClusterFabrics DgxH100() {
+  const spec::SystemSpec s = spec::LoadSystem("dgx-h100", "--system");
+  ClusterFabrics c;
+  c.network = NetworkKind::kRailOptimized;
+  c.hb_domain_size = s.hb_domain_size;
+  c.hb = {s.hb_bw_Bps, s.hb_efficiency, s.hb_latency_s};
+  c.nic = {s.nic_bw_Bps, s.nic_efficiency, s.nic_latency_s};
+  c.hb_in_network_allreduce_efficiency = s.hb_in_network_allreduce_efficiency;
+  c.nccl = s.nccl;
+  return c;
+}
+
+Plan Auto(Op op, double bytes, int64_t nodes, const ClusterFabrics& c, double* time_s) {
+  return *MakePlan(op, Algorithm::kAuto, bytes, LayoutOf(8 * nodes, 1, 8), c, {}, time_s);
+}
+
+// Reference 2.3's worked example: Ring all-reduce Simple on N nodes of 8
+// GPUs = 8.4 + 14N x 3.4 + 2(N - 1) x 14 = 75.6N - 19.6 us (before the
+// plateau; a zero-byte call does not reach it); LL = 19.4N + 1.2 us.
+TEST(NcclModelTest, RingLatencyGrowsWithNodeCount) {
+  const ClusterFabrics c = DgxH100();
+  double previous = 0;
+  for (int64_t nodes : {2, 4, 8, 16}) {
+    const GroupLayout g = LayoutOf(8 * nodes, 1, 8);
+    const NcclChannels ch = SearchChannels(g, c);
+    const double simple = NcclLatency(spec::NcclAlgo::kRing, Protocol::kSimple, 2, 0, g, c, ch);
+    const double ll = NcclLatency(spec::NcclAlgo::kRing, Protocol::kLL, 2, 0, g, c, ch);
+    EXPECT_NEAR((75.6 * double(nodes) - 19.6) * 1e-6, simple, 1e-12) << nodes;
+    EXPECT_NEAR((19.4 * double(nodes) + 1.2) * 1e-6, ll, 1e-12) << nodes;
+    EXPECT_GT(simple, previous);
+    previous = simple;
+  }
+}
+
+// Search channels: 400 Gb/s = 50 GB/s per NIC takes one 48 GB/s channel
+// (SM90's first inter-node speed below 50); 8 of them fit 450 GB/s NVLink.
+TEST(NcclModelTest, SearchFindsOneChannelPerNic) {
+  const ClusterFabrics c = DgxH100();
+  const NcclChannels ch = SearchChannels(LayoutOf(64, 1, 8), c);
+  EXPECT_EQ(8, ch.channels);
+  EXPECT_DOUBLE_EQ(48e9, ch.channel_Bps);
+}
+
+// Two nodes, 4 KiB: latency decides. Tree LL = 6.8 + 2 (7 x 0.6 + 1 x 5.0)
+// = 25.2 us; Ring LL = 6.6 + 28 x max(0.6, 1.0) + 2 x 2.7 = 40.0 us; every
+// LL128 and Simple latency is higher. 4 KiB adds well under a microsecond.
+TEST(NcclModelTest, TwoNodeAllReduceUsesTheTree) {
+  const ClusterFabrics c = DgxH100();
+  double t = 0;
+  const Plan p = Auto(Op::kAllReduce, 4096, 2, c, &t);
+  std::printf("  2 nodes, 4 KiB all-reduce: %s %s, %.1f us\n", p.algorithm, p.protocol, 1e6 * t);
+  EXPECT_STREQ("tree", p.algorithm);
+  EXPECT_STREQ("ll", p.protocol);
+  EXPECT_GT(t, 25.2e-6);
+  EXPECT_LT(t, 27e-6);
+}
+
+// Eight nodes, 1 GiB: the tree is capped by NCCL's per-channel maximum, 8 x
+// 36.0 GB/s busBw, so at least 148.4 us + 2 x 1.074 GB / 288 GB/s = 7.6 ms;
+// the ring runs at the NVLink-bound 8 GPUs' step (8 x 1/512 of the buffer per
+// step over 369 GB/s): 819.3 us (75.6 x 8 - 19.6, x 1.4 plateau) + 126 steps x
+// 1.074 GB / 512 x 8 / 369 GB/s = 6.55 ms. At 1 MiB the tree's 148.4 us
+// latency beats the ring's 819.3 us.
+TEST(NcclModelTest, RingBeyondTheSizeWhereTheTreeCapBinds) {
+  const ClusterFabrics c = DgxH100();
+  double big = 0, small = 0;
+  const Plan large = Auto(Op::kAllReduce, 1073741824.0, 8, c, &big);
+  const Plan little = Auto(Op::kAllReduce, 1048576.0, 8, c, &small);
+  std::printf("  8 nodes: 1 GiB %s %s %.3f ms; 1 MiB %s %s %.1f us\n", large.algorithm, large.protocol, 1e3 * big,
+              little.algorithm, little.protocol, 1e6 * small);
+  EXPECT_STREQ("ring", large.algorithm);
+  EXPECT_STREQ("simple", large.protocol);
+  EXPECT_NEAR(819.28e-6 + 126 * 1073741824.0 / 512 * 8 / 369e9, big, 1e-9);
+  EXPECT_STREQ("tree", little.algorithm);
+}
+
+// NCCL runs all-gather by ring only (Tree is all-reduce only; NVLS across
+// nodes needs CollNet).
+TEST(NcclModelTest, AllGatherNeverUsesATree) {
+  const ClusterFabrics c = DgxH100();
+  for (int64_t nodes : {1, 2, 4, 16}) {
+    for (double bytes : {1024.0, 1048576.0, 1073741824.0}) {
+      double t = 0;
+      EXPECT_STREQ("ring", Auto(Op::kAllGather, bytes, nodes, c, &t).algorithm) << nodes << " " << bytes;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace railsim::comm

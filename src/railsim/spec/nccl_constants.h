@@ -1,0 +1,61 @@
+// NcclConstants: the numbers of NCCL's own cost model (NCCL 2.30,
+// src/graph/tuning.cc) for one system, as its preset gives them with their
+// sources: latency per algorithm, protocol and link type, bandwidth caps per
+// channel and scale, the tree correction by size, the channel speeds the
+// topology search tries, and the per-pattern NIC efficiencies fitted on
+// measurements. comm/nccl_model.h reads them; nothing here knows about time.
+//
+// A plain, trivially copyable value (comm::ClusterFabrics holds a copy).
+// `enabled` is false for a system whose preset has no "nccl" object: comm/
+// then keeps its older, NCCL-agnostic model.
+#pragma once
+
+#include <array>
+
+namespace railsim::spec {
+
+/// NCCL's algorithm indices as this model uses them (a subset of NCCL's).
+enum class NcclAlgo : int { kRing = 0, kTree = 1, kNvls = 2, kNvlsTree = 3 };
+/// NCCL's protocol indices (LL = 0, LL128 = 1, Simple = 2).
+constexpr int kNcclProtocols = 3;
+constexpr int kNcclAlgos = 4;
+/// Entries of NCCL's treeCorrectionFactor table per protocol.
+constexpr int kNcclTreeCorrections = 24;
+/// Channel speeds the topology search tries, at most this many per list.
+constexpr int kMaxNcclSpeeds = 24;
+
+/// A value per scale: one node, two nodes, more (NCCL's tables' index).
+using PerScale = std::array<double, 3>;
+/// A value per (algorithm, protocol).
+using PerAlgoProto = std::array<std::array<double, kNcclProtocols>, kNcclAlgos>;
+
+struct NcclConstants {
+  bool enabled = false;
+  bool ll128_enabled = true;          ///< NCCL enables LL128 only on some topologies
+  PerAlgoProto base_latency_s{};      ///< baseLat
+  PerAlgoProto nvlink_latency_s{};    ///< hwLat[NVLINK]
+  PerAlgoProto net_latency_s{};       ///< hwLat[NET]
+  double net_overhead_s = 0;          ///< per step between nodes (x3 for Simple)
+  double nic_reported_latency_s = 0;  ///< the net plugin's latency, added to each network step
+  double ring_plateau_factor = 1;     ///< Ring Simple all-reduce latency factor on several nodes
+  PerScale ll_max_Bps{};              ///< llMaxBw
+  PerScale ring_ll128_channel_Bps{};  ///< perChMaxRingLL128Bw
+  PerScale tree_channel_Bps{};        ///< perChMaxTreeBw
+  PerScale tree_ll128_channel_Bps{};  ///< perChMaxTreeLL128Bw
+  PerScale nvls_tree_channel_Bps{};   ///< perChMaxNVLSTreeBw
+  std::array<std::array<double, kNcclTreeCorrections>, kNcclProtocols> tree_correction{};
+  /// Per-channel speeds the search tries, high to low (bytes/s); count used.
+  std::array<double, kMaxNcclSpeeds> intra_speeds_Bps{};
+  int intra_speed_count = 0;
+  std::array<double, kMaxNcclSpeeds> inter_speeds_Bps{};
+  int inter_speed_count = 0;
+  /// Achieved NIC efficiency of trees and of all-to-all, as fractions of NIC
+  /// line rate (the system's nic_efficiency is the ring's).
+  double nic_tree_efficiency = 1;
+  double nic_alltoall_efficiency = 1;
+  /// Fixed cost of NCCL's send/recv schedule per peer of an all-to-all that
+  /// leaves the node (rounds of permutations; NCCL has no model of its own).
+  double p2p_peer_latency_s = 0;
+};
+
+}  // namespace railsim::spec
