@@ -194,6 +194,11 @@ std::string LauncherLines(spec::Launcher launcher, const perf::PerfContext& c, c
   return out;
 }
 
+// Strategies a search may print: each kept one holds its estimate and
+// memory breakdown per worker thread, and nobody reads 10,000 rows (the
+// 100,000 once accepted took 4.2 GB).
+constexpr int64_t kMaxTop = 10000;
+
 // A search larger than this would run for many minutes; refuse it up front.
 constexpr int64_t kDefaultMaxStrategies = 200'000'000;
 
@@ -248,7 +253,7 @@ Action SetupSearch(CLI::App* sub) {
     } else {
       o.precisions = {ParsePrecision(precision, job.context)};
     }
-    o.top_k = int(ParseIntFlag("--top", f->top, 1, 100000));
+    o.top_k = int(ParseIntFlag("--top", f->top, 1, kMaxTop));
     o.threads = f->threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f->threads, 1, 1024));
     if (o.threads > DefaultThreads()) {
       PrintStderr(fmt::format("railsim: warning: --threads {} is more than the {} hardware threads here; using {}\n",

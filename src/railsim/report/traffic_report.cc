@@ -72,9 +72,9 @@ std::string TrafficTable(const perf::PerfContext& c, const spec::Strategy& s, co
   check.AddColumn("placed", TextTable::Align::kLeft);
   for (size_t i = 0; i < r.placement_check.size(); ++i) {
     const perf::GroupCheck& g = r.placement_check[i];
-    const double cross = i < r.placement_cross_rail_share.size() ? r.placement_cross_rail_share[i] : 0;
+    const double cross = i < r.placement_cross_rail_share.size() ? r.placement_cross_rail_share[i] : -1;
     check.AddRow({perf::GroupKindName(g.kind), Grouped(g.size), Grouped(g.groups), Grouped(g.groups_spanning_domains),
-                  g.kind == perf::GroupKind::kExpertDp ? "(with dp)" : Percent(cross),
+                  cross < 0 ? "(with dp)" : Percent(cross),
                   g.spread == perf::GroupSpread::kHbDomain   ? "inside one HB domain"
                   : g.spread == perf::GroupSpread::kSameRail ? "on rails (rail-aligned)"
                                                              : "crosses rails"});
@@ -127,7 +127,7 @@ std::string TrafficJson(const perf::PerfContext& c, const spec::Strategy& s, con
     x["spread"] = perf::GroupSpreadName(g.spread);
     x["groups_spanning_domains"] = g.groups_spanning_domains;
     x["groups_crossing_rails"] = g.groups_crossing_rails;
-    if (g.kind != perf::GroupKind::kExpertDp && i < r.placement_cross_rail_share.size()) {
+    if (i < r.placement_cross_rail_share.size() && r.placement_cross_rail_share[i] >= 0) {
       x["bytes_crossing_rails_share"] = r.placement_cross_rail_share[i];
     }
     checks.push_back(x);

@@ -329,7 +329,8 @@ FailureImpact AnalyzeFailures(const ClusterSetup& setup, const DesignSetup& d, c
     degraded_context.fabrics = after;
     r.iteration_time_s_after = perf::EstimateIteration(degraded_context, setup.strategy).iteration_time_s;
   }
-  if (simulate && r.unreachable == 0 && r.partitioned_domains == 0) {
+  // With every GPU removed there is nothing left to send.
+  if (simulate && r.unreachable == 0 && r.partitioned_domains == 0 && int64_t(r.removed.size()) < t.gpus()) {
     r.check = CheckCollective(setup, d, failures, after);
   }
   return r;

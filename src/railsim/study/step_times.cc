@@ -114,7 +114,7 @@ spec::Strategy StrategyOf(const Cells& c, const spec::ModelSpec& model, int64_t 
                                                                           : spec::Attention::kFlash;
   s.precision = c.Choice("precision", {"bf16", "fp8"}) == "fp8" ? spec::Precision::kFp8 : spec::Precision::kBf16;
   s.sequence_parallel = c.Switch("sequence-parallel");
-  s.distributed_optimizer = c.Switch("distributed-optimizer");
+  s.dp_sharding = c.Switch("distributed-optimizer") ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
   s.overlap_dp_comm = !c.Switch("no-dp-overlap");
   s.grad_reduce_16bit = c.Switch("grad-reduce-in-bf16");
   s.tp_comm_overlap = c.Switch("tp-comm-overlap");

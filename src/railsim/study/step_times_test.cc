@@ -36,7 +36,7 @@ TEST(StepTimesTest, RowsEqualThePublishedRuns) {
     EXPECT_EQ(std::stoll(c[17]), r.strategy.global_batch) << r.id;
     EXPECT_EQ(c[18] == "true", r.strategy.tp_comm_overlap) << r.id;
     EXPECT_EQ(r.strategy.tp > 1, r.strategy.sequence_parallel) << r.id;
-    EXPECT_TRUE(r.strategy.distributed_optimizer) << r.id;
+    EXPECT_TRUE(r.strategy.distributed_optimizer()) << r.id;
     EXPECT_EQ(std::stod(c[19]), r.step_time_s) << r.id;
     EXPECT_EQ(comm::NetworkKind::kRailOptimized, r.network);
     EXPECT_EQ(int(i) + 6, r.line);

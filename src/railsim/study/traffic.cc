@@ -12,7 +12,7 @@ namespace railsim::study {
 namespace {
 
 // The parallelism whose bytes a group kind's collectives are counted under
-// (expert-dp shares dp's, so it has none of its own).
+// (expert-dp and the hybrid-sharding groups share dp's: none of their own).
 std::optional<perf::Parallelism> ParallelismOf(perf::GroupKind kind) {
   switch (kind) {
     case perf::GroupKind::kTp: return perf::Parallelism::kTp;
@@ -21,7 +21,9 @@ std::optional<perf::Parallelism> ParallelismOf(perf::GroupKind kind) {
     case perf::GroupKind::kPp: return perf::Parallelism::kPp;
     case perf::GroupKind::kDp: return perf::Parallelism::kDp;
     case perf::GroupKind::kEmbedding: return perf::Parallelism::kEmbedding;
-    case perf::GroupKind::kExpertDp: return std::nullopt;
+    case perf::GroupKind::kExpertDp:
+    case perf::GroupKind::kDpShard:
+    case perf::GroupKind::kDpReplica: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -194,8 +196,9 @@ TrafficResult AnalyzeTraffic(const perf::PerfContext& c, const spec::Strategy& s
   r.placement_check = perf::CheckPlacement(c, s);
   for (perf::GroupCheck& g : r.placement_check) {
     std::optional<perf::Parallelism> p = ParallelismOf(g.kind);
-    double cross = 0;
+    double cross = -1;  // no bytes of its own
     if (p) {
+      cross = 0;
       const auto& cls = r.bytes_by_parallelism_and_class[size_t(*p)];
       const double total = cls[0] + cls[1] + cls[2];
       cross = total > 0 ? cls[int(TrafficClass::kCrossRail)] / total : 0;

@@ -67,7 +67,7 @@ struct TrafficResult {
   std::array<double, kTrafficTiers> bytes_by_tier{};
   std::vector<perf::GroupCheck> placement_check;
   /// Per placement_check entry: the share of its parallelism's bytes that
-  /// change rail (0 for expert-dp, whose bytes are counted with dp's).
+  /// change rail, or -1 for groups whose bytes are counted with dp's.
   std::vector<double> placement_cross_rail_share;
   int64_t gpu_pairs() const { return gpus * (gpus - 1); }  ///< ordered pairs, src != dst
 };
