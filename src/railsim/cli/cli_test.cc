@@ -557,6 +557,24 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   commands.push_back({"calibrate", "--system", "dgx-h100", "--nccl-tests", data + "nccl-tests/p5-8nodes.csv",
                       data + "nccl-tests/p5-8nodes/alltoall_perf.txt", "--steps", data + "h100-steps.csv",
                       "--holdout", "0.2", "--format", "json"});
+  // sweep's rows: the same bytes from two runs on two threads, after sorting
+  // (rows arrive as points finish).
+  {
+    const std::string dir = MakeTempDir();
+    std::ofstream(dir + "/sweep.json") << R"({"study": "network", "fixed": {"hb_size": 8, "radix": 32},
+      "axes": {"design": ["rail-only", "rail-optimized", "fat-tree"], "gpus": [64, 128, 256, 100]}})";
+    std::vector<std::string> runs;
+    for (const char* name : {"a.jsonl", "b.jsonl"}) {
+      RunResult r = RunRailsim({"sweep", "--config", dir + "/sweep.json", "--out", dir + "/" + name,
+                                "--threads", "2"});
+      ASSERT_EQ(0, r.status) << r.err;
+      RunResult merged = RunRailsim({"sweep", "--merge", dir + "/" + name});
+      ASSERT_EQ(0, merged.status) << merged.err;
+      EXPECT_EQ(12, LineCount(merged.out));
+      runs.push_back(merged.out);
+    }
+    EXPECT_EQ(runs[0], runs[1]);
+  }
   for (const Args& args : commands) {
     RunResult a = RunRailsim(args), b = RunRailsim(args);
     ASSERT_EQ(0, a.status) << args[0] << ": " << a.err;

@@ -72,17 +72,7 @@ net::TopologyParams ParseTopology(const NetworkFlags& f, std::optional<net::Desi
 }
 
 spec::PortClass ResolvePortClass(const std::string& catalog_name, double port_speed_Bps) {
-  spec::Catalog catalog = spec::LoadCatalog(catalog_name, "--catalog");
-  std::optional<spec::PortClass> c = catalog.Find(port_speed_Bps);
-  if (!c) {
-    std::vector<std::string> speeds;
-    for (const spec::PortClass& pc : catalog.port_classes) speeds.push_back(units::FormatBitRate(pc.port_speed_Bps));
-    throw Error("--port-speed", fmt::format("catalog '{}' has no prices for {} (it has {}); pass "
-                                            "--catalog FILE with a port class for this speed",
-                                            catalog.name, units::FormatBitRate(port_speed_Bps),
-                                            fmt::join(speeds, ", ")));
-  }
-  return *c;
+  return study::PortClassFor(spec::LoadCatalog(catalog_name, "--catalog"), port_speed_Bps, "--port-speed");
 }
 
 // The export format follows the file name: .csv is the cabling plan, .json

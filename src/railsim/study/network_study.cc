@@ -1,8 +1,26 @@
 #include "railsim/study/network_study.h"
 
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/core/units.h"
 #include "railsim/net/builder.h"
 
 namespace railsim::study {
+
+spec::PortClass PortClassFor(const spec::Catalog& catalog, double port_speed_Bps, const std::string& where) {
+  std::optional<spec::PortClass> c = catalog.Find(port_speed_Bps);
+  if (!c) {
+    std::vector<std::string> speeds;
+    for (const spec::PortClass& pc : catalog.port_classes) speeds.push_back(units::FormatBitRate(pc.port_speed_Bps));
+    throw Error(where, fmt::format("catalog '{}' has no prices for {} (it has {}); pass "
+                                   "--catalog FILE with a port class for this speed",
+                                   catalog.name, units::FormatBitRate(port_speed_Bps), fmt::join(speeds, ", ")));
+  }
+  return *c;
+}
 
 DesignResult EvaluateDesign(const net::TopologyParams& params, const spec::PortClass& port_class,
                             const TopologyVisitor& visit) {

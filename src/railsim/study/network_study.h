@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "railsim/net/bom.h"
@@ -20,6 +21,10 @@ struct DesignResult {
 
 /// Called with each topology once it is built (for exports), before it is freed.
 using TopologyVisitor = std::function<void(const net::Topology&)>;
+
+/// The catalog's port class for `port_speed_Bps`. Throws Error(where) naming
+/// the speeds the catalog has when it has none for this one.
+spec::PortClass PortClassFor(const spec::Catalog& catalog, double port_speed_Bps, const std::string& where);
 
 /// Builds the design in `params` and counts it. Requires valid params.
 DesignResult EvaluateDesign(const net::TopologyParams& params, const spec::PortClass& port_class,

@@ -1,0 +1,104 @@
+#include "railsim/study/sweep.h"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "railsim/core/error.h"
+#include "railsim/net/builder.h"
+#include "railsim/perf/estimate.h"
+#include "railsim/spec/presets.h"
+#include "railsim/study/network_study.h"
+
+namespace railsim::study {
+namespace {
+
+std::vector<SweepRow> RunAll(const spec::SweepConfig& c, int threads) {
+  SweepSpecs specs = LoadSweepSpecs(c);
+  std::vector<SweepRow> rows;
+  RunSweepPoints(c, specs, ShardPoints(c.points, 0, 1, {}), threads, [&](const SweepRow& r) { rows.push_back(r); });
+  std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) { return a.index < b.index; });
+  return rows;
+}
+
+TEST(SweepTest, ShardsSplitThePointsRoundRobinAndSkipFinishedOnes) {
+  EXPECT_EQ((std::vector<int64_t>{1, 4, 7}), ShardPoints(9, 1, 3, {}));
+  EXPECT_EQ((std::vector<int64_t>{0, 6}), ShardPoints(9, 0, 3, {3, 5}));
+  EXPECT_EQ((std::vector<int64_t>{}), ShardPoints(2, 2, 3, {}));
+}
+
+// An estimate row holds what perf::EstimateIteration says for that point,
+// and a point whose strategy is invalid holds the validator's message.
+TEST(SweepTest, EstimateRowsAreTheEstimateAndBadPointsAreRows) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
+    "fixed": {"model": "gpt3-175b", "system": "dgx-h100", "gpus": 256, "tp": 8, "global_batch_size": 512,
+              "micro_batch_size": 1},
+    "axes": {"pp": [8, 7]}})");
+  std::vector<SweepRow> rows = RunAll(c, 1);
+  ASSERT_EQ(2u, rows.size());
+  spec::ModelSpec model = spec::LoadModel("gpt3-175b", "");
+  perf::PerfContext ctx = perf::MakePerfContext(model, spec::LoadSystem("dgx-h100", ""), 256,
+                                                comm::NetworkKind::kRailOptimized);
+  spec::Strategy s;
+  s.tp = 8;
+  s.pp = 8;
+  s.dp = 4;
+  s.micro_batch = 1;
+  s.global_batch = 512;
+  perf::Estimate e = perf::EstimateIteration(ctx, s);
+  ASSERT_EQ("", rows[0].error);
+  EXPECT_EQ(e.iteration_time_s, rows[0].results[0]);
+  EXPECT_EQ(e.mfu, rows[0].results[1]);
+  EXPECT_EQ(512.0 / 4, rows[0].results[5]);  // micro-batches per pipeline: 512 / dp 4 / micro-batch 1
+  // 8 x 7 x 1 = 56 does not divide 256 GPUs.
+  EXPECT_EQ("dp: tp x pp x cp = 8 x 7 x 1 = 56 does not divide gpus 256", rows[1].error);
+  EXPECT_TRUE(rows[1].results.empty());
+}
+
+TEST(SweepTest, NetworkRowsCountTheBuiltGraph) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "network",
+    "fixed": {"gpus": 1024, "hb_size": 8, "radix": 64}, "axes": {"design": ["rail-only", "fat-tree"]}})");
+  std::vector<SweepRow> rows = RunAll(c, 2);
+  ASSERT_EQ(2u, rows.size());
+  // Rail-only on 1,024 GPUs, K = 8: 8 rails of 128 GPUs; a rail needs 4 leaves
+  // (32 down, 32 up) and 2 spines of 64 ports: 6 switches per rail, 48 in all.
+  ASSERT_EQ("", rows[0].error);
+  EXPECT_EQ(2, rows[0].results[0]);    // tiers
+  EXPECT_EQ(48, rows[0].results[1]);   // switches
+  net::TopologyParams p;
+  p.design = net::Design::kFatTree;
+  p.gpus = 1024;
+  p.hb_domain_size = 8;
+  p.radix = 64;
+  p.port_speed_Bps = 50e9;
+  spec::PortClass pc = *spec::LoadCatalog("default", "").Find(50e9);
+  EXPECT_EQ(EvaluateDesign(p, pc).bom.cost_usd, rows[1].results[7]);
+}
+
+TEST(SweepTest, RowsDoNotDependOnTheThreadCount) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
+    "fixed": {"model": "gpt3-175b", "system": "dgx-a100", "tp": 8, "micro_batch_size": 1, "global_batch_size": 1024},
+    "axes": {"gpus": [512, 1024], "pp": [4, 8, 16, 5]}})");
+  std::vector<SweepRow> one = RunAll(c, 1), three = RunAll(c, 3);
+  ASSERT_EQ(8u, one.size());
+  ASSERT_EQ(8u, three.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i].results, three[i].results) << i;
+    EXPECT_EQ(one[i].error, three[i].error) << i;
+  }
+}
+
+TEST(SweepTest, UnknownPresetsFailBeforeAnyPointRuns) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
+    "fixed": {"system": "dgx-a100", "tp": 8, "pp": 1, "micro_batch_size": 1, "global_batch_size": 8, "gpus": 8},
+    "axes": {"model": ["gpt3-175b", "gpt-3"]}})");
+  try {
+    LoadSweepSpecs(c);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ("/axes/model/1", e.where());
+  }
+}
+
+}  // namespace
+}  // namespace railsim::study
