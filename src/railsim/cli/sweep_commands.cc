@@ -248,7 +248,7 @@ Action SetupSweep(CLI::App* sub) {
 
 std::vector<Command> SweepCommands() {
   return {
-      {"sweep", "one study (network, estimate, search) at every point of a grid: threads, shards, resume",
+      {"sweep", "one study (network, estimate, search, alltoall) at every point of a grid: threads, shards, resume",
        SetupSweep,
        "  railsim sweep --config sweep.json --out results.jsonl --threads 8\n"
        "  railsim sweep --config sweep.json --out part$SLURM_ARRAY_TASK_ID.jsonl \\\n"

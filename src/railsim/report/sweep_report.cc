@@ -90,7 +90,9 @@ std::string SweepRowJson(const study::SweepRow& row, const spec::SweepConfig& co
   } else {
     Json results = Json::object();
     const std::vector<std::string> keys = study::SweepResultKeys(config.study);
-    for (size_t i = 0; i < keys.size(); ++i) results[keys[i]] = NumberJson(row.results[i]);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (!std::isnan(row.results[i])) results[keys[i]] = NumberJson(row.results[i]);  // NaN: not computed
+    }
     j["results"] = results;
   }
   return j.dump() + "\n";
@@ -102,7 +104,9 @@ std::string SweepRowCsv(const study::SweepRow& row, const spec::SweepConfig& con
   std::vector<std::string> cells = {std::to_string(row.index), std::to_string(config.points)};
   for (const spec::SweepParam& p : row.point) cells.push_back(ValueText(p.value));
   const size_t results = study::SweepResultKeys(config.study).size();
-  for (size_t i = 0; i < results; ++i) cells.push_back(row.error.empty() ? CsvNumber(row.results[i]) : "");
+  for (size_t i = 0; i < results; ++i) {
+    cells.push_back(row.error.empty() && !std::isnan(row.results[i]) ? CsvNumber(row.results[i]) : "");
+  }
   cells.push_back(row.error);
   CsvTable table(Header(config));
   table.AddRow(std::move(cells));

@@ -96,6 +96,25 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
                                {"precision", Type::kChoice, 0, 0, {"bf16", "fp8"}},
                            }),
                     MoeParams());
+    case SweepStudy::kAllToAll:
+      return {
+          {"system", Type::kString, 0, 0, {}, true},
+          {"gpus", Type::kInt, 1, kMaxGpus, {}, true},
+          {"hb_size", Type::kInt, 1, kMaxGpus},
+          {"network", Type::kChoice, 0, 0, {"rail-optimized", "rail-only"}},
+          {"radix", Type::kInt, 2, 65536},
+          {"oversubscription", Type::kNumber, 1, 65535},
+          {"simulate", Type::kBool},
+          {"routing", Type::kChoice, 0, 0, {"ecmp", "d-mod-k"}},
+          {"seed", Type::kInt, 0, 9e15},
+          {"max_flows", Type::kInt, 1, double(int64_t{1} << 28)},
+          {"max_gpus", Type::kInt, 1, kMaxGpus},
+          {"hb_bw", Type::kBandwidth},
+          {"nic_bw", Type::kBandwidth},
+          {"bytes_per_pair", Type::kBytes, 0, 0, {}, true},
+          {"schedule", Type::kChoice, 0, 0, {"sequential", "pipelined"}},
+          {"chunks", Type::kInt, 2, 1024},
+      };
     case SweepStudy::kSearch:
       return Concat(Concat(JobParams(),
                            {
@@ -112,7 +131,7 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
 const std::vector<std::pair<SweepStudy, const char*>>& StudyNames() {
   static const std::vector<std::pair<SweepStudy, const char*>> names = {
       {SweepStudy::kNetwork, "network"},   {SweepStudy::kEstimate, "estimate"},
-      {SweepStudy::kSearch, "search"},
+      {SweepStudy::kSearch, "search"},     {SweepStudy::kAllToAll, "alltoall"},
   };
   return names;
 }
@@ -150,6 +169,7 @@ SweepValue ReadValue(const nlohmann::json& value, const std::string& parent, con
     case Type::kBytes:
       v.kind = SweepValue::Kind::kNumber;
       v.number = r.Bytes(key);
+      if (v.number > 1e12) throw Error(r.PointerTo(key), fmt::format("expected a size in (0, 1TB], got {}", v.number));
       return v;
     case Type::kString:
       v.kind = SweepValue::Kind::kString;

@@ -1,5 +1,5 @@
-// SweepConfig: what `railsim sweep` runs. One study (network, estimate or
-// search) at every point of a
+// SweepConfig: what `railsim sweep` runs. One study (network, estimate,
+// search or alltoall) at every point of a
 // grid: fixed parameters plus axes (lists, ranges, or zipped tuples). The
 // parameters are the study's command-line flags spelled with underscores
 // ("global_batch_size" for --global-batch-size).
@@ -18,7 +18,7 @@
 
 namespace railsim::spec {
 
-enum class SweepStudy { kNetwork, kEstimate, kSearch };
+enum class SweepStudy { kNetwork, kEstimate, kSearch, kAllToAll };
 
 const char* SweepStudyName(SweepStudy study);
 

@@ -1,5 +1,5 @@
 // The sweep study behind `railsim sweep`: one study (network, estimate,
-// search) at every point of a spec::SweepConfig grid, on worker threads, on
+// search, alltoall) at every point of a spec::SweepConfig grid, on worker threads, on
 // one shard of the points, or fed by a distributor (MPI, study/sweep_mpi.h).
 //
 // Each point gives one SweepRow: its index, its parameters and the study's
@@ -43,7 +43,9 @@ SweepSpecs LoadSweepSpecs(const spec::SweepConfig& config);
 struct SweepRow {
   int64_t index = 0;
   std::vector<spec::SweepParam> point;
-  /// The study's results in SweepResultKeys order (empty when `error` is set).
+  /// The study's results in SweepResultKeys order (empty when `error` is
+  /// set); NaN where the point did not compute one (simulated_s without
+  /// simulate).
   std::vector<double> results;
   std::string error;
 };

@@ -1,14 +1,19 @@
 // One point of a sweep: the study's library calls on the point's
 // parameters, and its results as numbers. Part of study/sweep.h.
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
+#include "railsim/comm/algorithms.h"
 #include "railsim/core/units.h"
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
 #include "railsim/perf/estimate.h"
 #include "railsim/search/search.h"
 #include "railsim/spec/strategy.h"
+#include "railsim/sim/simulator.h"
+#include "railsim/study/collective_study.h"
 #include "railsim/study/network_study.h"
 #include "railsim/study/idle_search.h"
 #include "railsim/study/sweep.h"
@@ -178,6 +183,34 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   return out;
 }
 
+// A uniform all-to-all of every GPU, as `railsim alltoall` runs it.
+std::vector<double> RunAllToAll(const Point& p, const SweepSpecs& specs) {
+  CollectiveRequest r;
+  r.system = specs.systems.at(TextOr(p, "system", ""));
+  r.gpus = IntOr(p, "gpus", 0);
+  r.hb_domain_size = IntOr(p, "hb_size", 0);
+  r.network = TextOr(p, "network", "rail-optimized") == "rail-only" ? comm::NetworkKind::kRailOnly
+                                                                     : comm::NetworkKind::kRailOptimized;
+  r.network_options.radix = int(IntOr(p, "radix", 0));
+  r.network_options.oversubscription = NumberOr(p, "oversubscription", 1);
+  r.simulate = Flag(p, "simulate");
+  if (spec::FindParam(p, "routing")) r.routing = *net::ParseRouting(TextOr(p, "routing", ""));
+  r.seed = uint64_t(IntOr(p, "seed", 0));
+  r.max_flows = IntOr(p, "max_flows", sim::kDefaultMaxFlows);
+  r.max_gpus = IntOr(p, "max_gpus", net::kMaxBuildGpus);
+  if (spec::FindParam(p, "hb_bw")) r.hb_bw_Bps = NumberOr(p, "hb_bw", 0);
+  if (spec::FindParam(p, "nic_bw")) r.nic_bw_Bps = NumberOr(p, "nic_bw", 0);
+  r.plan_options.pipelined = TextOr(p, "schedule", "sequential") == "pipelined";
+  r.plan_options.chunks = int(IntOr(p, "chunks", comm::kDefaultForwardChunks));
+  r.op = comm::Op::kAllToAll;
+  r.group = {r.gpus, 1};
+  r.bytes = NumberOr(p, "bytes_per_pair", 0) * double(r.gpus);
+  const CollectiveOutcome o = RunCollective(r);
+  const double not_simulated = std::numeric_limits<double>::quiet_NaN();
+  return {o.analytic_s, o.simulated ? o.sim.time_s : not_simulated,
+          o.simulated ? double(o.sim.flows_simulated) : not_simulated};
+}
+
 const std::vector<std::string> kEstimateKeys = {
     "iteration_time_s", "mfu", "hfu", "tflops_per_gpu", "tokens_per_s", "microbatches",
     "memory_bytes", "memory_capacity_bytes", "fits_in_memory"};
@@ -197,6 +230,8 @@ std::vector<std::string> SweepResultKeys(spec::SweepStudy study) {
       keys.insert(keys.end(), kEstimateKeys.begin(), kEstimateKeys.end());
       return keys;
     }
+    case spec::SweepStudy::kAllToAll:
+      return {"analytic_s", "simulated_s", "flows_simulated"};
   }
   return {};
 }
@@ -217,6 +252,9 @@ SweepRow RunSweepPoint(const spec::SweepConfig& config, const SweepSpecs& specs,
         break;
       case spec::SweepStudy::kSearch:
         row.results = RunSearch(row.point, specs);
+        break;
+      case spec::SweepStudy::kAllToAll:
+        row.results = RunAllToAll(row.point, specs);
         break;
     }
   } catch (const Error& e) {

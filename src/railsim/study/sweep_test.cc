@@ -1,6 +1,7 @@
 #include "railsim/study/sweep.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include "railsim/net/builder.h"
 #include "railsim/perf/estimate.h"
 #include "railsim/spec/presets.h"
+#include "railsim/study/collective_study.h"
 #include "railsim/study/network_study.h"
 
 namespace railsim::study {
@@ -73,6 +75,34 @@ TEST(SweepTest, NetworkRowsCountTheBuiltGraph) {
   p.port_speed_Bps = 50e9;
   spec::PortClass pc = *spec::LoadCatalog("default", "").Find(50e9);
   EXPECT_EQ(EvaluateDesign(p, pc).bom.cost_usd, rows[1].results[7]);
+}
+
+// An all-to-all row holds what `railsim alltoall` computes; simulated_s is
+// NaN (left out of the row) unless the point simulates.
+TEST(SweepTest, AllToAllRowsAreTheCollectiveStudy) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "alltoall",
+    "fixed": {"system": "dgx-a100", "gpus": 64, "bytes_per_pair": "1MB", "radix": 16},
+    "axes": {"network": ["rail-optimized", "rail-only"], "simulate": [false, true]}})");
+  std::vector<SweepRow> rows = RunAll(c, 2);
+  ASSERT_EQ(4u, rows.size());
+  CollectiveRequest r;
+  r.system = spec::LoadSystem("dgx-a100", "");
+  r.gpus = 64;
+  r.network = comm::NetworkKind::kRailOnly;
+  r.network_options.radix = 16;
+  r.op = comm::Op::kAllToAll;
+  r.group = {64, 1};
+  r.bytes = 1e6 * 64;
+  r.simulate = true;
+  CollectiveOutcome o = RunCollective(r);
+  ASSERT_EQ("", rows[3].error);
+  EXPECT_EQ(o.analytic_s, rows[3].results[0]);
+  EXPECT_EQ(o.sim.time_s, rows[3].results[1]);
+  EXPECT_EQ(o.analytic_s, rows[2].results[0]);
+  EXPECT_TRUE(std::isnan(rows[2].results[1]));
+  // Rail-only forwards cross-rail bytes through the HB domain: slower than
+  // rail-optimized's direct all-to-all on the same NICs.
+  EXPECT_GT(rows[2].results[0], rows[0].results[0]);
 }
 
 TEST(SweepTest, RowsDoNotDependOnTheThreadCount) {
