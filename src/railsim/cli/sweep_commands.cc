@@ -17,6 +17,7 @@
 #include "railsim/report/sweep_report.h"
 #include "railsim/spec/sweep_config.h"
 #include "railsim/study/sweep.h"
+#include "railsim/study/sweep_mpi.h"
 
 namespace railsim::cli {
 namespace {
@@ -145,29 +146,83 @@ spec::SweepConfig LoadConfig(const std::string& path) {
   }
 }
 
-int RunSweep(const SweepFlags& f) {
+struct SweepSetup {
+  spec::SweepConfig config;
+  study::SweepSpecs specs;
+  bool csv = false;
+  int threads = 1;
+};
+
+// Everything every rank needs: validated flags, the config, its specs.
+SweepSetup LoadSweep(const SweepFlags& f) {
   if (f.config.empty()) throw Error("--config", "expected the sweep's JSON config (or --merge FILES)");
   if (f.out.empty()) throw Error("--out", "expected the file the rows go to");
-  const bool csv = ParseChoiceFlag("--format", f.format, {"jsonl", "csv"}) == "csv";
-  const int threads = f.threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f.threads, 1, 1024));
-  const Shard shard = ParseShard(f.shard);
-  const spec::SweepConfig config = LoadConfig(f.config);
-  study::SweepSpecs specs;
+  SweepSetup s;
+  s.csv = ParseChoiceFlag("--format", f.format, {"jsonl", "csv"}) == "csv";
+  s.threads = f.threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f.threads, 1, 1024));
+  s.config = LoadConfig(f.config);
   try {
-    specs = study::LoadSweepSpecs(config);
+    s.specs = study::LoadSweepSpecs(s.config);
   } catch (const Error& e) {
     throw e.WithContext("--config " + f.config);
   }
+  return s;
+}
+
+// Runs the sweep's points of this shard not yet in --out, here or, when
+// `mpi` is given, on its worker ranks (this is rank 0).
+void RunPoints(const SweepFlags& f, const SweepSetup& s, const study::MpiSession* mpi) {
+  const Shard shard = ParseShard(f.shard);
   std::vector<int64_t> done;
   const std::string start =
-      f.resume ? ResumeFrom(f.out, config, csv, &done) : (csv ? report::SweepCsvHeader(config) : "");
-  const std::vector<int64_t> indices = study::ShardPoints(config.points, shard.index, shard.count, done);
+      f.resume ? ResumeFrom(f.out, s.config, s.csv, &done) : (s.csv ? report::SweepCsvHeader(s.config) : "");
+  const std::vector<int64_t> indices = study::ShardPoints(s.config.points, shard.index, shard.count, done);
   RowFile out(f.out, start);
   SweepProgress progress(int64_t(indices.size()));
-  study::RunSweepPoints(config, specs, indices, threads, [&](const study::SweepRow& row) {
-    out.Append(csv ? report::SweepRowCsv(row, config) : report::SweepRowJson(row, config));
+  auto write = [&](const study::SweepRow& row) {
+    out.Append(s.csv ? report::SweepRowCsv(row, s.config) : report::SweepRowJson(row, s.config));
     progress.Row(!row.error.empty());
+  };
+  if (!mpi) {
+    study::RunSweepPoints(s.config, s.specs, indices, s.threads, write);
+    return;
+  }
+  std::vector<int64_t> per_rank(size_t(mpi->size()), 0);
+  study::RunSweepPointsMpi(*mpi, s.config, s.specs, indices, s.threads, [&](const study::SweepRow& row, int rank) {
+    write(row);
+    ++per_rank[size_t(rank)];
   });
+  if (ProgressAllowed()) {
+    std::vector<std::string> counts;
+    for (size_t r = 1; r < per_rank.size(); ++r) counts.push_back(fmt::format("rank {}: {}", r, per_rank[r]));
+    fmt::print(stderr, "sweep: points per rank: {}\n", fmt::join(counts, ", "));
+  }
+}
+
+// Under mpirun (with MPI built in) every rank runs this: rank 0 reads and
+// writes the files and hands out points; the other ranks run them. An
+// error on any rank ends them all.
+int RunSweepOverMpi(const SweepFlags& f) {
+  study::MpiSession mpi;
+  try {
+    const SweepSetup s = LoadSweep(f);
+    if (mpi.size() == 1) {
+      RunPoints(f, s, nullptr);
+    } else if (mpi.rank() == 0) {
+      RunPoints(f, s, &mpi);
+    } else {
+      study::RunSweepPointsMpi(mpi, s.config, s.specs, {}, s.threads, {});
+    }
+  } catch (const Error& e) {
+    fmt::print(stderr, "railsim: error: {}\n", e.what());
+    mpi.Abort(2);
+  }
+  return 0;
+}
+
+int RunSweep(const SweepFlags& f) {
+  if (study::MpiCompiledIn() && study::LaunchedByMpirun()) return RunSweepOverMpi(f);
+  RunPoints(f, LoadSweep(f), nullptr);
   return 0;
 }
 

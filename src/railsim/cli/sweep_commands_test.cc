@@ -77,6 +77,20 @@ TEST_F(SweepCommandTest, OneThreadTwoThreadsAndMergedShardsGiveTheSameRows) {
   EXPECT_LT(errors, kPoints);
 }
 
+// mpirun -np 3: rank 0 hands out the points, ranks 1 and 2 run them, one
+// file holds every row.
+TEST_F(SweepCommandTest, MpirunGivesTheSameRows) {
+#ifndef RAILSIM_MPIRUN_TEST
+  GTEST_SKIP() << "built without RAILSIM_MPI, or with the sanitizers (Open MPI's own leaks would fail them)";
+#else
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("one.jsonl"), "--threads", "1"}));
+  RunResult r = RunProgram("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "3", RAILSIM_BINARY, "sweep",
+                                      "--config", Path("sweep.json"), "--out", Path("mpi.jsonl"), "--threads", "2"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(SortedLines(Slurp(Path("one.jsonl"))), SortedLines(Slurp(Path("mpi.jsonl"))));
+#endif
+}
+
 TEST_F(SweepCommandTest, AKilledSweepResumesWithEveryRowExactlyOnce) {
   ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("full.jsonl"), "--threads", "2"}));
   const std::string full = Slurp(Path("full.jsonl"));
