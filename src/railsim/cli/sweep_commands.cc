@@ -221,7 +221,12 @@ int RunSweepOverMpi(const SweepFlags& f) {
 }
 
 int RunSweep(const SweepFlags& f) {
-  if (study::MpiCompiledIn() && study::LaunchedByMpirun()) return RunSweepOverMpi(f);
+  if (study::LaunchedByMpirun()) {
+    if (study::MpiCompiledIn()) return RunSweepOverMpi(f);
+    // Every rank would run the whole sweep into the same file.
+    throw Error("mpirun", "this railsim was built without MPI (CMake option RAILSIM_MPI); rebuild with "
+                          "-DRAILSIM_MPI=ON, or give each rank its own --shard and --out");
+  }
   RunPoints(f, LoadSweep(f), nullptr);
   return 0;
 }
