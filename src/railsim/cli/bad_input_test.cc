@@ -191,7 +191,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
                           "1e300Gbps", "1e-30Gbps"}) {
       cases.push_back({With(base, "--port-speed", v), "--port-speed"});
     }
-    cases.push_back({With(base, "--port-speed", "800Gbps"), "--port-speed"});  // no catalog prices
+    cases.push_back({With(base, "--port-speed", "3200Gbps"), "--port-speed"});  // no catalog prices
     for (std::string v : {"0", "0.5", "-1", "abc", "64", "nan"}) {
       cases.push_back({With(base, "--oversubscription", v), "--oversubscription"});
     }
@@ -206,6 +206,9 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     cases.push_back({With(base, "--bogus", "1"), "--bogus"});
   }
   cases.push_back({With(kNetwork, "--export", dir_ + "/adir.json"), "--export"});
+  for (std::string v : {"dgx-h10", "", "DGX-H100"}) cases.push_back({With(kCost, "--server", v), "--server"});
+  cases.push_back({With(kCost, "--catalog", Mutated("default", "gpus", "0")), "/servers/0/gpus"});
+  cases.push_back({With(kCost, "--catalog", Mutated("default", "power_w", "-1")), "/servers/0/power_w"});
   for (std::string d : {"railonly", "", "spine-free", "RAIL-ONLY"}) cases.push_back({With(kNetwork, "--design", d), "--design"});
   cases.push_back({Without(kNetwork, "--design"), "--design"});
 

@@ -75,6 +75,7 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
           {"oversubscription", Type::kNumber, 1, 65535},
           {"catalog", Type::kString},
           {"max_gpus", Type::kInt, 1, kMaxGpus},
+          {"server", Type::kString},
       };
     case SweepStudy::kEstimate:
       return Concat(Concat(JobParams(),

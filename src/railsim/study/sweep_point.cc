@@ -1,6 +1,7 @@
 // One point of a sweep: the study's library calls on the point's
 // parameters, and its results as numbers. Part of study/sweep.h.
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -50,12 +51,23 @@ std::vector<double> RunNetwork(const Point& p, const SweepSpecs& specs) {
   t.port_speed_Bps = NumberOr(p, "port_speed", units::ParseBandwidth("400Gbps", "port_speed"));
   t.oversubscription = NumberOr(p, "oversubscription", 1);
   net::ValidateTopologyParams(t, IntOr(p, "max_gpus", net::kMaxBuildGpus));
-  const spec::PortClass port_class =
-      PortClassFor(specs.catalogs.at(TextOr(p, "catalog", "default")), t.port_speed_Bps, "port_speed");
-  const net::BillOfMaterials b = EvaluateDesign(t, port_class).bom;
-  return {double(b.tiers), double(b.switches),      double(b.switch_ports), double(b.links),
-          double(b.transceivers), b.switch_cost_usd, b.transceiver_cost_usd, b.cost_usd,
-          b.switch_power_w,   b.transceiver_power_w, b.power_w};
+  const spec::Catalog& catalog = specs.catalogs.at(TextOr(p, "catalog", "default"));
+  const DesignResult result = EvaluateDesign(t, PortClassFor(catalog, t.port_speed_Bps, "port_speed"));
+  const net::BillOfMaterials& b = result.bom;
+  std::vector<double> out = {double(b.tiers),        double(b.switches),    double(b.switch_ports),
+                             double(b.links),        double(b.transceivers), b.switch_cost_usd,
+                             b.transceiver_cost_usd, b.cost_usd,            b.switch_power_w,
+                             b.transceiver_power_w,  b.power_w};
+  const std::string server = TextOr(p, "server", "");
+  if (server.empty()) {
+    out.insert(out.end(), 4, std::numeric_limits<double>::quiet_NaN());  // no server: no whole cluster
+    return out;
+  }
+  const std::optional<spec::ServerClass> s = catalog.FindServer(server);
+  if (!s) throw Error("server", fmt::format("catalog '{}' has no server {}", catalog.name, Quoted(server)));
+  const ClusterCost c = WholeClusterCost(result, *s);
+  out.insert(out.end(), {c.cost_usd, c.power_w, c.network_cost_share, c.network_power_share});
+  return out;
 }
 
 // The job's context, as estimate and search build it from their flags.
@@ -221,7 +233,8 @@ std::vector<std::string> SweepResultKeys(spec::SweepStudy study) {
   switch (study) {
     case spec::SweepStudy::kNetwork:
       return {"tiers", "switches", "switch_ports", "links", "transceivers", "switch_cost_usd",
-              "transceiver_cost_usd", "cost_usd", "switch_power_w", "transceiver_power_w", "power_w"};
+              "transceiver_cost_usd", "cost_usd", "switch_power_w", "transceiver_power_w", "power_w",
+              "cluster_cost_usd", "cluster_power_w", "network_cost_share", "network_power_share"};
     case spec::SweepStudy::kEstimate:
       return kEstimateKeys;
     case spec::SweepStudy::kSearch: {

@@ -105,6 +105,46 @@ TEST(SweepTest, AllToAllRowsAreTheCollectiveStudy) {
   EXPECT_GT(rows[2].results[0], rows[0].results[0]);
 }
 
+// The default catalog prices 800 Gb/s ports (a point no catalog of the
+// paper's covers): rail-only, 1,024 GPUs, K = 8, radix 64 at 800G.
+TEST(SweepTest, EightHundredGigabitPortsArePricedByTheDefaultCatalog) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "network",
+    "fixed": {"design": "rail-only", "gpus": 1024, "hb_size": 8, "radix": 64, "port_speed": "800Gbps"}})");
+  std::vector<SweepRow> rows = RunAll(c, 1);
+  ASSERT_EQ(1u, rows.size());
+  ASSERT_EQ("", rows[0].error);
+  // 48 switches x 64 ports = 3,072 ports; 1,024 NIC-leaf + 1,024 leaf-spine
+  // links, two transceivers each = 4,096. At $1,250 and 28 W per port, $600
+  // and 16 W per transceiver: $3,840,000 + $2,457,600 = $6,297,600 and
+  // 86,016 W + 65,536 W = 151,552 W.
+  EXPECT_EQ(3072, rows[0].results[2]);
+  EXPECT_EQ(4096, rows[0].results[4]);
+  EXPECT_EQ(6'297'600, rows[0].results[7]);
+  EXPECT_EQ(151'552, rows[0].results[10]);
+  EXPECT_TRUE(std::isnan(rows[0].results[11])) << "no server, no whole cluster";
+}
+
+// With a server, the row carries the whole cluster: 1,152 GPUs = 16 GB200
+// NVL72 racks of 72. Rail-only, K = 72, radix 64, 400G: 72 rails of 16 GPUs,
+// four rails to a 64-port switch: 18 switches x 64 = 1,152 ports at $694 and
+// 17 W, 1,152 links x 2 = 2,304 transceivers at $199 and 9 W: $799,488 +
+// $458,496 = $1,257,984 and 19,584 + 20,736 = 40,320 W. Racks: 16 x $3 M =
+// $48 M and 16 x 120 kW = 1.92 MW. Cluster $49,257,984 and 1,960,320 W.
+TEST(SweepTest, NetworkRowsCarryTheWholeClusterWithAServer) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "network",
+    "fixed": {"design": "rail-only", "gpus": 1152, "hb_size": 72, "radix": 64, "server": "gb200-nvl72"}})");
+  std::vector<SweepRow> rows = RunAll(c, 1);
+  ASSERT_EQ(1u, rows.size());
+  ASSERT_EQ("", rows[0].error);
+  EXPECT_EQ(18, rows[0].results[1]);
+  EXPECT_EQ(1'257'984, rows[0].results[7]);
+  EXPECT_EQ(40'320, rows[0].results[10]);
+  EXPECT_EQ(49'257'984, rows[0].results[11]);
+  EXPECT_EQ(1'960'320, rows[0].results[12]);
+  EXPECT_NEAR(1'257'984.0 / 49'257'984, rows[0].results[13], 1e-12);
+  EXPECT_NEAR(40'320.0 / 1'960'320, rows[0].results[14], 1e-12);
+}
+
 TEST(SweepTest, RowsDoNotDependOnTheThreadCount) {
   spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
     "fixed": {"model": "gpt3-175b", "system": "dgx-a100", "tp": 8, "micro_batch_size": 1, "global_batch_size": 1024},
