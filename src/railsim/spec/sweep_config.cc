@@ -108,7 +108,7 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
           {"simulate", Type::kBool},
           {"routing", Type::kChoice, 0, 0, {"ecmp", "d-mod-k"}},
           {"seed", Type::kInt, 0, 9e15},
-          {"max_flows", Type::kInt, 1, double(int64_t{1} << 28)},
+          {"max_memory", Type::kBytes},
           {"max_gpus", Type::kInt, 1, kMaxGpus},
           {"hb_bw", Type::kBandwidth},
           {"nic_bw", Type::kBandwidth},

@@ -208,7 +208,7 @@ std::vector<double> RunAllToAll(const Point& p, const SweepSpecs& specs) {
   r.simulate = Flag(p, "simulate");
   if (spec::FindParam(p, "routing")) r.routing = *net::ParseRouting(TextOr(p, "routing", ""));
   r.seed = uint64_t(IntOr(p, "seed", 0));
-  r.max_flows = IntOr(p, "max_flows", sim::kDefaultMaxFlows);
+  r.max_memory_bytes = int64_t(NumberOr(p, "max_memory", 0));  // 0: no limit
   r.max_gpus = IntOr(p, "max_gpus", net::kMaxBuildGpus);
   if (spec::FindParam(p, "hb_bw")) r.hb_bw_Bps = NumberOr(p, "hb_bw", 0);
   if (spec::FindParam(p, "nic_bw")) r.nic_bw_Bps = NumberOr(p, "nic_bw", 0);
