@@ -11,7 +11,7 @@ bash scripts/deps.sh clang libclang-rt-14-dev chromium
 jobs="$(nproc)"
 
 echo "== release build and tests" >&2
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DRAILSIM_MPI=ON >/dev/null
 cmake --build build/release -j"$jobs"
 (cd build/release && ctest --output-on-failure -j"$jobs")
 

@@ -14,7 +14,8 @@ namespace railsim::cli {
 
 std::vector<Command> AllCommands() {
   std::vector<Command> all;
-  for (auto group : {NetworkCommands(), PerfCommands(), CommCommands(), FailureCommands(), CalibrateCommands(), PresetCommands()}) {
+  for (auto group : {NetworkCommands(), PerfCommands(), CommCommands(), FailureCommands(), CalibrateCommands(),
+                     SweepCommands(), PresetCommands()}) {
     all.insert(all.end(), group.begin(), group.end());
   }
   return all;

@@ -191,7 +191,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
                           "1e300Gbps", "1e-30Gbps"}) {
       cases.push_back({With(base, "--port-speed", v), "--port-speed"});
     }
-    cases.push_back({With(base, "--port-speed", "800Gbps"), "--port-speed"});  // no catalog prices
+    cases.push_back({With(base, "--port-speed", "3200Gbps"), "--port-speed"});  // no catalog prices
     for (std::string v : {"0", "0.5", "-1", "abc", "64", "nan"}) {
       cases.push_back({With(base, "--oversubscription", v), "--oversubscription"});
     }
@@ -206,6 +206,9 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     cases.push_back({With(base, "--bogus", "1"), "--bogus"});
   }
   cases.push_back({With(kNetwork, "--export", dir_ + "/adir.json"), "--export"});
+  for (std::string v : {"dgx-h10", "", "DGX-H100"}) cases.push_back({With(kCost, "--server", v), "--server"});
+  cases.push_back({With(kCost, "--catalog", Mutated("default", "gpus", "0")), "/servers/0/gpus"});
+  cases.push_back({With(kCost, "--catalog", Mutated("default", "power_w", "-1")), "/servers/0/power_w"});
   for (std::string d : {"railonly", "", "spine-free", "RAIL-ONLY"}) cases.push_back({With(kNetwork, "--design", d), "--design"});
   cases.push_back({Without(kNetwork, "--design"), "--design"});
 
@@ -662,9 +665,48 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     Write(name, text);
     cases.push_back({With(kCalibrate, "--steps", Path(name)), field});
   }
+  // Sweep: the config file, each of its fields, and the flags.
+  Write("sweep.json", "{\"study\": \"network\", \"fixed\": {\"design\": \"rail-only\", \"hb_size\": 8, "
+                      "\"radix\": 64}, \"axes\": {\"gpus\": [64, 128]}}");
+  const Args sweep = {"sweep", "--config", Path("sweep.json"), "--out", Path("rows.jsonl")};
+  for (const std::string& f : BadFiles()) cases.push_back({With(sweep, "--config", f), "--config"});
+  for (auto [text, field] : std::vector<std::pair<std::string, std::string>>{
+           {"{}", "/study"},
+           {"{\"study\": \"estimat\"}", "/study"},
+           {"{\"study\": \"network\", \"axes\": {\"radixx\": [64]}}", "/axes/radixx"},
+           {"{\"study\": \"network\", \"axes\": {\"gpus\": [64, -1]}}", "/axes/gpus/1"},
+           {"{\"study\": \"network\", \"axes\": {\"gpus\": 64}}", "/axes/gpus"},
+           {"{\"study\": \"network\", \"axes\": {\"gpus\": {\"from\": 64}}}", "/axes/gpus/to"},
+           {"{\"study\": \"network\", \"axes\": {\"gpus\": {\"from\": 8, \"to\": 64, \"times\": 1}}}",
+            "/axes/gpus/times"},
+           {"{\"study\": \"network\", \"fixed\": {\"port_speed\": \"fast\"}}", "/fixed/port_speed"},
+           {"{\"study\": \"network\", \"fixed\": {\"design\": \"rail-only\"}}", "/fixed"},
+           {"{\"study\": \"network\", \"fixed\": [1]}", "/fixed"},
+           {"{\"study\": \"network\", \"zip\": [[\"gpus\"]]}", "/zip/0"},
+           {"{\"study\": \"network\", \"study2\": 1}", "/study2"},
+           {"{\"study\": \"estimate\", \"fixed\": {\"model\": \"gpt-9\", \"system\": \"dgx-h100\", \"gpus\": 8, "
+            "\"global_batch_size\": 8, \"tp\": 8, \"pp\": 1, \"micro_batch_size\": 1}}", "/fixed/model"},
+           {"{\"study\": \"estimate\", \"fixed\": {\"sequence_parallel\": 1}}", "/fixed/sequence_parallel"},
+           {"{\"study\": \"search\", \"axes\": {\"system\": [\"dgx-h100\", \"dgx-z\"]}, \"fixed\": "
+            "{\"model\": \"gpt3-175b\", \"gpus\": 8, \"global_batch_size\": 8}}", "/axes/system/1"},
+       }) {
+    const std::string name = "sweep-" + std::to_string(counter_++) + ".json";
+    Write(name, text);
+    cases.push_back({With(sweep, "--config", Path(name)), field});
+  }
+  for (std::string v : {"2/2", "x", "1/0", "-1/2", "1/", "/2", "0/2/3"}) cases.push_back({With(sweep, "--shard", v), "--shard"});
+  for (std::string v : {"0", "-1", "x", "2000"}) cases.push_back({With(sweep, "--threads", v), "--threads"});
+  cases.push_back({With(sweep, "--format", "json"), "--format"});
+  cases.push_back({Without(sweep, "--out"), "--out"});
+  cases.push_back({Without(sweep, "--config"), "--config"});
+  cases.push_back({With(sweep, "--out", Path("no/such/dir/rows.jsonl")), "--out"});
+  Write("other-sweep.jsonl", "{\"index\":0,\"points\":5,\"point\":{}}\n");
+  cases.push_back({Plus(With(sweep, "--out", Path("other-sweep.jsonl")), "--resume"), "--resume"});
+  cases.push_back({{"sweep", "--merge", Path("missing.jsonl")}, "--merge"});
+  cases.push_back({{"sweep", "--merge", Path("other-sweep.jsonl"), "--config", Path("sweep.json")}, "--merge"});
   // --quiet is a switch on every subcommand: a value it cannot read is named.
   for (const Args& base : {Args{"compare"}, kNetwork, kCost, Args{"report", "--out", Path("r5")}, kEstimate, kSearch,
-                           kTraffic, kAllToAll, kCollective, kFailures, kCalibrate, Args{"presets"}}) {
+                           kTraffic, kAllToAll, kCollective, kFailures, kCalibrate, Args{"presets"}, sweep}) {
     cases.push_back({Plus(base, "--quiet=bogus"), "--quiet"});
   }
   // Top level.

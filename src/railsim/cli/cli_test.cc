@@ -215,6 +215,38 @@ TEST(CliTest, CostJsonListsDesignsWithSavings) {
   EXPECT_NEAR(0.748, j["designs"][1]["power_saving"].get<double>(), 0.001);
 }
 
+// The whole cluster by hand: rail-only, 1,024 GPUs in 128 DGX H100 servers,
+// K = 8, radix 64 at 400G. Network: 48 switches x 64 = 3,072 ports at $694
+// and 17 W, 2,048 links x 2 = 4,096 transceivers at $199 and 9 W:
+// $2,131,968 + $815,104 = $2,947,072 and 52,224 + 36,864 = 89,088 W.
+// Servers: 128 x $400,000 = $51,200,000 and 128 x 10,200 W = 1,305,600 W.
+// Cluster: $54,147,072 (network 5.44%) and 1,394,688 W (network 6.39%).
+TEST(CliTest, CostWithAServerGivesTheWholeClusterAndTheNetworksShare) {
+  nlohmann::json j = JsonOf({"cost", "--gpus", "1024", "--hb-size", "8", "--radix", "64", "--server", "dgx-h100",
+                             "--format", "json"});
+  ASSERT_EQ(3u, j["designs"].size());
+  const nlohmann::json& rail_only = j["designs"][1];
+  ASSERT_EQ("rail-only", rail_only["design"]);
+  EXPECT_EQ(2'947'072, rail_only["cost_usd"].get<double>());
+  const nlohmann::json& c = rail_only["cluster"];
+  EXPECT_EQ("dgx-h100", c["server"]);
+  EXPECT_EQ(128, c["servers"]);
+  EXPECT_EQ(51'200'000, c["servers_cost_usd"].get<double>());
+  EXPECT_EQ(54'147'072, c["cost_usd"].get<double>());
+  EXPECT_EQ(1'394'688, c["power_w"].get<double>());
+  EXPECT_NEAR(2'947'072.0 / 54'147'072, c["network_cost_share"].get<double>(), 1e-12);
+  EXPECT_NEAR(89'088.0 / 1'394'688, c["network_power_share"].get<double>(), 1e-12);
+  // 800G and 1.6T ports are priced by the default catalog, and the table
+  // shows the share.
+  for (const char* speed : {"800Gbps", "1.6Tbps"}) {
+    RunResult r = RunRailsim({"cost", "--gpus", "1152", "--hb-size", "72", "--radix", "64", "--port-speed", speed,
+                              "--server", "gb200-nvl72"});
+    ASSERT_EQ(0, r.status) << r.err;
+    EXPECT_NE(std::string::npos, r.out.find("network cost share")) << r.out;
+    EXPECT_NE(std::string::npos, r.out.find("16 x gb200-nvl72")) << r.out;
+  }
+}
+
 TEST(CliTest, ExportsCablingAndGraph) {
   std::string dir = MakeTempDir();
   RunResult r = RunRailsim({"network", "--design", "rail-optimized", "--gpus", "512", "--hb-size", "8", "--radix",
@@ -563,6 +595,24 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   commands.push_back({"calibrate", "--system", "dgx-h100", "--nccl-tests", data + "nccl-tests/p5-8nodes.csv",
                       data + "nccl-tests/p5-8nodes/alltoall_perf.txt", "--steps", data + "h100-steps.csv",
                       "--holdout", "0.2", "--format", "json"});
+  // sweep's rows: the same bytes from two runs on two threads, after sorting
+  // (rows arrive as points finish).
+  {
+    const std::string dir = MakeTempDir();
+    std::ofstream(dir + "/sweep.json") << R"({"study": "network", "fixed": {"hb_size": 8, "radix": 32},
+      "axes": {"design": ["rail-only", "rail-optimized", "fat-tree"], "gpus": [64, 128, 256, 100]}})";
+    std::vector<std::string> runs;
+    for (const char* name : {"a.jsonl", "b.jsonl"}) {
+      RunResult r = RunRailsim({"sweep", "--config", dir + "/sweep.json", "--out", dir + "/" + name,
+                                "--threads", "2"});
+      ASSERT_EQ(0, r.status) << r.err;
+      RunResult merged = RunRailsim({"sweep", "--merge", dir + "/" + name});
+      ASSERT_EQ(0, merged.status) << merged.err;
+      EXPECT_EQ(12, LineCount(merged.out));
+      runs.push_back(merged.out);
+    }
+    EXPECT_EQ(runs[0], runs[1]);
+  }
   for (const Args& args : commands) {
     RunResult a = RunRailsim(args), b = RunRailsim(args);
     ASSERT_EQ(0, a.status) << args[0] << ": " << a.err;

@@ -33,6 +33,7 @@ std::vector<Command> PerfCommands();     ///< estimate, search
 std::vector<Command> CommCommands();     ///< alltoall, collective
 std::vector<Command> FailureCommands();  ///< failures
 std::vector<Command> CalibrateCommands();  ///< calibrate
+std::vector<Command> SweepCommands();    ///< sweep
 
 /// Parses argv and runs the chosen command. Throws Error on bad input.
 int Run(int argc, char** argv);

@@ -72,17 +72,7 @@ net::TopologyParams ParseTopology(const NetworkFlags& f, std::optional<net::Desi
 }
 
 spec::PortClass ResolvePortClass(const std::string& catalog_name, double port_speed_Bps) {
-  spec::Catalog catalog = spec::LoadCatalog(catalog_name, "--catalog");
-  std::optional<spec::PortClass> c = catalog.Find(port_speed_Bps);
-  if (!c) {
-    std::vector<std::string> speeds;
-    for (const spec::PortClass& pc : catalog.port_classes) speeds.push_back(units::FormatBitRate(pc.port_speed_Bps));
-    throw Error("--port-speed", fmt::format("catalog '{}' has no prices for {} (it has {}); pass "
-                                            "--catalog FILE with a port class for this speed",
-                                            catalog.name, units::FormatBitRate(port_speed_Bps),
-                                            fmt::join(speeds, ", ")));
-  }
-  return *c;
+  return study::PortClassFor(spec::LoadCatalog(catalog_name, "--catalog"), port_speed_Bps, "--port-speed");
 }
 
 // The export format follows the file name: .csv is the cabling plan, .json
@@ -125,27 +115,50 @@ Action SetupNetwork(CLI::App* sub) {
   };
 }
 
+// --server: the catalog's GPU server, for the whole cluster's cost.
+spec::ServerClass ResolveServer(const std::string& catalog_name, const std::string& name) {
+  spec::Catalog catalog = spec::LoadCatalog(catalog_name, "--catalog");
+  std::optional<spec::ServerClass> s = catalog.FindServer(name);
+  if (!s) {
+    std::vector<std::string> names;
+    for (const spec::ServerClass& c : catalog.servers) names.push_back(c.name);
+    throw Error("--server", fmt::format("catalog '{}' has no server {}{}; it has {}", catalog.name, Quoted(name),
+                                        DidYouMean(name, names), names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
+  }
+  return *s;
+}
+
 Action SetupCost(CLI::App* sub) {
   auto flags = std::make_shared<NetworkFlags>();
+  auto server = std::make_shared<std::string>();
   AddNetworkFlags(sub, flags.get());
-  return [flags]() {
+  sub->add_option("--server", *server,
+                  "GPU server of the catalog (dgx-h100, dgx-b200, gb200-nvl72): adds the whole cluster's cost and "
+                  "the network's share");
+  return [flags, server]() {
     Format format = ParseFormatFlag(flags->format, true);
     CheckExportPath(flags->export_path);
     net::TopologyParams params = ParseTopology(*flags, std::nullopt);
     spec::PortClass port_class = ResolvePortClass(flags->catalog, params.port_speed_Bps);
+    std::optional<spec::ServerClass> server_class;
+    if (!server->empty()) server_class = ResolveServer(flags->catalog, *server);
     std::vector<study::DesignResult> results =
         study::CompareDesigns(params, port_class, [&](const net::Topology& t) {
           if (!flags->export_path.empty()) Export(t, PerDesignPath(flags->export_path, t.params().design));
         });
+    std::vector<study::ClusterCost> clusters;
+    for (const study::DesignResult& r : results) {
+      if (server_class) clusters.push_back(study::WholeClusterCost(r, *server_class));
+    }
     if (format == Format::kJson) {
-      PrintStdout(report::CostJson(results));
+      PrintStdout(report::CostJson(results, clusters));
     } else if (format == Format::kCsv) {
-      PrintStdout(report::CostCsv(results));
+      PrintStdout(report::CostCsv(results, clusters));
     } else {
       PrintStdout(fmt::format("{} GPUs, HB domain {}, radix {} x {}\n\n", report::Grouped(params.gpus),
                               params.hb_domain_size, params.radix,
                               units::FormatBitRate(params.port_speed_Bps)) +
-                  report::CostTable(results));
+                  report::CostTable(results, clusters));
     }
     return 0;
   };

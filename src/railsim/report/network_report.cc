@@ -1,5 +1,7 @@
 #include "railsim/report/network_report.h"
 
+#include <cassert>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -90,7 +92,8 @@ std::string NetworkTable(const study::DesignResult& r) {
 
 std::string NetworkJson(const study::DesignResult& r) { return DesignObject(r).dump(2) + "\n"; }
 
-std::string CostTable(const std::vector<study::DesignResult>& results) {
+std::string CostTable(const std::vector<study::DesignResult>& results,
+                      const std::vector<study::ClusterCost>& clusters) {
   TextTable t;
   t.AddColumn("design", TextTable::Align::kLeft);
   for (const char* h : {"tiers", "switches", "ports", "links", "transceivers", "cost", "power",
@@ -103,27 +106,71 @@ std::string CostTable(const std::vector<study::DesignResult>& results) {
               Grouped(b.switch_ports), Grouped(b.links), Grouped(b.transceivers), Dollars(b.cost_usd),
               Watts(b.power_w), Percent(r.cost_saving), Percent(r.power_saving)});
   }
-  return t.Render();
+  if (clusters.empty()) return t.Render();
+  assert(clusters.size() == results.size() && "one cluster per design");
+  TextTable w;
+  w.AddColumn("whole cluster", TextTable::Align::kLeft);
+  for (const char* h : {"servers", "servers cost", "servers power", "cluster cost", "cluster power",
+                        "network cost share", "network power share"}) {
+    w.AddColumn(h);
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    const study::ClusterCost& c = clusters[i];
+    w.AddRow({net::DesignName(results[i].params.design), Grouped(c.servers) + " x " + c.server,
+              Dollars(c.servers_cost_usd), Watts(c.servers_power_w), Dollars(c.cost_usd), Watts(c.power_w),
+              Percent(c.network_cost_share), Percent(c.network_power_share)});
+  }
+  return t.Render() + "\n" + w.Render();
 }
 
-std::string CostJson(const std::vector<study::DesignResult>& results) {
+std::string CostJson(const std::vector<study::DesignResult>& results,
+                     const std::vector<study::ClusterCost>& clusters) {
   Json doc;
   doc["designs"] = DesignsArray(results);
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    const study::ClusterCost& c = clusters[i];
+    Json j;
+    j["server"] = c.server;
+    j["servers"] = c.servers;
+    j["servers_cost_usd"] = c.servers_cost_usd;
+    j["servers_power_w"] = c.servers_power_w;
+    j["cost_usd"] = c.cost_usd;
+    j["power_w"] = c.power_w;
+    j["network_cost_share"] = c.network_cost_share;
+    j["network_power_share"] = c.network_power_share;
+    doc["designs"][i]["cluster"] = j;
+  }
   return doc.dump(2) + "\n";
 }
 
-std::string CostCsv(const std::vector<study::DesignResult>& results) {
-  CsvTable t({"design", "gpus", "hb_domain_size", "radix", "port_speed", "oversubscription", "tiers", "switches",
-              "switch_ports", "switch_ports_used", "links", "transceivers", "cost_usd", "power_w", "cost_saving",
-              "power_saving"});
-  for (const study::DesignResult& r : results) {
+std::string CostCsv(const std::vector<study::DesignResult>& results,
+                    const std::vector<study::ClusterCost>& clusters) {
+  std::vector<std::string> header = {"design", "gpus", "hb_domain_size", "radix", "port_speed", "oversubscription",
+                                     "tiers", "switches", "switch_ports", "switch_ports_used", "links",
+                                     "transceivers", "cost_usd", "power_w", "cost_saving", "power_saving"};
+  if (!clusters.empty()) {
+    header.insert(header.end(), {"cluster_server", "cluster_servers", "cluster_servers_cost_usd",
+                                 "cluster_servers_power_w", "cluster_cost_usd", "cluster_power_w",
+                                 "cluster_network_cost_share", "cluster_network_power_share"});
+  }
+  CsvTable t(header);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const study::DesignResult& r = results[i];
     const net::TopologyParams& p = r.params;
     const net::BillOfMaterials& b = r.bom;
-    t.AddRow({net::DesignName(p.design), std::to_string(p.gpus), std::to_string(p.hb_domain_size),
-              std::to_string(p.radix), units::FormatBitRate(p.port_speed_Bps), CsvNumber(p.oversubscription),
-              std::to_string(b.tiers), std::to_string(b.switches), std::to_string(b.switch_ports),
-              std::to_string(b.switch_ports_used), std::to_string(b.links), std::to_string(b.transceivers),
-              CsvNumber(b.cost_usd), CsvNumber(b.power_w), CsvNumber(r.cost_saving), CsvNumber(r.power_saving)});
+    std::vector<std::string> row = {
+        net::DesignName(p.design), std::to_string(p.gpus), std::to_string(p.hb_domain_size),
+        std::to_string(p.radix), units::FormatBitRate(p.port_speed_Bps), CsvNumber(p.oversubscription),
+        std::to_string(b.tiers), std::to_string(b.switches), std::to_string(b.switch_ports),
+        std::to_string(b.switch_ports_used), std::to_string(b.links), std::to_string(b.transceivers),
+        CsvNumber(b.cost_usd), CsvNumber(b.power_w), CsvNumber(r.cost_saving), CsvNumber(r.power_saving)};
+    if (!clusters.empty()) {
+      const study::ClusterCost& c = clusters[i];
+      row.insert(row.end(), {c.server, std::to_string(c.servers), CsvNumber(c.servers_cost_usd),
+                             CsvNumber(c.servers_power_w), CsvNumber(c.cost_usd), CsvNumber(c.power_w),
+                             CsvNumber(c.network_cost_share), CsvNumber(c.network_power_share)});
+    }
+    t.AddRow(row);
   }
   return t.Render();
 }

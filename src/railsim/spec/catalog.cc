@@ -1,5 +1,7 @@
 #include "railsim/spec/catalog.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
@@ -17,7 +19,15 @@ constexpr double kMaxWatts = 1e6;
 
 std::optional<PortClass> Catalog::Find(double port_speed_Bps) const {
   for (const PortClass& c : port_classes) {
-    if (c.port_speed_Bps == port_speed_Bps) return c;
+    // "1.6Tbps" and "1600Gbps" may parse a rounding apart.
+    if (std::fabs(c.port_speed_Bps - port_speed_Bps) <= 1e-9 * port_speed_Bps) return c;
+  }
+  return std::nullopt;
+}
+
+std::optional<ServerClass> Catalog::FindServer(std::string_view name) const {
+  for (const ServerClass& s : servers) {
+    if (s.name == name) return s;
   }
   return std::nullopt;
 }
@@ -46,6 +56,23 @@ Catalog ParseCatalogJson(std::string_view text) {
     }
     catalog.port_classes.push_back(p);
   }
+  if (r.Has("servers")) {
+    const nlohmann::json& servers = r.Array("servers");
+    for (size_t i = 0; i < servers.size(); ++i) {
+      JsonReader c(servers[i], fmt::format("/servers/{}", i));
+      ServerClass s;
+      s.name = c.String("name");
+      s.gpus = c.Int("gpus", 1, 1 << 20);
+      s.cost_usd = c.Number("cost_usd", 0, kMaxUsd);
+      s.power_w = c.Number("power_w", 0, kMaxWatts);
+      s.hb_switch_cost_usd = c.NumberOr("hb_switch_cost_usd", 0, 0, kMaxUsd);
+      s.hb_switch_power_w = c.NumberOr("hb_switch_power_w", 0, 0, kMaxWatts);
+      s.sources = c.StringMapOr("sources");
+      c.Finish();
+      if (catalog.FindServer(s.name)) throw Error(c.PointerTo("name"), fmt::format("duplicate server {}", Quoted(s.name)));
+      catalog.servers.push_back(s);
+    }
+  }
   r.Finish();
   return catalog;
 }
@@ -64,6 +91,20 @@ std::string CatalogToJson(const Catalog& catalog) {
     c["transceiver_power_w"] = p.transceiver_power_w;
     c["sources"] = SourcesJson(p.sources);
     j["port_classes"].push_back(c);
+  }
+  if (!catalog.servers.empty()) {
+    j["servers"] = nlohmann::ordered_json::array();
+    for (const ServerClass& s : catalog.servers) {
+      nlohmann::ordered_json c;
+      c["name"] = s.name;
+      c["gpus"] = s.gpus;
+      c["cost_usd"] = s.cost_usd;
+      c["power_w"] = s.power_w;
+      c["hb_switch_cost_usd"] = s.hb_switch_cost_usd;
+      c["hb_switch_power_w"] = s.hb_switch_power_w;
+      c["sources"] = SourcesJson(s.sources);
+      j["servers"].push_back(c);
+    }
   }
   return j.dump(2) + "\n";
 }

@@ -3,6 +3,7 @@
 // materials with it; users replace it with --catalog FILE.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,13 +22,29 @@ struct PortClass {
   std::map<std::string, std::string> sources;
 };
 
+/// A GPU server (one HB domain or a slice of one: a DGX H100 node, a
+/// GB200 NVL72 rack) with what it costs and draws, and the HB domain's own
+/// switches where they are bought separately (0 when inside the server).
+struct ServerClass {
+  std::string name;
+  int64_t gpus = 0;  ///< GPUs per server
+  double cost_usd = 0;
+  double power_w = 0;
+  double hb_switch_cost_usd = 0;  ///< per server
+  double hb_switch_power_w = 0;   ///< per server
+  std::map<std::string, std::string> sources;
+};
+
 struct Catalog {
   std::string name;
   std::string description;
   std::vector<PortClass> port_classes;  ///< distinct speeds
+  std::vector<ServerClass> servers;     ///< distinct names; may be empty
 
   /// The class for `port_speed_Bps`, or nullopt when the catalog has none.
   std::optional<PortClass> Find(double port_speed_Bps) const;
+  /// The server named `name`, or nullopt.
+  std::optional<ServerClass> FindServer(std::string_view name) const;
 };
 
 /// Parses and validates a catalog JSON document. Throws Error naming the field.

@@ -1,0 +1,137 @@
+// End-to-end tests of `railsim sweep`: the same rows on one thread, two
+// threads and two shards merged; --resume after a kill; --merge naming the
+// missing points.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "railsim/cli/run_binary_test_util.h"
+
+namespace railsim::testutil {
+namespace {
+
+// 5 cluster sizes x 6 pipeline degrees x 4 tensor degrees x 2 micro-batch
+// sizes = 240 estimate points, some of them invalid (error rows).
+const char* kConfig = R"({"study": "estimate",
+  "fixed": {"model": "gpt3-175b", "system": "dgx-h100", "global_batch_size": 1024},
+  "axes": {"gpus": {"from": 256, "to": 4096, "times": 2}, "pp": [1, 2, 4, 8, 16, 32], "tp": [1, 2, 4, 8],
+           "micro_batch_size": [1, 2]}})";
+constexpr int kPoints = 240;
+
+class SweepCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTempDir();
+    std::ofstream(Path("sweep.json")) << kConfig;
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  // Runs a sweep; expects success.
+  void Sweep(std::vector<std::string> args) {
+    args.insert(args.begin(), {"sweep", "--config", Path("sweep.json")});
+    RunResult r = RunRailsim(args);
+    ASSERT_EQ(0, r.status) << r.err;
+    EXPECT_EQ("", r.out);
+  }
+  std::string dir_;
+};
+
+std::vector<std::string> SortedLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end(), [](const std::string& a, const std::string& b) {
+    return std::stol(a.substr(9)) < std::stol(b.substr(9));  // after {"index":
+  });
+  return lines;
+}
+
+TEST_F(SweepCommandTest, OneThreadTwoThreadsAndMergedShardsGiveTheSameRows) {
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("one.jsonl"), "--threads", "1"}));
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("two.jsonl"), "--threads", "2"}));
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("s0.jsonl"), "--shard", "0/2", "--threads", "1"}));
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("s1.jsonl"), "--shard", "1/2", "--threads", "2"}));
+  RunResult merged = RunRailsim({"sweep", "--merge", Path("s1.jsonl"), Path("s0.jsonl")});
+  ASSERT_EQ(0, merged.status) << merged.err;
+  const std::vector<std::string> one = SortedLines(Slurp(Path("one.jsonl")));
+  ASSERT_EQ(size_t(kPoints), one.size());
+  EXPECT_EQ(one, SortedLines(Slurp(Path("two.jsonl"))));
+  EXPECT_EQ(one, SortedLines(merged.out));
+  // One thread writes in index order; the merge sorts: the same bytes.
+  EXPECT_EQ(Slurp(Path("one.jsonl")), merged.out);
+  // Shard 0 holds the even indices.
+  EXPECT_EQ(kPoints / 2, LineCount(Slurp(Path("s0.jsonl"))));
+  EXPECT_EQ(0u, Slurp(Path("s0.jsonl")).find("{\"index\":0,\"points\":240,\"point\":{\"model\":\"gpt3-175b\""));
+  // Some points are invalid (pp = 32 does not divide GPT-3's 96 layers) and
+  // say why, as rows; every row has results or an error.
+  int errors = 0;
+  for (const std::string& line : one) {
+    const bool error = line.find("\"error\":\"") != std::string::npos;
+    EXPECT_NE(error, line.find("\"results\":{") != std::string::npos) << line;
+    errors += error;
+  }
+  EXPECT_GT(errors, 0);
+  EXPECT_LT(errors, kPoints);
+}
+
+// mpirun -np 3: rank 0 hands out the points, ranks 1 and 2 run them, one
+// file holds every row.
+TEST_F(SweepCommandTest, MpirunGivesTheSameRows) {
+#ifndef RAILSIM_MPIRUN_TEST
+  GTEST_SKIP() << "built without RAILSIM_MPI, or with the sanitizers (Open MPI's own leaks would fail them)";
+#else
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("one.jsonl"), "--threads", "1"}));
+  RunResult r = RunProgram("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "3", RAILSIM_BINARY, "sweep",
+                                      "--config", Path("sweep.json"), "--out", Path("mpi.jsonl"), "--threads", "2"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(SortedLines(Slurp(Path("one.jsonl"))), SortedLines(Slurp(Path("mpi.jsonl"))));
+#endif
+}
+
+TEST_F(SweepCommandTest, AKilledSweepResumesWithEveryRowExactlyOnce) {
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("full.jsonl"), "--threads", "2"}));
+  const std::string full = Slurp(Path("full.jsonl"));
+  // What a kill leaves: 100 finished rows and half of the 101st.
+  size_t cut = 0;
+  for (int i = 0; i < 100; ++i) cut = full.find('\n', cut) + 1;
+  const size_t partial = cut + (full.find('\n', cut) - cut) / 2;
+  std::ofstream(Path("killed.jsonl"), std::ios::binary) << full.substr(0, partial);
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("killed.jsonl"), "--resume", "--threads", "2"}));
+  const std::string resumed = Slurp(Path("killed.jsonl"));
+  EXPECT_EQ(full.substr(0, cut), resumed.substr(0, cut)) << "finished rows are kept, not redone";
+  EXPECT_EQ(SortedLines(full), SortedLines(resumed));
+  // Resuming a finished sweep runs nothing and changes nothing.
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("killed.jsonl"), "--resume"}));
+  EXPECT_EQ(resumed, Slurp(Path("killed.jsonl")));
+}
+
+TEST_F(SweepCommandTest, CsvRowsResumeAfterTheirHeader) {
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("full.csv"), "--format", "csv", "--threads", "1"}));
+  const std::string full = Slurp(Path("full.csv"));
+  EXPECT_EQ(kPoints + 1, LineCount(full));
+  EXPECT_EQ(0u, full.find("index,points,model,system,gpus,global_batch_size,tp,pp,micro_batch_size,"
+                          "iteration_time_s,mfu,"));
+  size_t cut = 0;
+  for (int i = 0; i < 31; ++i) cut = full.find('\n', cut) + 1;
+  std::ofstream(Path("part.csv"), std::ios::binary) << full.substr(0, cut + 5);
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("part.csv"), "--format", "csv", "--resume"}));
+  std::string resumed = Slurp(Path("part.csv"));
+  EXPECT_EQ(kPoints + 1, LineCount(resumed));
+  EXPECT_EQ(full.substr(0, cut), resumed.substr(0, cut));
+}
+
+TEST_F(SweepCommandTest, MergeNamesTheMissingPoints) {
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("s1.jsonl"), "--shard", "1/3"}));
+  RunResult r = RunRailsim({"sweep", "--merge", Path("s1.jsonl"), "--out", Path("merged.jsonl")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_EQ("railsim sweep --merge: 160 of 240 points missing: 0, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, "
+            "21, 23, 24, 26, 27, 29, ...\n",
+            r.err);
+  EXPECT_EQ(80, LineCount(Slurp(Path("merged.jsonl"))));
+}
+
+}  // namespace
+}  // namespace railsim::testutil

@@ -1,0 +1,84 @@
+#include "railsim/study/sweep.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "railsim/spec/presets.h"
+
+namespace railsim::study {
+namespace {
+
+// Calls visit(name, where) for every string value of `key` in the config.
+void ForEachName(const spec::SweepConfig& config, const std::string& key,
+                 const std::function<void(const std::string&, const std::string&)>& visit) {
+  for (const spec::SweepParam& p : config.fixed) {
+    if (p.key == key) visit(p.value.text, "/fixed/" + key);
+  }
+  for (const spec::SweepAxis& axis : config.axes) {
+    for (size_t j = 0; j < axis.keys.size(); ++j) {
+      if (axis.keys[j] != key) continue;
+      for (size_t i = 0; i < axis.tuples.size(); ++i) {
+        visit(axis.tuples[i][j].text, fmt::format("/axes/{}/{}", key, i));
+      }
+    }
+  }
+}
+
+template <typename T, typename Load>
+void LoadAll(const spec::SweepConfig& config, const std::string& key, const std::string& fallback,
+             std::map<std::string, T>* out, Load load) {
+  if (!fallback.empty()) out->emplace(fallback, load(fallback, key));
+  ForEachName(config, key, [&](const std::string& name, const std::string& where) {
+    if (!out->count(name)) out->emplace(name, load(name, where));
+  });
+}
+
+}  // namespace
+
+SweepSpecs LoadSweepSpecs(const spec::SweepConfig& config) {
+  SweepSpecs s;
+  LoadAll(config, "model", "", &s.models, spec::LoadModel);
+  LoadAll(config, "system", "", &s.systems, spec::LoadSystem);
+  if (config.study == spec::SweepStudy::kNetwork) LoadAll(config, "catalog", "default", &s.catalogs, spec::LoadCatalog);
+  if (config.study == spec::SweepStudy::kEstimate || config.study == spec::SweepStudy::kSearch) {
+    LoadAll(config, "placement", "tp-cp-ep-dp-pp", &s.placements, spec::LoadPlacement);
+  }
+  return s;
+}
+
+std::vector<int64_t> ShardPoints(int64_t points, int shard, int shards, const std::vector<int64_t>& done) {
+  assert(shards >= 1 && shard >= 0 && shard < shards && "shard in range");
+  std::vector<int64_t> sorted_done = done;
+  std::sort(sorted_done.begin(), sorted_done.end());
+  std::vector<int64_t> out;
+  for (int64_t i = shard; i < points; i += shards) {
+    if (!std::binary_search(sorted_done.begin(), sorted_done.end(), i)) out.push_back(i);
+  }
+  return out;
+}
+
+void RunSweepPoints(const spec::SweepConfig& config, const SweepSpecs& specs, const std::vector<int64_t>& indices,
+                    int threads, const std::function<void(const SweepRow&)>& emit) {
+  assert(threads >= 1 && "at least one worker");
+  std::atomic<size_t> next{0};
+  std::mutex emit_mutex;
+  auto work = [&] {
+    for (size_t i = next++; i < indices.size(); i = next++) {
+      SweepRow row = RunSweepPoint(config, specs, indices[i]);
+      std::lock_guard<std::mutex> lock(emit_mutex);
+      emit(row);
+    }
+  };
+  const int n = int(std::min<size_t>(size_t(threads), std::max<size_t>(indices.size(), 1)));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+}
+
+}  // namespace railsim::study

@@ -1,0 +1,280 @@
+// One point of a sweep: the study's library calls on the point's
+// parameters, and its results as numbers. Part of study/sweep.h.
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/comm/algorithms.h"
+#include "railsim/core/units.h"
+#include "railsim/net/builder.h"
+#include "railsim/perf/context.h"
+#include "railsim/perf/estimate.h"
+#include "railsim/search/search.h"
+#include "railsim/spec/strategy.h"
+#include "railsim/sim/simulator.h"
+#include "railsim/study/collective_study.h"
+#include "railsim/study/network_study.h"
+#include "railsim/study/idle_search.h"
+#include "railsim/study/sweep.h"
+
+namespace railsim::study {
+namespace {
+
+using Point = std::vector<spec::SweepParam>;
+
+// Parameters the config left out take the command's default.
+int64_t IntOr(const Point& p, const char* key, int64_t fallback) {
+  const spec::SweepValue* v = spec::FindParam(p, key);
+  return v ? v->int_value : fallback;
+}
+double NumberOr(const Point& p, const char* key, double fallback) {
+  const spec::SweepValue* v = spec::FindParam(p, key);
+  return v ? v->number : fallback;
+}
+std::string TextOr(const Point& p, const char* key, const std::string& fallback) {
+  const spec::SweepValue* v = spec::FindParam(p, key);
+  return v ? v->text : fallback;
+}
+bool Flag(const Point& p, const char* key) {
+  const spec::SweepValue* v = spec::FindParam(p, key);
+  return v && v->flag;
+}
+
+std::vector<double> RunNetwork(const Point& p, const SweepSpecs& specs) {
+  net::TopologyParams t;
+  t.design = *net::ParseDesign(TextOr(p, "design", ""));
+  t.gpus = IntOr(p, "gpus", 0);
+  t.hb_domain_size = int(IntOr(p, "hb_size", 0));
+  t.radix = int(IntOr(p, "radix", 0));
+  t.port_speed_Bps = NumberOr(p, "port_speed", units::ParseBandwidth("400Gbps", "port_speed"));
+  t.oversubscription = NumberOr(p, "oversubscription", 1);
+  net::ValidateTopologyParams(t, IntOr(p, "max_gpus", net::kMaxBuildGpus));
+  const spec::Catalog& catalog = specs.catalogs.at(TextOr(p, "catalog", "default"));
+  const DesignResult result = EvaluateDesign(t, PortClassFor(catalog, t.port_speed_Bps, "port_speed"));
+  const net::BillOfMaterials& b = result.bom;
+  std::vector<double> out = {double(b.tiers),        double(b.switches),    double(b.switch_ports),
+                             double(b.links),        double(b.transceivers), b.switch_cost_usd,
+                             b.transceiver_cost_usd, b.cost_usd,            b.switch_power_w,
+                             b.transceiver_power_w,  b.power_w};
+  const std::string server = TextOr(p, "server", "");
+  if (server.empty()) {
+    out.insert(out.end(), 4, std::numeric_limits<double>::quiet_NaN());  // no server: no whole cluster
+    return out;
+  }
+  const std::optional<spec::ServerClass> s = catalog.FindServer(server);
+  if (!s) throw Error("server", fmt::format("catalog '{}' has no server {}", catalog.name, Quoted(server)));
+  const ClusterCost c = WholeClusterCost(result, *s);
+  out.insert(out.end(), {c.cost_usd, c.power_w, c.network_cost_share, c.network_power_share});
+  return out;
+}
+
+// The job's context, as estimate and search build it from their flags.
+perf::PerfContext MakeContext(const Point& p, const SweepSpecs& specs) {
+  const std::string network = TextOr(p, "network", "rail-optimized");
+  const comm::NetworkKind kind = network == "rail-only" ? comm::NetworkKind::kRailOnly
+                                 : network == "ideal"   ? comm::NetworkKind::kIdeal
+                                                        : comm::NetworkKind::kRailOptimized;
+  perf::NetworkOptions net;
+  net.radix = int(IntOr(p, "radix", 0));
+  net.oversubscription = NumberOr(p, "oversubscription", 1);
+  perf::PerfContext c = perf::MakePerfContext(specs.models.at(TextOr(p, "model", "")),
+                                              specs.systems.at(TextOr(p, "system", "")), IntOr(p, "gpus", 0), kind,
+                                              IntOr(p, "hb_size", 0), net);
+  c.placement = specs.placements.at(TextOr(p, "placement", "tp-cp-ep-dp-pp"));
+  return c;
+}
+
+spec::Attention AttentionOf(const Point& p) {
+  return TextOr(p, "attention", "flash") == "classic" ? spec::Attention::kClassic : spec::Attention::kFlash;
+}
+
+spec::Precision PrecisionOf(const std::string& name, const perf::PerfContext& c) {
+  if (name != "fp8") return spec::Precision::kBf16;
+  if (c.gpu.fp8_gemm_flops <= 0) {
+    throw Error("precision", fmt::format("the system's GPU {} has no FP8 peak (gpu.peak_flops_fp8); use bf16",
+                                         c.system.gpu.name));
+  }
+  return spec::Precision::kFp8;
+}
+
+void ReadMoe(const Point& p, spec::Strategy* s) {
+  const std::string a = TextOr(p, "moe_alltoall", "auto");
+  s->moe_alltoall = a == "forwarded" ? spec::MoeAllToAll::kForwarded
+                    : a == "direct"  ? spec::MoeAllToAll::kDirect
+                                     : spec::MoeAllToAll::kAuto;
+  s->moe_imbalance = NumberOr(p, "moe_imbalance", 1);
+  const spec::SweepValue* domains = spec::FindParam(p, "moe_max_domains");
+  s->moe_max_domains = domains && domains->kind == spec::SweepValue::Kind::kInt ? int(domains->int_value) : 0;
+  s->moe_overlap = Flag(p, "moe_overlap");
+}
+
+// The strategy at the point, validated as `railsim estimate` validates its flags.
+spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
+  spec::Strategy s;
+  s.tp = int(IntOr(p, "tp", 1));
+  s.pp = int(IntOr(p, "pp", 1));
+  s.cp = int(IntOr(p, "cp", 1));
+  s.ep = int(IntOr(p, "ep", 1));
+  s.vp = int(IntOr(p, "vp", 1));
+  s.micro_batch = IntOr(p, "micro_batch_size", 1);
+  s.global_batch = IntOr(p, "global_batch_size", 1);
+  spec::ValidateDegrees(c.model, s);
+  const int64_t others = int64_t{s.tp} * s.pp * s.cp;
+  if (!spec::FindParam(p, "dp") && (others > c.gpus || c.gpus % others != 0)) {
+    throw Error("dp", fmt::format("tp x pp x cp = {} x {} x {} = {} does not divide gpus {}", s.tp, s.pp, s.cp,
+                                  others, c.gpus));
+  }
+  s.dp = IntOr(p, "dp", c.gpus / others);
+  const std::string r = TextOr(p, "recompute", "none");
+  s.recompute = r == "full" ? spec::Recompute::kFull
+                : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
+  s.sequence_parallel = Flag(p, "sequence_parallel");
+  s.dp_sharding = Flag(p, "distributed_optimizer") ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
+  s.overlap_dp_comm = !Flag(p, "no_dp_overlap");
+  s.grad_reduce_16bit = Flag(p, "grad_reduce_in_bf16");
+  s.tp_comm_overlap = Flag(p, "tp_comm_overlap");
+  s.overlap_p2p_comm = !Flag(p, "no_overlap_p2p_communication");
+  s.precision = PrecisionOf(TextOr(p, "precision", "bf16"), c);
+  s.attention = AttentionOf(p);
+  ReadMoe(p, &s);
+  spec::ValidateStrategy(c.model, c.gpus, s);
+  spec::ValidatePlacement(c.placement, s, "placement");
+  return s;
+}
+
+std::vector<double> EstimateResults(const perf::Estimate& e) {
+  return {e.iteration_time_s, e.mfu, e.hfu, e.tflops_per_gpu, e.tokens_per_s, double(e.microbatches),
+          e.memory.total_bytes, e.memory.capacity_bytes, e.memory.fits ? 1.0 : 0.0};
+}
+
+std::vector<double> RunEstimate(const Point& p, const SweepSpecs& specs) {
+  const perf::PerfContext c = MakeContext(p, specs);
+  const spec::Strategy s = MakeStrategy(p, c);
+  return EstimateResults(perf::EstimateIteration(c, s));
+}
+
+// A search larger than this runs for minutes per point; refused by default.
+constexpr int64_t kDefaultMaxStrategies = 200'000'000;
+
+std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
+  const perf::PerfContext c = MakeContext(p, specs);
+  if (c.placement.map) {
+    throw Error("placement", "a placement file fixes one strategy's degrees; search takes a rank order");
+  }
+  search::SearchOptions o;
+  o.global_batch = IntOr(p, "global_batch_size", 1);
+  o.attention = AttentionOf(p);
+  o.tp_comm_overlap = !Flag(p, "no_tp_comm_overlap");
+  ReadMoe(p, &o.moe);
+  spec::ValidateMoeOptions(c.model, o.moe);
+  const std::string precision = TextOr(p, "precision", "bf16");
+  o.precisions = precision == "any" ? std::vector<spec::Precision>{spec::Precision::kBf16, spec::Precision::kFp8}
+                                    : std::vector<spec::Precision>{PrecisionOf(precision, c)};
+  o.top_k = 1;
+  o.threads = 1;  // the sweep runs points in parallel
+  const int64_t idle = IntOr(p, "allow_idle_gpus", 0);
+  if (idle > c.gpus / 2) {
+    throw Error("allow_idle_gpus", fmt::format("expected an integer in [0, {}] (half the GPUs), got {}",
+                                               c.gpus / 2, idle));
+  }
+  const int64_t count = CountStrategiesAllowingIdle(c, o, idle);
+  const int64_t limit = IntOr(p, "max_strategies", kDefaultMaxStrategies);
+  if (count > limit) {
+    throw Error("max_strategies", fmt::format("the search would enumerate {} strategies, more than the limit {}",
+                                              count, limit));
+  }
+  const search::SearchResult r = SearchAllowingIdle(c, o, idle);
+  if (r.results.empty()) throw Error("", "no strategy fits in memory");
+  const spec::Strategy& s = r.results.front().strategy;
+  std::vector<double> out = {double(r.candidates), double(r.evaluated), double(r.pruned),
+                             double(s.tp),  double(s.pp), double(s.dp), double(s.cp), double(s.ep),
+                             double(s.vp),  double(s.micro_batch), double(s.tp * s.pp * s.cp * s.dp)};
+  for (double x : EstimateResults(r.results.front().estimate)) out.push_back(x);
+  return out;
+}
+
+// A uniform all-to-all of every GPU, as `railsim alltoall` runs it.
+std::vector<double> RunAllToAll(const Point& p, const SweepSpecs& specs) {
+  CollectiveRequest r;
+  r.system = specs.systems.at(TextOr(p, "system", ""));
+  r.gpus = IntOr(p, "gpus", 0);
+  r.hb_domain_size = IntOr(p, "hb_size", 0);
+  r.network = TextOr(p, "network", "rail-optimized") == "rail-only" ? comm::NetworkKind::kRailOnly
+                                                                     : comm::NetworkKind::kRailOptimized;
+  r.network_options.radix = int(IntOr(p, "radix", 0));
+  r.network_options.oversubscription = NumberOr(p, "oversubscription", 1);
+  r.simulate = Flag(p, "simulate");
+  if (spec::FindParam(p, "routing")) r.routing = *net::ParseRouting(TextOr(p, "routing", ""));
+  r.seed = uint64_t(IntOr(p, "seed", 0));
+  r.max_memory_bytes = int64_t(NumberOr(p, "max_memory", 0));  // 0: no limit
+  r.max_gpus = IntOr(p, "max_gpus", net::kMaxBuildGpus);
+  if (spec::FindParam(p, "hb_bw")) r.hb_bw_Bps = NumberOr(p, "hb_bw", 0);
+  if (spec::FindParam(p, "nic_bw")) r.nic_bw_Bps = NumberOr(p, "nic_bw", 0);
+  r.plan_options.pipelined = TextOr(p, "schedule", "sequential") == "pipelined";
+  r.plan_options.chunks = int(IntOr(p, "chunks", comm::kDefaultForwardChunks));
+  r.op = comm::Op::kAllToAll;
+  r.group = {r.gpus, 1};
+  r.bytes = NumberOr(p, "bytes_per_pair", 0) * double(r.gpus);
+  const CollectiveOutcome o = RunCollective(r);
+  const double not_simulated = std::numeric_limits<double>::quiet_NaN();
+  return {o.analytic_s, o.simulated ? o.sim.time_s : not_simulated,
+          o.simulated ? double(o.sim.flows_simulated) : not_simulated};
+}
+
+const std::vector<std::string> kEstimateKeys = {
+    "iteration_time_s", "mfu", "hfu", "tflops_per_gpu", "tokens_per_s", "microbatches",
+    "memory_bytes", "memory_capacity_bytes", "fits_in_memory"};
+
+}  // namespace
+
+std::vector<std::string> SweepResultKeys(spec::SweepStudy study) {
+  switch (study) {
+    case spec::SweepStudy::kNetwork:
+      return {"tiers", "switches", "switch_ports", "links", "transceivers", "switch_cost_usd",
+              "transceiver_cost_usd", "cost_usd", "switch_power_w", "transceiver_power_w", "power_w",
+              "cluster_cost_usd", "cluster_power_w", "network_cost_share", "network_power_share"};
+    case spec::SweepStudy::kEstimate:
+      return kEstimateKeys;
+    case spec::SweepStudy::kSearch: {
+      std::vector<std::string> keys = {"strategies", "evaluated", "pruned", "best_tp", "best_pp", "best_dp",
+                                       "best_cp", "best_ep", "best_vp", "best_micro_batch_size", "best_gpus_used"};
+      keys.insert(keys.end(), kEstimateKeys.begin(), kEstimateKeys.end());
+      return keys;
+    }
+    case spec::SweepStudy::kAllToAll:
+      return {"analytic_s", "simulated_s", "flows_simulated"};
+  }
+  return {};
+}
+
+SweepRow RunSweepPoint(const spec::SweepConfig& config, const SweepSpecs& specs, int64_t index) {
+  SweepRow row;
+  row.index = index;
+  row.point = config.Point(index);
+  // The point's combination is checked by the library's validators, which
+  // throw Error at this edge; the message becomes the row.
+  try {
+    switch (config.study) {
+      case spec::SweepStudy::kNetwork:
+        row.results = RunNetwork(row.point, specs);
+        break;
+      case spec::SweepStudy::kEstimate:
+        row.results = RunEstimate(row.point, specs);
+        break;
+      case spec::SweepStudy::kSearch:
+        row.results = RunSearch(row.point, specs);
+        break;
+      case spec::SweepStudy::kAllToAll:
+        row.results = RunAllToAll(row.point, specs);
+        break;
+    }
+  } catch (const Error& e) {
+    row.results.clear();
+    row.error = e.what();
+  }
+  return row;
+}
+
+}  // namespace railsim::study

@@ -1,0 +1,174 @@
+#include "railsim/study/sweep.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "railsim/core/error.h"
+#include "railsim/net/builder.h"
+#include "railsim/perf/estimate.h"
+#include "railsim/spec/presets.h"
+#include "railsim/study/collective_study.h"
+#include "railsim/study/network_study.h"
+
+namespace railsim::study {
+namespace {
+
+std::vector<SweepRow> RunAll(const spec::SweepConfig& c, int threads) {
+  SweepSpecs specs = LoadSweepSpecs(c);
+  std::vector<SweepRow> rows;
+  RunSweepPoints(c, specs, ShardPoints(c.points, 0, 1, {}), threads, [&](const SweepRow& r) { rows.push_back(r); });
+  std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) { return a.index < b.index; });
+  return rows;
+}
+
+TEST(SweepTest, ShardsSplitThePointsRoundRobinAndSkipFinishedOnes) {
+  EXPECT_EQ((std::vector<int64_t>{1, 4, 7}), ShardPoints(9, 1, 3, {}));
+  EXPECT_EQ((std::vector<int64_t>{0, 6}), ShardPoints(9, 0, 3, {3, 5}));
+  EXPECT_EQ((std::vector<int64_t>{}), ShardPoints(2, 2, 3, {}));
+}
+
+// An estimate row holds what perf::EstimateIteration says for that point,
+// and a point whose strategy is invalid holds the validator's message.
+TEST(SweepTest, EstimateRowsAreTheEstimateAndBadPointsAreRows) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
+    "fixed": {"model": "gpt3-175b", "system": "dgx-h100", "gpus": 256, "tp": 8, "global_batch_size": 512,
+              "micro_batch_size": 1},
+    "axes": {"pp": [8, 7]}})");
+  std::vector<SweepRow> rows = RunAll(c, 1);
+  ASSERT_EQ(2u, rows.size());
+  spec::ModelSpec model = spec::LoadModel("gpt3-175b", "");
+  perf::PerfContext ctx = perf::MakePerfContext(model, spec::LoadSystem("dgx-h100", ""), 256,
+                                                comm::NetworkKind::kRailOptimized);
+  spec::Strategy s;
+  s.tp = 8;
+  s.pp = 8;
+  s.dp = 4;
+  s.micro_batch = 1;
+  s.global_batch = 512;
+  perf::Estimate e = perf::EstimateIteration(ctx, s);
+  ASSERT_EQ("", rows[0].error);
+  EXPECT_EQ(e.iteration_time_s, rows[0].results[0]);
+  EXPECT_EQ(e.mfu, rows[0].results[1]);
+  EXPECT_EQ(512.0 / 4, rows[0].results[5]);  // micro-batches per pipeline: 512 / dp 4 / micro-batch 1
+  // 8 x 7 x 1 = 56 does not divide 256 GPUs.
+  EXPECT_EQ("dp: tp x pp x cp = 8 x 7 x 1 = 56 does not divide gpus 256", rows[1].error);
+  EXPECT_TRUE(rows[1].results.empty());
+}
+
+TEST(SweepTest, NetworkRowsCountTheBuiltGraph) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "network",
+    "fixed": {"gpus": 1024, "hb_size": 8, "radix": 64}, "axes": {"design": ["rail-only", "fat-tree"]}})");
+  std::vector<SweepRow> rows = RunAll(c, 2);
+  ASSERT_EQ(2u, rows.size());
+  // Rail-only on 1,024 GPUs, K = 8: 8 rails of 128 GPUs; a rail needs 4 leaves
+  // (32 down, 32 up) and 2 spines of 64 ports: 6 switches per rail, 48 in all.
+  ASSERT_EQ("", rows[0].error);
+  EXPECT_EQ(2, rows[0].results[0]);    // tiers
+  EXPECT_EQ(48, rows[0].results[1]);   // switches
+  net::TopologyParams p;
+  p.design = net::Design::kFatTree;
+  p.gpus = 1024;
+  p.hb_domain_size = 8;
+  p.radix = 64;
+  p.port_speed_Bps = 50e9;
+  spec::PortClass pc = *spec::LoadCatalog("default", "").Find(50e9);
+  EXPECT_EQ(EvaluateDesign(p, pc).bom.cost_usd, rows[1].results[7]);
+}
+
+// An all-to-all row holds what `railsim alltoall` computes; simulated_s is
+// NaN (left out of the row) unless the point simulates.
+TEST(SweepTest, AllToAllRowsAreTheCollectiveStudy) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "alltoall",
+    "fixed": {"system": "dgx-a100", "gpus": 64, "bytes_per_pair": "1MB", "radix": 16},
+    "axes": {"network": ["rail-optimized", "rail-only"], "simulate": [false, true]}})");
+  std::vector<SweepRow> rows = RunAll(c, 2);
+  ASSERT_EQ(4u, rows.size());
+  CollectiveRequest r;
+  r.system = spec::LoadSystem("dgx-a100", "");
+  r.gpus = 64;
+  r.network = comm::NetworkKind::kRailOnly;
+  r.network_options.radix = 16;
+  r.op = comm::Op::kAllToAll;
+  r.group = {64, 1};
+  r.bytes = 1e6 * 64;
+  r.simulate = true;
+  CollectiveOutcome o = RunCollective(r);
+  ASSERT_EQ("", rows[3].error);
+  EXPECT_EQ(o.analytic_s, rows[3].results[0]);
+  EXPECT_EQ(o.sim.time_s, rows[3].results[1]);
+  EXPECT_EQ(o.analytic_s, rows[2].results[0]);
+  EXPECT_TRUE(std::isnan(rows[2].results[1]));
+  // Rail-only forwards cross-rail bytes through the HB domain: slower than
+  // rail-optimized's direct all-to-all on the same NICs.
+  EXPECT_GT(rows[2].results[0], rows[0].results[0]);
+}
+
+// The default catalog prices 800 Gb/s ports (a point no catalog of the
+// paper's covers): rail-only, 1,024 GPUs, K = 8, radix 64 at 800G.
+TEST(SweepTest, EightHundredGigabitPortsArePricedByTheDefaultCatalog) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "network",
+    "fixed": {"design": "rail-only", "gpus": 1024, "hb_size": 8, "radix": 64, "port_speed": "800Gbps"}})");
+  std::vector<SweepRow> rows = RunAll(c, 1);
+  ASSERT_EQ(1u, rows.size());
+  ASSERT_EQ("", rows[0].error);
+  // 48 switches x 64 ports = 3,072 ports; 1,024 NIC-leaf + 1,024 leaf-spine
+  // links, two transceivers each = 4,096. At $1,250 and 28 W per port, $600
+  // and 16 W per transceiver: $3,840,000 + $2,457,600 = $6,297,600 and
+  // 86,016 W + 65,536 W = 151,552 W.
+  EXPECT_EQ(3072, rows[0].results[2]);
+  EXPECT_EQ(4096, rows[0].results[4]);
+  EXPECT_EQ(6'297'600, rows[0].results[7]);
+  EXPECT_EQ(151'552, rows[0].results[10]);
+  EXPECT_TRUE(std::isnan(rows[0].results[11])) << "no server, no whole cluster";
+}
+
+// With a server, the row carries the whole cluster: 1,152 GPUs = 16 GB200
+// NVL72 racks of 72. Rail-only, K = 72, radix 64, 400G: 72 rails of 16 GPUs,
+// four rails to a 64-port switch: 18 switches x 64 = 1,152 ports at $694 and
+// 17 W, 1,152 links x 2 = 2,304 transceivers at $199 and 9 W: $799,488 +
+// $458,496 = $1,257,984 and 19,584 + 20,736 = 40,320 W. Racks: 16 x $3 M =
+// $48 M and 16 x 120 kW = 1.92 MW. Cluster $49,257,984 and 1,960,320 W.
+TEST(SweepTest, NetworkRowsCarryTheWholeClusterWithAServer) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "network",
+    "fixed": {"design": "rail-only", "gpus": 1152, "hb_size": 72, "radix": 64, "server": "gb200-nvl72"}})");
+  std::vector<SweepRow> rows = RunAll(c, 1);
+  ASSERT_EQ(1u, rows.size());
+  ASSERT_EQ("", rows[0].error);
+  EXPECT_EQ(18, rows[0].results[1]);
+  EXPECT_EQ(1'257'984, rows[0].results[7]);
+  EXPECT_EQ(40'320, rows[0].results[10]);
+  EXPECT_EQ(49'257'984, rows[0].results[11]);
+  EXPECT_EQ(1'960'320, rows[0].results[12]);
+  EXPECT_NEAR(1'257'984.0 / 49'257'984, rows[0].results[13], 1e-12);
+  EXPECT_NEAR(40'320.0 / 1'960'320, rows[0].results[14], 1e-12);
+}
+
+TEST(SweepTest, RowsDoNotDependOnTheThreadCount) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
+    "fixed": {"model": "gpt3-175b", "system": "dgx-a100", "tp": 8, "micro_batch_size": 1, "global_batch_size": 1024},
+    "axes": {"gpus": [512, 1024], "pp": [4, 8, 16, 5]}})");
+  std::vector<SweepRow> one = RunAll(c, 1), three = RunAll(c, 3);
+  ASSERT_EQ(8u, one.size());
+  ASSERT_EQ(8u, three.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i].results, three[i].results) << i;
+    EXPECT_EQ(one[i].error, three[i].error) << i;
+  }
+}
+
+TEST(SweepTest, UnknownPresetsFailBeforeAnyPointRuns) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
+    "fixed": {"system": "dgx-a100", "tp": 8, "pp": 1, "micro_batch_size": 1, "global_batch_size": 8, "gpus": 8},
+    "axes": {"model": ["gpt3-175b", "gpt-3"]}})");
+  try {
+    LoadSweepSpecs(c);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ("/axes/model/1", e.where());
+  }
+}
+
+}  // namespace
+}  // namespace railsim::study
