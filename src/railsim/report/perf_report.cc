@@ -172,9 +172,11 @@ std::string StrategyLine(const spec::Strategy& s) {
 }
 
 std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const perf::Estimate& e, bool brief) {
-  const perf::TimeBreakdown& b = e.breakdown;
+  // components() returns its array by value: keep it alive while `worst`
+  // points into it.
+  const auto parts = e.breakdown.components();
   const perf::TimeBreakdown::Component* worst = nullptr;
-  for (const perf::TimeBreakdown::Component& part : b.components()) {
+  for (const perf::TimeBreakdown::Component& part : parts) {
     if (std::string_view(part.key) == "compute_s" || part.seconds <= 0) continue;
     if (!worst || part.seconds > worst->seconds) worst = &part;
   }
