@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
-cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILSIM_FUZZ=ON -DRAILSIM_TESTS=OFF \
+cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DRAILSIM_FUZZ=ON -DRAILSIM_TESTS=OFF \
       -DRAILSIM_BENCH=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 targets=$(cd fuzz && ls *_fuzzer.cc | sed 's/\.cc$//')
 cmake --build build/fuzz -j"$(nproc)" --target $targets

@@ -9,19 +9,23 @@ cd "$(dirname "$0")/.."
 # chromium: the report's page is tested in it, headless.
 bash scripts/deps.sh clang libclang-rt-14-dev chromium
 jobs="$(nproc)"
+# Each stage says when it starts, in seconds since this script did.
+stage() { echo "== $1 (at ${SECONDS}s)" >&2; }
 
-echo "== release build and tests" >&2
+stage "release build and tests"
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DRAILSIM_MPI=ON >/dev/null
 cmake --build build/release -j"$jobs"
 (cd build/release && ctest --output-on-failure -j"$jobs")
 
-echo "== sanitizer build (ASan + UBSan) and tests" >&2
-cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILSIM_SANITIZE=ON \
-      -DRAILSIM_BENCH=OFF >/dev/null
+stage "sanitizer build (ASan + UBSan) and tests"
+# -O1 -g1: line tables are all a sanitizer report needs; this compiles in
+# less than half the time of -O2 -g.
+cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+      -DRAILSIM_SANITIZE=ON -DRAILSIM_BENCH=OFF >/dev/null
 cmake --build build/asan -j"$jobs"
 (cd build/asan && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/../../scripts/lsan.supp:print_suppressions=0" \
    ctest --output-on-failure -j"$jobs")
 
-echo "== fuzzing" >&2
+stage "fuzzing"
 bash scripts/fuzz.sh "${RAILSIM_FUZZ_SECONDS:-20}"
-echo "railsim: all tests passed" >&2
+echo "railsim: all tests passed in ${SECONDS}s" >&2

@@ -142,8 +142,7 @@ class BadInputTest : public ::testing::Test {
   int counter_ = 0;
 };
 
-void Check(const Case& c) {
-  RunResult r = RunRailsim(c.args, 60);
+void Check(const Case& c, const RunResult& r) {
   std::string shown;
   for (const std::string& a : c.args) shown += a.size() > 60 ? a.substr(0, 60) + "... " : a + " ";
   EXPECT_EQ(2, r.status) << shown << "\nstderr: " << r.err;
@@ -152,6 +151,14 @@ void Check(const Case& c) {
   EXPECT_NE(std::string::npos, r.err.find(c.field)) << shown << "\nexpected field " << c.field
                                                     << "\nstderr: " << r.err;
   EXPECT_EQ("", r.out) << shown;
+}
+
+// Runs every case (several at once: each is a process of its own) and checks each.
+void CheckAll(const std::vector<Case>& cases) {
+  std::vector<Args> runs;
+  for (const Case& c : cases) runs.push_back(c.args);
+  std::vector<RunResult> results = RunRailsimMany(runs, 60);
+  for (size_t i = 0; i < cases.size(); ++i) Check(cases[i], results[i]);
 }
 
 const Args kNetwork = {"network", "--design", "rail-only", "--gpus", "4096", "--hb-size", "8", "--radix", "64"};
@@ -716,7 +723,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
 
   std::printf("  %zu bad inputs\n", cases.size());
   EXPECT_GE(cases.size(), 200u);
-  for (const Case& c : cases) Check(c);
+  CheckAll(cases);
 }
 
 
@@ -799,7 +806,7 @@ TEST_F(BadInputTest, OneRuleForEveryFlagAndEveryFile) {
   cases.push_back({With(With(kFailures, "--trials", "10000000"), "--days", "3650"), "--trials"});
 
   std::printf("  %zu bad inputs\n", cases.size());
-  for (const Case& c : cases) Check(c);
+  CheckAll(cases);
 }
 
 // An unwritable stderr or stdout still ends in exit 2 (it aborted with

@@ -17,6 +17,10 @@ struct RunResult {
 /// `timeout_s` seconds (status then 128 + SIGKILL).
 RunResult RunRailsim(const std::vector<std::string>& args, int timeout_s = 120);
 
+/// Runs every argument list as RunRailsim does, as many at once as there are
+/// hardware threads (at least two); results in the order of `runs`.
+std::vector<RunResult> RunRailsimMany(const std::vector<std::vector<std::string>>& runs, int timeout_s = 120);
+
 /// Runs `program` (searched on PATH) with `args` the same way; its whole
 /// process group is killed at the timeout.
 RunResult RunProgram(const std::string& program, const std::vector<std::string>& args, int timeout_s = 120);
