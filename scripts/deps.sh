@@ -3,7 +3,8 @@
 # Usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
 packages=(cmake make g++ nlohmann-json3-dev libcli11-dev libfmt-dev googletest libgtest-dev
-          libbenchmark-dev libcairo2-dev pkgconf libjs-chart.js libopenmpi-dev openmpi-bin "$@")
+          libbenchmark-dev libcairo2-dev pkgconf libjs-chart.js libopenmpi-dev openmpi-bin
+          pybind11-dev python3-dev python3-pytest python3-pandas python3-matplotlib "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

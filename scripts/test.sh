@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what is missing, then
-#  1. Release build, every test (unit, accuracy, end-to-end on the binary);
+#  1. Release build, every test (unit, accuracy, end-to-end on the binary),
+#     then the Python module's tests (pytest, against the binary's JSON);
 #  2. AddressSanitizer + UndefinedBehaviorSanitizer build, every test again;
 #  3. libFuzzer targets (clang), each for a bounded time from fuzz/corpus.
 # Set RAILSIM_FUZZ_SECONDS to change the per-target fuzzing time (default 20).
@@ -13,9 +14,12 @@ jobs="$(nproc)"
 stage() { echo "== $1 (at ${SECONDS}s)" >&2; }
 
 stage "release build and tests"
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DRAILSIM_MPI=ON >/dev/null
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DRAILSIM_MPI=ON -DRAILSIM_TESTS=ON \
+      -DRAILSIM_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build build/release -j"$jobs"
 (cd build/release && ctest --output-on-failure -j"$jobs")
+stage "python module tests"
+RAILSIM_BUILD="$PWD/build/release" /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
 
 stage "sanitizer build (ASan + UBSan) and tests"
 # -O1 -g1: line tables are all a sanitizer report needs; this compiles in

@@ -1,6 +1,5 @@
-// Parsing of flag values at the command-line edge. Every parser throws
-// Error whose `where` is the flag ("--gpus") and whose message says what was
-// expected and what was given.
+// The command line's edge: output formats, progress lines, stdout and stderr.
+// The flag value parsers are study/flag_values.h's.
 #pragma once
 
 #include <cstdint>
@@ -8,36 +7,24 @@
 #include <string>
 #include <vector>
 
+#include "railsim/study/flag_values.h"
+
 namespace railsim::cli {
 
-/// A decimal integer in [min, max] ("32768"; no sign games, no suffixes).
-int64_t ParseIntFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max);
-
-/// A finite number in [min, max].
-double ParseNumberFlag(const std::string& flag, const std::string& text, double min, double max);
-
-/// A size with its unit ("64KiB", "1MB", "512B") in [1 byte, max_bytes].
-double ParseBytesFlag(const std::string& flag, const std::string& text, double max_bytes);
-
-/// A positive bandwidth with its unit, such as "400Gbps" or "50GB/s" (a bare
-/// number is refused: it would mean bytes per second).
-double ParseBandwidthFlag(const std::string& flag, const std::string& text);
-
-/// One of `allowed` (with "did you mean").
-std::string ParseChoiceFlag(const std::string& flag, const std::string& text,
-                            const std::vector<std::string>& allowed);
-
-/// Data-parallel degree: --dp when given, else gpus / (tp x pp x cp), which
-/// must divide (Error("--dp") otherwise).
-int64_t ParseDpFlag(const std::string& text, int tp, int pp, int cp, int64_t gpus);
+// The value parsers live in study/ (the Python module validates with them too).
+using study::DefaultThreads;
+using study::ParseBandwidthFlag;
+using study::ParseBytesFlag;
+using study::ParseChoiceFlag;
+using study::ParseDpFlag;
+using study::ParseDurationFlag;
+using study::ParseIntFlag;
+using study::ParseNumberFlag;
 
 /// Output formats a command can print.
 enum class Format { kTable, kJson, kCsv };
 /// Parses --format against the formats the command offers.
 Format ParseFormatFlag(const std::string& text, bool csv_allowed);
-
-/// Worker threads when the user gives none: every hardware thread, at least one.
-int DefaultThreads();
 
 /// Records every subcommand's --quiet (app.cc calls it once after parsing).
 void SetQuiet(bool quiet);

@@ -24,26 +24,22 @@
 #include "railsim/spec/placement.h"
 #include "railsim/spec/presets.h"
 #include "railsim/study/idle_search.h"
+#include "railsim/study/job_flags.h"
 #include "railsim/study/traffic.h"
 
 namespace railsim::cli {
 namespace {
 
-// Flags shared by estimate and search: the job and the cluster.
+// Flags shared by estimate, search and traffic: the job, the cluster, the format.
 struct JobFlags {
-  ModelFlags model;
-  std::string system, gpus, global_batch;
-  std::string network = "rail-optimized";
-  std::string hb_size;
-  std::string attention = "flash";
-  std::string radix, oversubscription = "1";
-  std::string placement = "tp-cp-ep-dp-pp";
+  study::JobFlags job;
   std::string format = "table";
 };
 
 // `network_flag`: --network (what estimate and search time), or --design
 // (traffic: the built network whose links carry the bytes).
-void AddJobFlags(CLI::App* sub, JobFlags* f, bool design_flag = false) {
+void AddJobFlags(CLI::App* sub, JobFlags* flags, bool design_flag = false) {
+  study::JobFlags* f = &flags->job;
   AddModelFlags(sub, &f->model, "the model", true);
   sub->add_option("--system", f->system, "system preset or JSON file")->required();
   sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
@@ -64,76 +60,52 @@ void AddJobFlags(CLI::App* sub, JobFlags* f, bool design_flag = false) {
                   "switch radix of the NIC network timed (default 64, larger if 64 needs over three tiers)");
   sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio of the NIC network")
       ->capture_default_str();
-  sub->add_option("--format", f->format,
+  sub->add_option("--format", flags->format,
                   design_flag ? "table or json"
                               : "table, json, megatron-args or nemo-overrides (the strategy as launcher flags; "
                                 "search: also csv)")
       ->capture_default_str();
 }
 
-comm::NetworkKind ParseNetwork(const std::string& text) {
-  std::string n = ParseChoiceFlag("--network", text, {"rail-only", "rail-optimized", "ideal"});
-  if (n == "rail-only") return comm::NetworkKind::kRailOnly;
-  if (n == "ideal") return comm::NetworkKind::kIdeal;
-  return comm::NetworkKind::kRailOptimized;
-}
-
-struct Job {
-  perf::PerfContext context;
-  int64_t global_batch;
-  spec::Attention attention;
-  Format format;
+// The output --format asks for: a launcher's flags, or else table, json (or csv).
+struct Output {
+  Format format = Format::kTable;
   std::optional<spec::Launcher> launcher;  ///< --format megatron-args or nemo-overrides
 };
 
 // `launchers`: the command prints strategies, so it also offers the launchers' formats.
-Job ParseJob(const JobFlags& f, bool csv_allowed, bool launchers, std::optional<net::Design> design = std::nullopt) {
+Output ParseOutput(const std::string& text, bool csv_allowed, bool launchers) {
   std::vector<std::string> formats = {"table", "json"};
   if (csv_allowed) formats.push_back("csv");
   if (launchers) formats.insert(formats.end(), {"megatron-args", "nemo-overrides"});
-  const std::string format_name = ParseChoiceFlag("--format", f.format, formats);
-  std::optional<spec::Launcher> launcher;
-  if (format_name == "megatron-args") launcher = spec::Launcher::kMegatron;
-  if (format_name == "nemo-overrides") launcher = spec::Launcher::kNemo;
-  Format format = launcher ? Format::kTable : ParseFormatFlag(format_name, csv_allowed);
-  int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
-  int64_t batch = ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
-  comm::NetworkKind network = design ? (*design == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly
-                                                                          : comm::NetworkKind::kRailOptimized)
-                                     : ParseNetwork(f.network);
-  int64_t hb = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
-  spec::Attention attention =
-      ParseChoiceFlag("--attention", f.attention, {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
-                                                                                     : spec::Attention::kFlash;
-  perf::NetworkOptions net;
-  net.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
-  net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
-  spec::ModelSpec model = LoadModelFlags(f.model);
-  spec::SystemSpec system = spec::LoadSystem(f.system, "--system");
-  spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
-  perf::PerfContext context = perf::MakePerfContext(model, system, gpus, network, hb, net);
-  context.placement = placement;
-  if (design == net::Design::kFatTree) context.fabrics.rail_leaves = false;
-  return {context, batch, attention, format, launcher};
+  const std::string name = ParseChoiceFlag("--format", text, formats);
+  Output out;
+  if (name == "megatron-args") out.launcher = spec::Launcher::kMegatron;
+  if (name == "nemo-overrides") out.launcher = spec::Launcher::kNemo;
+  if (!out.launcher) out.format = ParseFormatFlag(name, csv_allowed);
+  return out;
 }
 
 Action SetupEstimate(CLI::App* sub) {
   struct Flags {
     JobFlags job;
     StrategyFlags strategy;
+    CLI::Option* sharding = nullptr;
   };
   auto f = std::make_shared<Flags>();
   AddJobFlags(sub, &f->job);
-  AddStrategyFlags(sub, &f->strategy);
+  f->sharding = AddStrategyFlags(sub, &f->strategy);
   return [f]() {
-    Job job = ParseJob(f->job, false, true);
+    f->strategy.optimizer.data_parallel_sharding_given = f->sharding->count() > 0;
+    Output out = ParseOutput(f->job.format, false, true);
+    study::Job job = study::ParseJob(f->job.job);
     spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
-    if (job.launcher) {
-      PrintStdout(spec::LauncherArgs(*job.launcher, s, job.context.model));
+    if (out.launcher) {
+      PrintStdout(spec::LauncherArgs(*out.launcher, s, job.context.model));
       return 0;
     }
     perf::Estimate e = perf::EstimateIteration(job.context, s);
-    PrintStdout(job.format == Format::kJson ? report::EstimateJson(job.context, s, e)
+    PrintStdout(out.format == Format::kJson ? report::EstimateJson(job.context, s, e)
                                             : report::EstimateTable(job.context, s, e));
     return 0;
   };
@@ -143,25 +115,20 @@ Action SetupTraffic(CLI::App* sub) {
   struct Flags {
     JobFlags job;
     StrategyFlags strategy;
+    CLI::Option* sharding = nullptr;
     std::string heatmap, export_path;
   };
   auto f = std::make_shared<Flags>();
   AddJobFlags(sub, &f->job, true);
-  AddStrategyFlags(sub, &f->strategy);
+  f->sharding = AddStrategyFlags(sub, &f->strategy);
   sub->add_option("--heatmap", f->heatmap, "draw the GPU x GPU traffic picture to FILE.png or FILE.svg");
   sub->add_option("--export", f->export_path, "write one CSV row per communicating GPU pair to this file");
   return [f]() {
-    std::string design_name =
-        ParseChoiceFlag("--design", f->job.network, {"rail-optimized", "rail-only", "fat-tree"});
-    const net::Design design = *net::ParseDesign(design_name);
-    Job job = ParseJob(f->job, false, false, design);
-    if (job.context.gpus > net::kMaxBuildGpus) {
-      throw Error("--gpus", fmt::format("the traffic analysis routes on the built network, at most {} GPUs; got {}",
-                                        net::kMaxBuildGpus, job.context.gpus));
-    }
-    spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
+    f->strategy.optimizer.data_parallel_sharding_given = f->sharding->count() > 0;
+    Output out = ParseOutput(f->job.format, false, false);
     study::TrafficOptions o;
-    o.design = design;
+    study::Job job = study::ParseTrafficJob(f->job.job, &o.design);
+    spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
     study::TrafficResult r = study::AnalyzeTraffic(job.context, s, o);
     if (!f->heatmap.empty()) {
       report::WriteHeatmap(f->heatmap, r, {report::TrafficTitle(job.context), report::StrategyLine(s),
@@ -172,7 +139,7 @@ Action SetupTraffic(CLI::App* sub) {
       report::WriteTrafficPairsCsv(r, [&file](std::string_view block) { file.Write(block); });
       file.Commit();
     }
-    PrintStdout(job.format == Format::kJson ? report::TrafficJson(job.context, s, r)
+    PrintStdout(out.format == Format::kJson ? report::TrafficJson(job.context, s, r)
                                             : report::TrafficTable(job.context, s, r));
     return 0;
   };
@@ -194,79 +161,40 @@ std::string LauncherLines(spec::Launcher launcher, const perf::PerfContext& c, c
   return out;
 }
 
-// Strategies a search may print: each kept one holds its estimate and
-// memory breakdown per worker thread, and nobody reads 10,000 rows (the
-// 100,000 once accepted took 4.2 GB).
-constexpr int64_t kMaxTop = 10000;
-
-// A search larger than this would run for many minutes; refuse it up front.
-constexpr int64_t kDefaultMaxStrategies = 200'000'000;
-
 Action SetupSearch(CLI::App* sub) {
   struct Flags {
     JobFlags job;
-    std::string top = "10";
-    std::string threads;
-    std::string max_strategies = std::to_string(kDefaultMaxStrategies);
-    std::string precision = "bf16";
-    bool no_tp_comm_overlap = false;
-    bool explore_optimizer = false;
-    MoeFlags moe;
-    std::string allow_idle = "0";
+    study::SearchFlags search;
     bool timing = false;
   };
   auto f = std::make_shared<Flags>();
+  study::SearchFlags* s = &f->search;
   AddJobFlags(sub, &f->job);
-  sub->add_option("--top", f->top, "how many of the best strategies to print")->capture_default_str();
-  sub->add_option("--threads", f->threads, "worker threads (default: all cores)");
-  sub->add_option("--max-strategies", f->max_strategies, "refuse searches larger than this")
+  sub->add_option("--top", s->top, "how many of the best strategies to print")->capture_default_str();
+  sub->add_option("--threads", s->threads, "worker threads (default: all cores)");
+  sub->add_option("--max-strategies", s->max_strategies, "refuse searches larger than this")
       ->capture_default_str();
-  sub->add_option("--precision", f->precision, "GEMM precision to explore: bf16, fp8 or any (both)")
+  sub->add_option("--precision", s->precision, "GEMM precision to explore: bf16, fp8 or any (both)")
       ->capture_default_str();
-  sub->add_flag("--no-tp-comm-overlap", f->no_tp_comm_overlap,
+  sub->add_flag("--no-tp-comm-overlap", s->no_tp_comm_overlap,
                 "sequence-parallel strategies without TP-communication overlap (frameworks without it)");
-  sub->add_flag("--explore-optimizer", f->explore_optimizer,
+  sub->add_flag("--explore-optimizer", s->explore_optimizer,
                 "also try every data-parallel sharding (ZeRO-0 to 3) and optimizer precision (main grads, "
                 "master weights, Adam moments)");
-  AddMoeFlags(sub, &f->moe);
-  sub->add_option("--allow-idle-gpus", f->allow_idle,
+  AddMoeFlags(sub, &s->moe);
+  sub->add_option("--allow-idle-gpus", s->allow_idle,
                   "also search layouts that leave up to this many GPUs idle (whole HB domains), reporting how many")
       ->capture_default_str();
   sub->add_flag("--timing", f->timing,
                 "JSON: add elapsed_s and threads (they differ run to run; without them the output is deterministic)");
   return [f]() {
-    Job job = ParseJob(f->job, true, true);
-    if (job.context.placement.map) {
-      throw Error("--placement", "a placement file fixes one strategy's degrees; search takes a rank order "
-                                 "(such as tp-cp-dp-pp)");
-    }
-    search::SearchOptions o;
-    o.global_batch = job.global_batch;
-    o.attention = job.attention;
-    o.tp_comm_overlap = !f->no_tp_comm_overlap;
-    o.explore_optimizer = f->explore_optimizer;
-    ParseMoeFlags(f->moe, &o.moe);
-    spec::ValidateMoeOptions(job.context.model, o.moe);  // said once, not by every strategy
-    std::string precision = ParseChoiceFlag("--precision", f->precision, {"bf16", "fp8", "any"});
-    if (precision == "any") {
-      o.precisions = {spec::Precision::kBf16, spec::Precision::kFp8};
-    } else {
-      o.precisions = {ParsePrecision(precision, job.context)};
-    }
-    o.top_k = int(ParseIntFlag("--top", f->top, 1, kMaxTop));
-    o.threads = f->threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f->threads, 1, 1024));
-    if (o.threads > DefaultThreads()) {
+    Output out = ParseOutput(f->job.format, true, true);
+    study::Job job = study::ParseJob(f->job.job);
+    study::SearchRequest request = study::ParseSearch(f->search, job);
+    search::SearchOptions& o = request.options;
+    if (request.threads_asked > o.threads) {
       PrintStderr(fmt::format("railsim: warning: --threads {} is more than the {} hardware threads here; using {}\n",
-                              o.threads, DefaultThreads(), DefaultThreads()));
-      o.threads = DefaultThreads();
-    }
-    int64_t limit = ParseIntFlag("--max-strategies", f->max_strategies, 1, INT64_MAX);
-    const int64_t idle = ParseIntFlag("--allow-idle-gpus", f->allow_idle, 0, job.context.gpus / 2);
-    const int64_t count = study::CountStrategiesAllowingIdle(job.context, o, idle);
-    if (count > limit) {
-      throw Error("--max-strategies", fmt::format("the search would enumerate {} strategies, more than the "
-                                                  "limit {}; raise --max-strategies to run it anyway",
-                                                  count, limit));
+                              request.threads_asked, o.threads, o.threads));
     }
     bool tty = ProgressAllowed();
     auto start = std::chrono::steady_clock::now();
@@ -280,14 +208,14 @@ Action SetupSearch(CLI::App* sub) {
                                 total ? 100.0 * done / total : 100.0, elapsed));
       };
     }
-    search::SearchResult r = study::SearchAllowingIdle(job.context, o, idle);
+    search::SearchResult r = study::SearchAllowingIdle(job.context, o, request.idle_gpus);
     if (shown) PrintStderr("\n");
-    if (job.launcher) {
-      PrintStdout(LauncherLines(*job.launcher, job.context, r));
+    if (out.launcher) {
+      PrintStdout(LauncherLines(*out.launcher, job.context, r));
       return 0;
     }
-    PrintStdout(job.format == Format::kJson  ? report::SearchJson(job.context, r, f->timing)
-                : job.format == Format::kCsv ? report::SearchCsv(r)
+    PrintStdout(out.format == Format::kJson  ? report::SearchJson(job.context, r, f->timing)
+                : out.format == Format::kCsv ? report::SearchCsv(r)
                                              : report::SearchTable(job.context, r));
     return 0;
   };

@@ -182,4 +182,15 @@ std::string FormatDuration(double seconds) {
   return FormatScaled(seconds, kTime, "s");
 }
 
+std::string Grouped(int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  if (value < 0) out.insert(out.begin(), '-');
+  return out;
+}
+
 }  // namespace railsim::units

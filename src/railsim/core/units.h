@@ -8,6 +8,7 @@
 // A bare number is taken in the SI base unit (bytes, bytes/s, FLOP/s, s).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -38,5 +39,7 @@ std::string FormatByteRate(double bytes_per_s);
 std::string FormatBytes(double bytes);
 std::string FormatFlopRate(double flop_per_s);
 std::string FormatDuration(double seconds);
+/// 32768 -> "32,768".
+std::string Grouped(int64_t value);
 
 }  // namespace railsim::units

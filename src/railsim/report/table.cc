@@ -72,17 +72,6 @@ std::string Wrap(const std::string& text, size_t width, const std::string& inden
   return out + line + "\n";
 }
 
-std::string Grouped(int64_t value) {
-  std::string digits = std::to_string(value < 0 ? -value : value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  if (value < 0) out.insert(out.begin(), '-');
-  return out;
-}
-
 std::string Dollars(double usd) {
   const int64_t rounded = static_cast<int64_t>(std::llround(usd));
   return (rounded < 0 ? "-$" : "$") + Grouped(rounded < 0 ? -rounded : rounded);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "railsim/core/units.h"
+
 namespace railsim::report {
 
 class TextTable {
@@ -30,8 +32,8 @@ class TextTable {
 /// ends in "\n".
 std::string Wrap(const std::string& text, size_t width, const std::string& indent);
 
-/// 32768 -> "32,768".
-std::string Grouped(int64_t value);
+/// "32,768" (core/units.h).
+using units::Grouped;
 /// 152829952.0 -> "$152,829,952", -4263936 -> "-$4,263,936" (rounded to the dollar).
 std::string Dollars(double usd);
 /// 30000 -> "2^4 x 3 x 5^4": why a cluster size has few layouts.

@@ -42,6 +42,9 @@ struct Source {
 };
 
 Source Resolve(PresetKind kind, const std::string& name_or_path, const std::string& flag) {
+  // The JSON itself, as the Python module passes a dict (no preset name or
+  // file name starts with a brace).
+  if (name_or_path.starts_with('{')) return {name_or_path, flag};
   if (std::optional<std::string_view> text = FindPreset(kind, name_or_path)) {
     return {std::string(*text), flag + " " + name_or_path};
   }

@@ -40,9 +40,10 @@ bool IsPresetName(std::string_view name);
 /// Error(where) with a "did you mean" when no preset has that name.
 std::string_view PresetText(std::string_view name, const std::string& where);
 
-/// Loads a preset by name or a JSON file by path. `flag` (e.g. "--system")
-/// prefixes every error, followed by the file and the JSON pointer:
-/// "--model m.json: /hidden_size: expected an integer >= 1, got -4".
+/// Loads a preset by name, a JSON file by path, or JSON text given as the
+/// argument itself (starting with '{': the Python module's dicts). `flag`
+/// (e.g. "--system") prefixes every error, followed by the file and the JSON
+/// pointer: "--model m.json: /hidden_size: expected an integer >= 1, got -4".
 SystemSpec LoadSystem(const std::string& name_or_path, const std::string& flag);
 /// A model file may also be a Hugging Face config.json (spec/hf_config.h),
 /// recognised by its keys or forced by an "hf:" prefix on the path.

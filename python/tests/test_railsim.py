@@ -1,0 +1,190 @@
+"""The Python module against the command line: every function once, its
+errors, and equality with the CLI's --format json for the same inputs."""
+import json
+import os
+import subprocess
+import threading
+import time
+
+import pytest
+
+import railsim
+from conftest import BUILD, ROOT
+
+CLI = os.path.join(BUILD, "railsim")
+
+
+def cli_json(*args):
+    """The CLI's JSON document for `args` (railsim COMMAND --flags ...)."""
+    out = subprocess.run([CLI, *args, "--format", "json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def cli_error(*args):
+    """The CLI's one-line error for `args`, without the 'railsim: error: ' prefix."""
+    out = subprocess.run([CLI, *args], capture_output=True, text=True)
+    assert out.returncode == 2, out.stderr
+    line = out.stderr.strip()
+    assert line.startswith("railsim: error: ")
+    return line[len("railsim: error: "):]
+
+
+def flags(**kw):
+    """Keyword arguments as the CLI's flags, for the same call both ways."""
+    args = []
+    for key, value in kw.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, dict):
+            args += [flag, json.dumps(value)]
+        elif isinstance(value, list):
+            args += [flag, ",".join(str(v) for v in value)]
+        else:
+            args += [flag, str(value)]
+    return args
+
+
+ESTIMATE = dict(model="gpt3-175b", system="dgx-h100", gpus=1024, tp=8, pp=8, micro_batch_size=1,
+                global_batch_size=1536, sequence_parallel=True, network="rail-only")
+SEARCH = dict(model="gpt3-175b", system="dgx-h100", gpus=256, global_batch_size=512, top=5)
+SMALL_SCENARIO = dict(gpus=1024, hb_sizes=[8], radixes=[64], global_batch_sizes=[512], model="gpt3-175b",
+                      system="dgx-h100", moe_model="mixtral-8x22b", moe_global_batch_size=256)
+
+
+def test_presets_list_and_show():
+    rows = railsim.presets()
+    assert rows == cli_json("presets")["presets"]
+    assert {"kind": "system", "name": "dgx-h100"}.items() <= next(r for r in rows if r["name"] == "dgx-h100").items()
+    system = railsim.preset_show("dgx-h100")
+    shown = subprocess.run([CLI, "presets", "show", "dgx-h100"], capture_output=True, text=True, check=True)
+    assert system == json.loads(shown.stdout)
+
+
+def test_network_and_cost_equal_cli():
+    kw = dict(gpus=1024, hb_size=8, radix=64)
+    assert railsim.network(design="rail-only", **kw) == cli_json("network", *flags(design="rail-only", **kw))
+    assert railsim.cost(server="dgx-h100", **kw) == cli_json("cost", *flags(server="dgx-h100", **kw))
+
+
+def test_estimate_equals_cli():
+    py = railsim.estimate(**ESTIMATE)
+    assert py == cli_json("estimate", *flags(**ESTIMATE))
+    assert py["iteration_time_s"] > 0 and py["breakdown"]["compute_s"] > 0
+
+
+def test_estimate_model_and_system_from_dicts():
+    """A dict is the JSON a file would hold: the same answer as the preset names."""
+    by_name = railsim.estimate(**ESTIMATE)
+    kw = dict(ESTIMATE, model=railsim.preset_show("gpt3-175b"), system=railsim.preset_show("dgx-h100"))
+    by_dict = railsim.estimate(**kw)
+    for key in ["iteration_time_s", "mfu", "breakdown", "memory", "strategy"]:
+        assert by_dict[key] == by_name[key]
+
+
+def test_search_rows_document_and_dataframe():
+    pandas = pytest.importorskip("pandas")
+    doc = railsim.search(document=True, **SEARCH)
+    assert doc == cli_json("search", *flags(**SEARCH))
+    rows = railsim.search(**SEARCH)
+    assert rows == doc["results"] and len(rows) == 5
+    frame = pandas.json_normalize(rows)
+    assert list(frame["estimate.iteration_time_s"]) == sorted(frame["estimate.iteration_time_s"])
+    assert len(pandas.DataFrame(rows)) == 5
+
+
+def test_traffic_equals_cli():
+    kw = dict(model="gpt3-175b", system="dgx-h100", gpus=256, tp=8, pp=8, micro_batch_size=1,
+              global_batch_size=512, design="rail-only")
+    assert railsim.traffic(**kw) == cli_json("traffic", *flags(**kw))
+
+
+@pytest.mark.parametrize("simulate", [False, True])
+def test_collective_equals_cli(simulate):
+    kw = dict(op="all-reduce", bytes="64MiB", group="dp", system="dgx-h100", gpus=256, tp=8, network="rail-only")
+    if simulate:
+        kw["simulate"] = True
+    assert railsim.collective(**kw) == cli_json("collective", *flags(**kw))
+
+
+@pytest.mark.parametrize("simulate", [False, True])
+def test_alltoall_equals_cli(simulate):
+    kw = dict(system="dgx-a100", gpus=72, hb_bw="300GB/s", nic_bw="200Gbps", bytes_per_pair="1MB",
+              network="rail-only", schedule="pipelined")
+    if simulate:
+        kw["simulate"] = True
+    assert railsim.alltoall(**kw) == cli_json("alltoall", *flags(**kw))
+
+
+def test_failures_explicit_and_monte_carlo_equal_cli():
+    explicit = dict(gpus=1024, network="rail-only", radix=64, fail="switch:rail2/leaf1", model="gpt3-175b",
+                    tp=8, pp=8, micro_batch_size=1, global_batch_size=512)
+    assert railsim.failures(**explicit) == cli_json("failures", *flags(**explicit))
+    monte_carlo = dict(gpus=1024, radix=64, trials=200, days=10, seed=7)
+    py = railsim.failures(**monte_carlo)
+    assert py == cli_json("failures", *flags(**monte_carlo))
+
+
+def test_compare_equals_cli():
+    assert railsim.compare(**SMALL_SCENARIO) == cli_json("compare", *flags(**SMALL_SCENARIO))
+
+
+def test_report_writes_the_page(tmp_path):
+    out = tmp_path / "page"
+    files = railsim.report(out=str(out), **SMALL_SCENARIO)
+    assert (out / "index.html").stat().st_size > 10000
+    cli = cli_json("report", *flags(out=str(tmp_path / "cli"), **SMALL_SCENARIO))
+    assert sorted(files["files"]) == sorted(cli["files"])
+
+
+@pytest.mark.parametrize("kw", [
+    dict(ESTIMATE, tp=7),
+    dict(ESTIMATE, gpus="many"),
+    dict(ESTIMATE, model="gpt3-175"),
+    dict(ESTIMATE, recompute="most"),
+    dict(ESTIMATE, model={"name": "tiny"}),
+])
+def test_bad_input_raises_value_error_with_the_cli_message(kw):
+    with pytest.raises(ValueError) as raised:
+        railsim.estimate(**kw)
+    message = cli_error("estimate", *flags(**kw))
+    print(f"ValueError: {raised.value}")
+    assert str(raised.value) == message
+
+
+def test_keyword_errors():
+    with pytest.raises(ValueError, match="unknown keyword argument.*did you mean 'micro_batch_size'"):
+        railsim.estimate(**dict(ESTIMATE, micro_batchsize=1))
+    with pytest.raises(ValueError, match="^--tp: expected a number or text, got True"):
+        railsim.estimate(**dict(ESTIMATE, tp=True))
+    with pytest.raises(ValueError, match="^--sequence-parallel: expected True or False"):
+        railsim.estimate(**dict(ESTIMATE, sequence_parallel=1))
+    with pytest.raises(ValueError, match="^--design: needed"):
+        railsim.network(gpus=64, hb_size=8, radix=64)
+    with pytest.raises(ValueError, match="^--out: cannot"):
+        railsim.report(out="/proc/railsim-report", **SMALL_SCENARIO)
+
+
+def test_a_value_that_is_no_flag_text():
+    """A Python value with no text form is refused naming the flag."""
+    with pytest.raises(ValueError, match="^--gpus: expected a number, text, list or dict, got object"):
+        railsim.estimate(**dict(ESTIMATE, gpus=object()))
+
+
+def test_search_releases_the_gil():
+    """Python keeps running while a search runs in another thread."""
+    done = threading.Event()
+    ticks = 0
+
+    def run():
+        railsim.search(**dict(SEARCH, gpus=1024, global_batch_size=1536, threads=1))
+        done.set()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    print(f"main thread ran {ticks} times during the search")
+    assert ticks > 10

@@ -1,0 +1,184 @@
+#include "railsim/study/collective_flags.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/core/units.h"
+#include "railsim/spec/presets.h"
+#include "railsim/study/flag_values.h"
+
+namespace railsim::study {
+namespace {
+
+// --baseline's default: the rail-optimized baseline of a Rail-only
+// all-to-all is simulated up to this many GPUs (16.8 M flows, about 10 s and
+// 300 MB) and timed analytically above.
+constexpr int64_t kSimulateBaselineMaxGpus = 4096;
+
+// MemAvailable from /proc/meminfo; physical memory where that is missing.
+int64_t AvailableMemoryBytes() {
+  if (FILE* in = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    long long kib = -1;
+    while (std::fgets(line, sizeof line, in)) {
+      if (std::sscanf(line, "MemAvailable: %lld kB", &kib) == 1) break;
+    }
+    std::fclose(in);
+    if (kib > 0) return int64_t{kib} * 1024;
+  }
+  return int64_t{sysconf(_SC_PHYS_PAGES)} * sysconf(_SC_PAGESIZE);
+}
+
+int64_t DefaultMaxMemoryBytes() {
+  const int64_t available = AvailableMemoryBytes();
+  return std::max<int64_t>(available - std::max<int64_t>(available / 10, int64_t{512} << 20), int64_t{256} << 20);
+}
+
+comm::NetworkKind ParseNetworkKind(const std::string& text, bool ideal_allowed) {
+  std::vector<std::string> allowed = {"rail-only", "rail-optimized"};
+  if (ideal_allowed) allowed.push_back("ideal");
+  std::string n = ParseChoiceFlag("--network", text, allowed);
+  if (n == "rail-only") return comm::NetworkKind::kRailOnly;
+  if (n == "ideal") return comm::NetworkKind::kIdeal;
+  return comm::NetworkKind::kRailOptimized;
+}
+
+CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed) {
+  CollectiveRequest r;
+  r.gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
+  r.hb_domain_size = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
+  r.network = ParseNetworkKind(f.network, ideal_allowed);
+  r.network_options.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
+  r.network_options.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  r.simulate = f.simulate;
+  if (f.routing != kSystemRouting) {
+    r.routing = *net::ParseRouting(ParseChoiceFlag("--routing", f.routing, {"ecmp", "d-mod-k"}));
+  }
+  r.seed = static_cast<uint64_t>(ParseIntFlag("--seed", f.seed, 0, INT64_MAX));
+  if (f.max_memory == kAvailableMemory) {
+    r.max_memory_bytes = DefaultMaxMemoryBytes();
+  } else {
+    const double bytes = units::ParseBytes(f.max_memory, "--max-memory");
+    if (!(bytes >= 1 << 20) || bytes > 1e18) {
+      throw Error("--max-memory", fmt::format("expected a size in [1MiB, 1EB], got {}", Quoted(f.max_memory)));
+    }
+    r.max_memory_bytes = int64_t(bytes);
+  }
+  r.threads = int(ParseIntFlag("--threads", f.threads, 1, sim::kMaxThreads));
+  r.max_gpus = ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
+  if (!f.export_links.empty() && !f.simulate) {
+    throw Error("--export-links", "needs --simulate (the link loads come from the simulation)");
+  }
+  r.system = spec::LoadSystem(f.system, "--system");
+  return r;
+}
+
+}  // namespace
+
+AllToAllRun RunAllToAllFlags(const AllToAllFlags& f, const std::function<void(double)>& progress) {
+  AllToAllRun run;
+  CollectiveRequest& r = run.request;
+  r = ParseCluster(f.cluster, false);
+  if (!f.hb_bw.empty()) r.hb_bw_Bps = ParseBandwidthFlag("--hb-bw", f.hb_bw);
+  if (!f.nic_bw.empty()) r.nic_bw_Bps = ParseBandwidthFlag("--nic-bw", f.nic_bw);
+  double per_pair = ParseBytesFlag("--bytes-per-pair", f.bytes_per_pair, 1e12);
+  r.plan_options.pipelined = ParseChoiceFlag("--schedule", f.schedule, {"sequential", "pipelined"}) == "pipelined";
+  r.plan_options.chunks = int(ParseIntFlag("--chunks", f.chunks, 2, comm::kMaxForwardChunks));
+  r.op = comm::Op::kAllToAll;
+  r.group = {r.gpus, 1};
+  r.bytes = per_pair * double(r.gpus);
+  bool simulate_baseline = r.simulate && r.gpus <= kSimulateBaselineMaxGpus;
+  if (f.baseline != kBaselineBySize) {
+    simulate_baseline = ParseChoiceFlag("--baseline", f.baseline, {"simulate", "analytic"}) == "simulate";
+    if (r.network != comm::NetworkKind::kRailOnly || !r.simulate) {
+      throw Error("--baseline", "applies to --network rail-only with --simulate (the baseline is rail-optimized)");
+    }
+  }
+  r.progress = progress;
+  run.outcome = RunCollective(r);
+  if (r.network == comm::NetworkKind::kRailOnly) {
+    CollectiveRequest opt = r;
+    opt.network = comm::NetworkKind::kRailOptimized;
+    opt.simulate = simulate_baseline;
+    run.baseline = RunCollective(opt);
+  }
+  return run;
+}
+
+CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<void(double)>& progress) {
+  CollectiveRun run;
+  CollectiveRequest& r = run.request;
+  r = ParseCluster(f.cluster, true);
+  r.plan_options.chunks = int(ParseIntFlag("--chunks", f.chunks, 2, comm::kMaxForwardChunks));
+  std::vector<std::string> ops = comm::OpNames();
+  ops.push_back("moe-dispatch");
+  const std::string op = ParseChoiceFlag("--op", f.op, ops);
+  const bool moe = op == "moe-dispatch";
+  if (!moe) r.op = *comm::ParseOp(op);
+  r.algorithm = *comm::ParseAlgorithm(ParseChoiceFlag("--algorithm", f.algorithm, comm::AlgorithmNames()));
+  r.plan_options.protocol = *comm::ParseProtocol(ParseChoiceFlag("--protocol", f.protocol, comm::ProtocolNames()));
+  if (moe && !f.bytes.empty()) {
+    throw Error("--bytes", "moe-dispatch sends what --model's tokens need; leave --bytes out");
+  }
+  if (!moe) {
+    if (f.bytes.empty()) throw Error("--bytes", "needed: the buffer per member");
+    r.bytes = ParseBytesFlag("--bytes", f.bytes, 1e15);
+  }
+  r.plan_options.pipelined = ParseChoiceFlag("--schedule", f.schedule, {"sequential", "pipelined"}) == "pipelined";
+  // Every flag is checked, also those only moe-dispatch reads.
+  const int64_t micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  spec::Strategy s;
+  ParseMoeFlags(f.moe, &s);
+  s.tp = int(ParseIntFlag("--tp", f.tp, 1, 1 << 20));
+  s.pp = int(ParseIntFlag("--pp", f.pp, 1, 1 << 20));
+  s.cp = int(ParseIntFlag("--cp", f.cp, 1, 1 << 20));
+  s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
+  std::optional<spec::ModelSpec> model;
+  CheckSeqLengthNeedsModel(f.model);
+  if (!f.model.model.empty()) {
+    model = LoadModelFlags(f.model);
+    spec::ValidateDegrees(*model, s);
+  }
+  const int64_t others = int64_t{s.tp} * s.pp * s.cp;
+  s.dp = ParseDpFlag(f.dp, s.tp, s.pp, s.cp, r.gpus);
+  if (others * s.dp != r.gpus) {
+    throw Error("--dp", fmt::format("tp x pp x dp x cp = {} must equal --gpus {}", others * s.dp, r.gpus));
+  }
+  if (s.dp % s.ep != 0) throw Error("--ep", fmt::format("expected a divisor of dp {}, got {}", s.dp, s.ep));
+  // Megatron's order: tp fastest, then cp, then dp (expert groups are runs
+  // of consecutive dp ranks), then pp.
+  const int64_t tp_cp = int64_t{s.tp} * s.cp;
+  std::string g = ParseChoiceFlag("--group", f.group, {"tp", "cp", "ep", "dp", "pp", "all"});
+  if (g == "tp") r.group = {s.tp, 1};
+  if (g == "cp") r.group = {s.cp, s.tp};
+  if (g == "ep") r.group = {s.ep, tp_cp};
+  if (g == "dp") r.group = {s.dp, tp_cp};
+  if (g == "pp") r.group = {s.pp, tp_cp * s.dp};
+  if (g == "all") r.group = {r.gpus, 1};
+  if (moe) {
+    if (!model || !model->is_moe()) throw Error("--model", "moe-dispatch needs an MoE model (num_experts > 0)");
+    if (g != "ep") throw Error("--group", "moe-dispatch runs on the ep groups: --group ep");
+    spec::ValidateMoeOptions(*model, s);
+    comm::MoeDispatch d;
+    // With tp > 1 MoE layers run sequence-parallel: each TP rank dispatches 1/tp of the tokens.
+    d.tokens = double(micro_batch) * model->seq_length / s.cp / s.tp;
+    d.bytes_per_token = 2.0 * model->hidden_size;
+    d.experts = model->num_experts;
+    d.topk = model->moe_router_topk;
+    d.max_domains = s.moe_max_domains;
+    d.imbalance = s.expert_load_imbalance();
+    r.moe = d;
+    r.moe_algorithm = s.moe_alltoall;
+    r.bytes = d.tokens * d.bytes_per_token * d.topk;
+  }
+  r.progress = progress;
+  run.outcome = RunCollective(r);
+  return run;
+}
+
+}  // namespace railsim::study

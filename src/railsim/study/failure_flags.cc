@@ -1,0 +1,140 @@
+#include "railsim/study/failure_flags.h"
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/core/file.h"
+#include "railsim/spec/presets.h"
+#include "railsim/study/flag_values.h"
+
+namespace railsim::study {
+namespace {
+
+constexpr int64_t kMaxTrials = 10'000'000;
+constexpr double kMaxDays = 3650;
+
+std::vector<net::Design> ParseDesigns(const std::string& text) {
+  std::string n = ParseChoiceFlag("--network", text, {"rail-only", "rail-optimized", "fat-tree", "all"});
+  if (n == "all") return {net::Design::kRailOptimized, net::Design::kRailOnly, net::Design::kFatTree};
+  return {*net::ParseDesign(n)};
+}
+
+void ParseJob(const FailureFlags& f, ClusterSetup* setup) {
+  const StrategyFlags& s = f.strategy;
+  CheckSeqLengthNeedsModel(f.model);
+  if (f.model.model.empty()) {
+    for (auto [flag, value] : {std::pair{"--tp", &s.tp}, {"--pp", &s.pp}, {"--micro-batch-size", &s.micro_batch},
+                               {"--global-batch-size", &f.global_batch}}) {
+      if (!value->empty()) throw Error(flag, "describes the job; give --model too");
+    }
+    CheckStrategyFlagValues(s);
+    ParseChoiceFlag("--attention", f.attention, {"flash", "classic"});
+    return;
+  }
+  for (auto [flag, value] : {std::pair{"--tp", &s.tp}, {"--pp", &s.pp}, {"--micro-batch-size", &s.micro_batch},
+                             {"--global-batch-size", &f.global_batch}}) {
+    if (value->empty()) throw Error(flag, "needed with --model (the job to time)");
+  }
+  const int64_t batch = ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
+  spec::Attention attention =
+      ParseChoiceFlag("--attention", f.attention, {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
+                                                                                     : spec::Attention::kFlash;
+  setup->model = LoadModelFlags(f.model);
+  perf::PerfContext c = perf::MakePerfContext(*setup->model, setup->system, setup->gpus,
+                                              comm::NetworkKind::kRailOptimized, setup->hb_domain_size,
+                                              setup->network);
+  setup->strategy = ParseStrategy(s, c, batch, attention);
+}
+
+SparePolicy PolicyFor(const std::string& text, bool given, net::Design design) {
+  if (!given) return DefaultSparePolicy(design);
+  SparePolicy p = *ParseSparePolicy(ParseChoiceFlag("--spare-policy", text, SparePolicyNames()));
+  if (p == SparePolicy::kAny && design == net::Design::kRailOnly) {
+    throw Error("--spare-policy", "any needs a network that joins the rails; a Rail-only spare must sit on the "
+                                  "failed GPU's rail: use same-rail, domain or ocs (or --network rail-optimized)");
+  }
+  return p;
+}
+
+// Bounds on a Monte Carlo, checked before it starts: about 20 M events a
+// second on one core here (BENCHMARKS.md), so 2e9 events is minutes; and one
+// trial's events are held at once (two 16-byte changes each).
+constexpr double kMaxMonteCarloEvents = 2e9;
+constexpr double kMaxEventsPerTrial = 2e7;
+
+void CheckMonteCarloWork(const study::MonteCarloWork& w, const study::MonteCarloOptions& o) {
+  if (w.events_per_trial > kMaxEventsPerTrial) {
+    throw Error("--failure-catalog",
+                fmt::format("one trial of {} days would draw about {:.3g} failures and repairs (parts x rate x "
+                            "(days + MTTR)), more than the {:.0e} one trial may hold; check the catalog's "
+                            "rate_per_year and mttr_hours, or lower --days",
+                            o.days, w.events_per_trial, kMaxEventsPerTrial));
+  }
+  if (w.events > kMaxMonteCarloEvents) {
+    throw Error("--trials", fmt::format("{} trials would draw about {:.3g} failure events, more than the {:.0e} a "
+                                        "run may take (about {:.0f} minutes); lower --trials (at most about {}) "
+                                        "or --days",
+                                        o.trials, w.events, kMaxMonteCarloEvents, w.events / 20e6 / 60,
+                                        int64_t(kMaxMonteCarloEvents / std::max(1.0, w.events_per_trial))));
+  }
+}
+
+}  // namespace
+
+FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(double)>& progress) {
+  std::vector<net::Design> designs = ParseDesigns(f.network);
+  FailureStudy run;
+  ClusterSetup& setup = run.setup;
+  setup.gpus = ParseIntFlag("--gpus", f.gpus, 1, net::kMaxBuildGpus);
+  setup.hb_domain_size = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, net::kMaxBuildGpus);
+  setup.network.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
+  setup.network.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  setup.system = spec::LoadSystem(f.system, "--system");
+  const bool fail_given = f.fail_given;
+  if (fail_given && !f.fail_file.empty()) {
+    throw Error("--fail-file", "give the failures with --fail or --fail-file, not both");
+  }
+  std::vector<std::string> devices;
+  std::string fail_flag = "--fail";
+  if (fail_given) devices = net::SplitFailureList(f.fail, "--fail");
+  if (!f.fail_file.empty()) {
+    fail_flag = "--fail-file " + f.fail_file;
+    devices = net::ParseFailureFile(ReadTextFile(f.fail_file, "--fail-file"), fail_flag);
+  }
+  const bool monte_carlo = devices.empty() || !f.trials.empty() || !f.days.empty();
+  MonteCarloOptions mc;
+  mc.trials = f.trials.empty() ? mc.trials : ParseIntFlag("--trials", f.trials, 1, kMaxTrials);
+  mc.days = f.days.empty() ? mc.days : ParseNumberFlag("--days", f.days, 1.0 / 24, kMaxDays);
+  mc.seed = static_cast<uint64_t>(ParseIntFlag("--seed", f.seed, 0, INT64_MAX));
+  mc.checkpoint_interval_s = ParseDurationFlag("--checkpoint-interval", f.checkpoint_interval, 1, 30 * 86400.0);
+  mc.restart_time_s = ParseDurationFlag("--restart-time", f.restart_time, 0, 30 * 86400.0);
+  mc.target_availability = ParseNumberFlag("--target-availability", f.target_availability, 0.5, 0.999999);
+  mc.catalog = spec::LoadFailureCatalog(f.failure_catalog, "--failure-catalog");
+  std::vector<SparePolicy> policies;
+  for (net::Design d : designs) policies.push_back(PolicyFor(f.spare_policy, f.policy_given, d));
+  ParseJob(f, &setup);
+
+  // One progress line for the whole run: design i's trials are the i-th share.
+  const std::function<void(double)>& line = progress;
+  for (size_t i = 0; i < designs.size(); ++i) {
+    DesignSetup d = SetUpDesign(setup, designs[i]);
+    run.radix = d.context.shape.radix;
+    if (!devices.empty()) {
+      net::FailureSet failures = net::ResolveFailures(d.topology, devices, fail_flag);
+      run.explicit_failures.push_back(AnalyzeFailures(setup, d, failures, policies[i], !f.no_simulate));
+    }
+    if (monte_carlo) {
+      MonteCarloOptions o = mc;
+      if (line) {
+        o.progress = [&line, i, n = double(designs.size())](double done) { line((double(i) + done) / n); };
+      }
+      std::vector<ComponentEffect> components = ComponentEffects(setup, d, mc.catalog, mc.days);
+      CheckMonteCarloWork(EstimateMonteCarloWork(components, policies[i], mc), mc);
+      run.monte_carlo.push_back(RunMonteCarlo(d, components, policies[i], o));
+    }
+  }
+  if (monte_carlo) run.options = mc;
+  return run;
+}
+
+}  // namespace railsim::study

@@ -1,0 +1,50 @@
+// `railsim failures` as its user gives it: text values named by their flags
+// (from the command line or the Python module), validated and run. What given
+// failures do to each design and its job (--fail, --fail-file), and a Monte
+// Carlo of a training run's failures (run when no failure is given or when
+// --trials or --days is).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "railsim/study/failures.h"
+#include "railsim/study/job_flags.h"
+
+namespace railsim::study {
+
+struct FailureFlags {
+  std::string network = "all";
+  std::string system = "dgx-h100";
+  std::string gpus, hb_size, radix, oversubscription = "1";
+  ModelFlags model;
+  std::string global_batch, attention = "flash";
+  StrategyFlags strategy;
+  std::string fail, fail_file;
+  std::string trials, days, seed = "1";
+  std::string failure_catalog = "h100-fleet";
+  // Restart plus half an interval is 15 min lost per interruption, within the
+  // 16.7 min bound Llama 3's run implies (tests/data/failure-rates.md, section 5).
+  std::string checkpoint_interval = "20min", restart_time = "5min";
+  std::string spare_policy, target_availability = "0.999";
+  bool no_simulate = false;
+  // Given at all, even as "" (an empty value is an error, not a default).
+  bool fail_given = false, policy_given = false;
+};
+
+/// What the run found, per design in the order --network lists them.
+struct FailureStudy {
+  ClusterSetup setup;
+  int radix = 0;
+  std::vector<FailureImpact> explicit_failures;  ///< one per design (empty: none given)
+  std::vector<MonteCarloResult> monte_carlo;     ///< one per design (empty: not run)
+  std::optional<MonteCarloOptions> options;      ///< with monte_carlo
+};
+
+/// Validates every flag of `f` (Error naming the flag), then runs the study.
+/// `progress` (may be empty) gets the share of the Monte Carlo's trials done.
+FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(double)>& progress = {});
+
+}  // namespace railsim::study

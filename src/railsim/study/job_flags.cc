@@ -1,0 +1,202 @@
+#include "railsim/study/job_flags.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "railsim/core/error.h"
+#include "railsim/spec/placement.h"
+#include "railsim/spec/presets.h"
+#include "railsim/study/flag_values.h"
+#include "railsim/study/idle_search.h"
+
+namespace railsim::study {
+namespace {
+
+comm::NetworkKind ParseNetwork(const std::string& text) {
+  std::string n = ParseChoiceFlag("--network", text, {"rail-only", "rail-optimized", "ideal"});
+  if (n == "rail-only") return comm::NetworkKind::kRailOnly;
+  if (n == "ideal") return comm::NetworkKind::kIdeal;
+  return comm::NetworkKind::kRailOptimized;
+}
+
+}  // namespace
+
+void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m) {
+  if (seq_length.empty()) return;
+  spec::SetSeqLength(m, ParseIntFlag("--seq-length", seq_length, 1, spec::kMaxSeqLength), "--seq-length");
+}
+
+spec::ModelSpec LoadModelFlags(const ModelFlags& f) {
+  spec::ModelSpec m = spec::LoadModel(f.model, "--model");
+  ApplySeqLengthFlag(f.seq_length, &m);
+  return m;
+}
+
+void CheckSeqLengthNeedsModel(const ModelFlags& f) {
+  if (f.model.empty() && !f.seq_length.empty()) throw Error("--seq-length", "sets the model's length; give --model too");
+}
+
+void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s) {
+  std::string a = ParseChoiceFlag("--moe-alltoall", f.alltoall, {"auto", "forwarded", "direct"});
+  s->moe_alltoall = a == "forwarded" ? spec::MoeAllToAll::kForwarded
+                    : a == "direct"  ? spec::MoeAllToAll::kDirect
+                                     : spec::MoeAllToAll::kAuto;
+  s->moe_imbalance = ParseNumberFlag("--moe-imbalance", f.imbalance, 1, spec::kMaxMoeImbalance);
+  s->moe_max_domains = f.max_domains == "any" ? 0 : int(ParseIntFlag("--moe-max-domains", f.max_domains, 1, 1 << 20));
+  s->moe_overlap = f.overlap;
+}
+
+void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
+  auto moment = [](const char* flag, const std::string& text) {
+    return ParseChoiceFlag(flag, text, {"fp32", "bf16"}) == "bf16" ? spec::MomentDtype::kBf16
+                                                                   : spec::MomentDtype::kFp32;
+  };
+  s->main_grads_dtype = ParseChoiceFlag("--main-grads-dtype", f.main_grads_dtype, {"fp32", "bf16"}) == "bf16"
+                            ? spec::MainGradsDtype::kBf16
+                            : spec::MainGradsDtype::kFp32;
+  std::string master = ParseChoiceFlag("--main-params-dtype", f.main_params_dtype, {"fp32", "fp16", "none"});
+  s->main_params_dtype = master == "fp16"   ? spec::MainParamsDtype::kFp16
+                         : master == "none" ? spec::MainParamsDtype::kNone
+                                            : spec::MainParamsDtype::kFp32;
+  s->exp_avg_dtype = moment("--exp-avg-dtype", f.exp_avg_dtype);
+  s->exp_avg_sq_dtype = moment("--exp-avg-sq-dtype", f.exp_avg_sq_dtype);
+  if (f.fsdp_shard_group_size != "all") {
+    s->fsdp_shard_group_size = ParseIntFlag("--fsdp-shard-group-size", f.fsdp_shard_group_size, 1, spec::kMaxModelGpus);
+  }
+  if (f.data_parallel_sharding_given == 0) return;
+  std::string sharding =
+      ParseChoiceFlag("--data-parallel-sharding", f.data_parallel_sharding, {"optimizer", "gradients", "full"});
+  s->dp_sharding = sharding == "full"        ? spec::DpSharding::kFull
+                   : sharding == "gradients" ? spec::DpSharding::kGradients
+                                             : spec::DpSharding::kOptimizer;
+}
+
+void CheckStrategyFlagValues(const StrategyFlags& f) {
+  for (auto [flag, value] : {std::pair{"--tp", &f.tp}, {"--pp", &f.pp}, {"--dp", &f.dp}, {"--cp", &f.cp},
+                             {"--ep", &f.ep}, {"--vp", &f.vp}}) {
+    if (!value->empty()) ParseIntFlag(flag, *value, 1, 1 << 20);
+  }
+  if (!f.micro_batch.empty()) ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
+  ParseChoiceFlag("--precision", f.precision, {"bf16", "fp8"});
+  spec::Strategy unused;
+  ParseMoeFlags(f.moe, &unused);
+}
+
+spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c) {
+  spec::Precision p = ParseChoiceFlag("--precision", text, {"bf16", "fp8"}) == "fp8" ? spec::Precision::kFp8
+                                                                                     : spec::Precision::kBf16;
+  if (p == spec::Precision::kFp8 && c.gpu.fp8_gemm_flops <= 0) {
+    throw Error("--precision", fmt::format("the system's GPU {} has no FP8 peak (gpu.peak_flops_fp8); use bf16",
+                                           c.system.gpu.name));
+  }
+  return p;
+}
+
+spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c, int64_t global_batch,
+                             spec::Attention attention) {
+  const int64_t n = c.gpus;
+  spec::Strategy s;
+  s.tp = int(ParseIntFlag("--tp", f.tp, 1, 1 << 20));
+  s.pp = int(ParseIntFlag("--pp", f.pp, 1, 1 << 20));
+  s.cp = int(ParseIntFlag("--cp", f.cp, 1, 1 << 20));
+  s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
+  s.vp = int(ParseIntFlag("--vp", f.vp, 1, 1 << 20));
+  s.micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  s.global_batch = global_batch;
+  spec::ValidateDegrees(c.model, s);
+  s.dp = ParseDpFlag(f.dp, s.tp, s.pp, s.cp, n);
+  std::string r = ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
+  s.recompute = r == "full" ? spec::Recompute::kFull
+                            : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
+  s.sequence_parallel = f.sequence_parallel;
+  s.dp_sharding = f.distributed_optimizer ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
+  ParseOptimizerFlags(f.optimizer, &s);
+  s.overlap_dp_comm = !f.no_dp_overlap;
+  s.grad_reduce_16bit = f.grad_reduce_in_bf16;
+  s.tp_comm_overlap = f.tp_comm_overlap;
+  s.overlap_p2p_comm = !f.no_p2p_overlap;
+  s.precision = ParsePrecision(f.precision, c);
+  s.attention = attention;
+  ParseMoeFlags(f.moe, &s);
+  spec::ValidateStrategy(c.model, n, s);
+  spec::ValidatePlacement(c.placement, s, "--placement");
+  return s;
+}
+
+
+Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
+  int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
+  int64_t batch = ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
+  comm::NetworkKind network = design ? (*design == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly
+                                                                          : comm::NetworkKind::kRailOptimized)
+                                     : ParseNetwork(f.network);
+  int64_t hb = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
+  spec::Attention attention =
+      ParseChoiceFlag("--attention", f.attention, {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
+                                                                                     : spec::Attention::kFlash;
+  perf::NetworkOptions net;
+  net.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
+  net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  if (f.model.model.empty()) throw Error("--model", "needed: a preset, a model JSON file or a Hugging Face config.json");
+  if (f.system.empty()) throw Error("--system", "needed: a system preset or JSON file");
+  spec::ModelSpec model = LoadModelFlags(f.model);
+  spec::SystemSpec system = spec::LoadSystem(f.system, "--system");
+  spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
+  perf::PerfContext context = perf::MakePerfContext(model, system, gpus, network, hb, net);
+  context.placement = placement;
+  if (design == net::Design::kFatTree) context.fabrics.rail_leaves = false;
+  return {context, batch, attention};
+}
+
+Job ParseTrafficJob(const JobFlags& f, net::Design* design) {
+  std::string design_name = ParseChoiceFlag("--design", f.network, {"rail-optimized", "rail-only", "fat-tree"});
+  *design = *net::ParseDesign(design_name);
+  Job job = ParseJob(f, *design);
+  if (job.context.gpus > net::kMaxBuildGpus) {
+    throw Error("--gpus", fmt::format("the traffic analysis routes on the built network, at most {} GPUs; got {}",
+                                      net::kMaxBuildGpus, job.context.gpus));
+  }
+  return job;
+}
+
+// Strategies a search may print: each kept one holds its estimate and
+// memory breakdown per worker thread, and nobody reads 10,000 rows (the
+// 100,000 once accepted took 4.2 GB).
+constexpr int64_t kMaxTop = 10000;
+
+SearchRequest ParseSearch(const SearchFlags& f, const Job& job) {
+  if (job.context.placement.map) {
+    throw Error("--placement", "a placement file fixes one strategy's degrees; search takes a rank order "
+                               "(such as tp-cp-dp-pp)");
+  }
+  SearchRequest r;
+  search::SearchOptions& o = r.options;
+  o.global_batch = job.global_batch;
+  o.attention = job.attention;
+  o.tp_comm_overlap = !f.no_tp_comm_overlap;
+  o.explore_optimizer = f.explore_optimizer;
+  ParseMoeFlags(f.moe, &o.moe);
+  spec::ValidateMoeOptions(job.context.model, o.moe);  // said once, not by every strategy
+  std::string precision = ParseChoiceFlag("--precision", f.precision, {"bf16", "fp8", "any"});
+  if (precision == "any") {
+    o.precisions = {spec::Precision::kBf16, spec::Precision::kFp8};
+  } else {
+    o.precisions = {ParsePrecision(precision, job.context)};
+  }
+  o.top_k = int(ParseIntFlag("--top", f.top, 1, kMaxTop));
+  r.threads_asked = f.threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f.threads, 1, 1024));
+  o.threads = std::min(r.threads_asked, DefaultThreads());
+  int64_t limit = ParseIntFlag("--max-strategies", f.max_strategies, 1, INT64_MAX);
+  r.idle_gpus = ParseIntFlag("--allow-idle-gpus", f.allow_idle, 0, job.context.gpus / 2);
+  const int64_t count = CountStrategiesAllowingIdle(job.context, o, r.idle_gpus);
+  if (count > limit) {
+    throw Error("--max-strategies", fmt::format("the search would enumerate {} strategies, more than the "
+                                                "limit {}; raise --max-strategies to run it anyway",
+                                                count, limit));
+  }
+  return r;
+}
+
+}  // namespace railsim::study

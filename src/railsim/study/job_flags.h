@@ -1,0 +1,131 @@
+// A training job as its user gives it: text values named by their flags
+// (--model, --tp, --micro-batch-size, ...), from the command line or from the
+// Python module's keyword arguments, and the one place that turns them into
+// validated values. Every parser throws Error naming the flag.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "railsim/net/builder.h"
+#include "railsim/perf/context.h"
+#include "railsim/search/search.h"
+#include "railsim/spec/model.h"
+#include "railsim/spec/strategy.h"
+
+namespace railsim::study {
+
+// --model and --seq-length: a preset, a railsim model file, a Hugging Face
+// config.json (which carries the model's maximum context, not the length a
+// run trains at) or the model's JSON text itself.
+struct ModelFlags {
+  std::string model, seq_length;
+};
+
+/// The model --model names with --seq-length applied. Throws Error("--model"
+/// or "--seq-length"). Requires: f.model is not empty.
+spec::ModelSpec LoadModelFlags(const ModelFlags& f);
+
+/// Applies --seq-length (when given) to a model loaded elsewhere.
+void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m);
+
+/// Throws Error("--seq-length") when it is given without a model.
+void CheckSeqLengthNeedsModel(const ModelFlags& f);
+
+// How MoE tokens are dispatched (also on search).
+struct MoeFlags {
+  std::string alltoall = "auto", imbalance = "1", max_domains = "any";
+  bool overlap = false;
+};
+
+/// Writes them into `s` (validated against the model by spec::ValidateStrategy).
+void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s);
+
+// Optimizer precision and data-parallel sharding, with Megatron-Core's names.
+struct OptimizerFlags {
+  std::string main_grads_dtype = "fp32", main_params_dtype = "fp32", exp_avg_dtype = "fp32",
+              exp_avg_sq_dtype = "fp32";
+  std::string data_parallel_sharding;
+  std::string fsdp_shard_group_size = "all";
+  /// Whether --data-parallel-sharding was given (without it: none, or the
+  /// distributed optimizer's), even as "" (which is then an error).
+  bool data_parallel_sharding_given = false;
+};
+
+/// Writes them into `s`; throws Error naming the flag for an unknown value.
+/// A --data-parallel-sharding given overrides --distributed-optimizer.
+void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s);
+
+struct StrategyFlags {
+  std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
+  std::string recompute = "none";
+  bool sequence_parallel = false, distributed_optimizer = false, no_dp_overlap = false;
+  bool grad_reduce_in_bf16 = false;
+  bool tp_comm_overlap = false, no_p2p_overlap = false;
+  std::string precision = "bf16";
+  OptimizerFlags optimizer;
+  MoeFlags moe;
+};
+
+/// Parses every value given, without a job to check it against: what a
+/// command whose job is optional does when none is given, so that no flag
+/// it accepts goes unread. Throws Error naming the flag.
+void CheckStrategyFlagValues(const StrategyFlags& f);
+
+/// --precision: bf16, or fp8 when the context's GPU has an FP8 peak.
+spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c);
+
+/// Throws Error naming the flag unless the strategy is valid for the job in
+/// `c` (its model, GPUs and placement).
+spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c, int64_t global_batch,
+                             spec::Attention attention);
+
+// The job and the cluster it is timed on (estimate, search, traffic).
+struct JobFlags {
+  ModelFlags model;
+  std::string system, gpus, global_batch;
+  std::string network = "rail-optimized";
+  std::string hb_size;
+  std::string attention = "flash";
+  std::string radix, oversubscription = "1";
+  std::string placement = "tp-cp-ep-dp-pp";
+};
+
+struct Job {
+  perf::PerfContext context;
+  int64_t global_batch;
+  spec::Attention attention;
+};
+
+/// The job of `f`, its context built. `design`: the built network whose
+/// links carry the bytes (traffic), which then stands for --network.
+Job ParseJob(const JobFlags& f, std::optional<net::Design> design = std::nullopt);
+
+/// traffic's job: --design (rail-optimized, rail-only or fat-tree) and at
+/// most net::kMaxBuildGpus GPUs, since it routes on the built network.
+Job ParseTrafficJob(const JobFlags& f, net::Design* design);
+
+// What search adds to the job.
+struct SearchFlags {
+  std::string top = "10";
+  std::string threads;  ///< empty: DefaultThreads()
+  std::string max_strategies = "200000000";
+  std::string precision = "bf16";
+  bool no_tp_comm_overlap = false;
+  bool explore_optimizer = false;
+  MoeFlags moe;
+  std::string allow_idle = "0";
+};
+
+struct SearchRequest {
+  search::SearchOptions options;  ///< threads at most DefaultThreads()
+  int64_t idle_gpus = 0;
+  int threads_asked = 0;  ///< --threads as given (more than options.threads: say so)
+};
+
+/// The search of `job` that `f` asks for, its size checked against
+/// --max-strategies before anything runs. Throws Error naming the flag.
+SearchRequest ParseSearch(const SearchFlags& f, const Job& job);
+
+}  // namespace railsim::study

@@ -1,0 +1,104 @@
+// `network`, `cost`, `compare` and `report` as their user gives them: text
+// values named by their flags (from the command line or the Python module),
+// validated and loaded in one place. Every function throws Error naming the
+// flag (or the scenario's field) on bad input.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "railsim/net/builder.h"
+#include "railsim/perf/context.h"
+#include "railsim/spec/catalog.h"
+#include "railsim/spec/scenario.h"
+#include "railsim/study/compare.h"
+#include "railsim/study/job_flags.h"
+#include "railsim/study/network_study.h"
+#include "railsim/study/report_study.h"
+
+namespace railsim::study {
+
+// One fabric to build (network) or every design of it (cost).
+struct NetworkFlags {
+  std::string gpus, hb_size, radix;
+  std::string port_speed = "400Gbps";
+  std::string oversubscription = "1";
+  std::string catalog = "default";
+  std::string max_gpus = std::to_string(net::kMaxBuildGpus);
+};
+
+/// The topology of `f`, validated for `design` (nullopt: every design).
+net::TopologyParams ParseTopology(const NetworkFlags& f, std::optional<net::Design> design);
+
+/// The catalog's port class at `port_speed_Bps` (Error "--catalog" or "--port-speed").
+spec::PortClass ResolvePortClass(const std::string& catalog_name, double port_speed_Bps);
+
+/// --server: the catalog's GPU server, for the whole cluster's cost.
+spec::ServerClass ResolveServer(const std::string& catalog_name, const std::string& name);
+
+/// `railsim network --design D`: builds and counts one design; `on_built`
+/// (may be empty) sees the graph before it is freed.
+DesignResult RunNetworkFlags(const NetworkFlags& f, const std::string& design,
+                             const std::function<void(const net::Topology&)>& on_built = {});
+
+struct CostStudy {
+  net::TopologyParams params;
+  std::vector<DesignResult> designs;
+  std::vector<ClusterCost> clusters;  ///< one per design with --server, else none
+};
+
+/// `railsim cost [--server S]`: every design side by side.
+CostStudy RunCostFlags(const NetworkFlags& f, const std::string& server,
+                       const std::function<void(const net::Topology&)>& on_built = {});
+
+// Flags that override a scenario's entries (empty: keep the scenario's).
+struct ScenarioOverrides {
+  std::string gpus, hb_sizes, radixes, port_speed, model, system, batches, moe_model, moe_batch, moe_max_domains;
+  std::string allow_idle, seq_length;
+  bool any() const {
+    for (const std::string* v : {&gpus, &hb_sizes, &radixes, &port_speed, &model, &system, &batches, &moe_model,
+                                 &moe_batch, &moe_max_domains, &allow_idle, &seq_length}) {
+      if (!v->empty()) return true;
+    }
+    return false;
+  }
+};
+
+/// Applies `o` to `s`. `system`: the loaded --system override, if given; its
+/// HB domain size and NIC speed become the defaults of --hb-sizes and --port-speed.
+void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* system, spec::Scenario* s);
+
+/// A scenario with everything it names loaded and checked.
+struct ScenarioInputs {
+  spec::Scenario scenario;
+  spec::PortClass port_class;
+  std::optional<spec::ModelSpec> model, moe_model;
+  std::optional<spec::SystemSpec> system;
+};
+
+ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::string& catalog,
+                                  const ScenarioOverrides& overrides);
+
+struct CompareFlags {
+  std::string scenario = "paper-headline", catalog = "default";
+  std::string radix, oversubscription = "1";  ///< the NIC network the training side is timed on
+  ScenarioOverrides overrides;
+};
+
+/// --radix and --oversubscription of compare.
+perf::NetworkOptions ParseTimedNetwork(const CompareFlags& f);
+
+/// `railsim compare`: the scenario with its overrides, run on every core.
+CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(double)>& progress = {});
+
+struct ReportFlags {
+  std::string out, scenario = "paper-headline", catalog = "default", failure_catalog = "h100-fleet";
+  ScenarioOverrides overrides;
+};
+
+/// `railsim report`'s inputs (--out is checked for being given, not made).
+ReportInputs ParseReportFlags(const ReportFlags& f);
+
+}  // namespace railsim::study
