@@ -26,7 +26,7 @@ def main():
             if not best:
                 continue
             s, e = best[0]["strategy"], best[0]["estimate"]
-            rows.append(dict(gpus=gpus, network=network, tp=s["tp"], pp=s["pp"], dp=s["dp"], vp=s["vp"],
+            rows.append(dict(gpus=gpus, network=network, tp=s["tp"], pp=s["pp"], cp=s["cp"], dp=s["dp"], vp=s["vp"],
                              micro_batch_size=s["micro_batch_size"], iteration_time_s=e["iteration_time_s"],
                              mfu=e["mfu"], tokens_per_s=e["tokens_per_s"]))
     frame = pandas.DataFrame(rows)

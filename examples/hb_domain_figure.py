@@ -14,6 +14,7 @@ import sys
 import matplotlib
 matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 import pandas
 
 import railsim
@@ -37,9 +38,18 @@ def main():
     print(frame.to_string(index=False))
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    ax.plot(frame["hb_domain_size"], frame["rail-optimized"], "o-", label="rail-optimized")
-    ax.plot(frame["hb_domain_size"], frame["rail-only"], "s--", label="Rail-only")
+    ax.plot(frame["hb_domain_size"], frame["rail-optimized"], "o-", ms=8, label="rail-optimized")
+    ax.plot(frame["hb_domain_size"], frame["rail-only"], "s--", ms=4, label="Rail-only")
+    # Where the two differ, say by how much (they coincide where no
+    # cross-rail traffic is exposed).
+    for k, opt, only in zip(frame["hb_domain_size"], frame["rail-optimized"], frame["rail-only"]):
+        if only > opt * 1.001:
+            ax.annotate(f"Rail-only +{100 * (only / opt - 1):.1f}%", (k, only), textcoords="offset points",
+                        xytext=(0, 12), ha="center", fontsize=9)
     ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_yticks([0.25, 0.5, 1, 2, 4], ["0.25", "0.5", "1", "2", "4"])
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xticks(sizes, [str(k) for k in sizes])
     ax.set_xlabel("HB domain size K (GPUs)")
     ax.set_ylabel("best iteration time (s)")
