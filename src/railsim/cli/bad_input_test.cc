@@ -327,6 +327,9 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"0", "-1", "abc", "1.5"}) cases.push_back({With(kEstimate, flag, v), flag});
   }
   cases.push_back({With(kEstimate, "--tp", "7"), "--tp"});           // heads 96
+  cases.push_back({With(kEstimate, "--trace", dir_ + "/no/such/dir/t.json"), "--trace"});
+  cases.push_back({With(kEstimate, "--trace-png", "timeline.svg"), "--trace-png"});
+  cases.push_back({With(kEstimate, "--trace-png", dir_ + "/no/such/dir/t.png"), "--trace-png"});
   cases.push_back({With(kEstimate, "--tp", "64"), "--tp"});          // 96 % 64
   cases.push_back({With(kEstimate, "--pp", "7"), "--dp"});           // 8 x 7 does not divide 1024
   cases.push_back({With(With(kEstimate, "--pp", "128"), "--gpus", "8192"), "--pp"});  // 96 layers

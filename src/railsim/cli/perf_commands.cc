@@ -18,6 +18,7 @@
 #include "railsim/perf/estimate.h"
 #include "railsim/report/heatmap.h"
 #include "railsim/report/perf_report.h"
+#include "railsim/report/trace.h"
 #include "railsim/report/traffic_report.h"
 #include "railsim/search/search.h"
 #include "railsim/spec/launcher_args.h"
@@ -91,20 +92,32 @@ Action SetupEstimate(CLI::App* sub) {
     JobFlags job;
     StrategyFlags strategy;
     CLI::Option* sharding = nullptr;
+    std::string trace, trace_png;
   };
   auto f = std::make_shared<Flags>();
   AddJobFlags(sub, &f->job);
   f->sharding = AddStrategyFlags(sub, &f->strategy);
+  sub->add_option("--trace", f->trace,
+                  "write the modelled iteration as a Chrome trace event file (open in Perfetto or chrome://tracing)");
+  sub->add_option("--trace-png", f->trace_png, "draw the same timeline to FILE.png");
   return [f]() {
     f->strategy.optimizer.data_parallel_sharding_given = f->sharding->count() > 0;
     Output out = ParseOutput(f->job.format, false, true);
+    if (!f->trace_png.empty() && !f->trace_png.ends_with(".png")) {
+      throw Error("--trace-png", fmt::format("expected a file name ending in .png, got {}", Quoted(f->trace_png)));
+    }
     study::Job job = study::ParseJob(f->job.job);
     spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
+    perf::Estimate e = perf::EstimateIteration(job.context, s);
+    if (!f->trace.empty() || !f->trace_png.empty()) {
+      report::IterationTrace trace = report::BuildIterationTrace(job.context, s, e);
+      if (!f->trace.empty()) WriteTextFile(f->trace, report::TraceJson(trace), "--trace");
+      if (!f->trace_png.empty()) WriteTextFile(f->trace_png, report::TracePng(trace), "--trace-png");
+    }
     if (out.launcher) {
       PrintStdout(spec::LauncherArgs(*out.launcher, s, job.context.model));
       return 0;
     }
-    perf::Estimate e = perf::EstimateIteration(job.context, s);
     PrintStdout(out.format == Format::kJson ? report::EstimateJson(job.context, s, e)
                                             : report::EstimateTable(job.context, s, e));
     return 0;
