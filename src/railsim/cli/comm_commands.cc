@@ -204,6 +204,7 @@ Action SetupCollective(CLI::App* sub) {
     std::string schedule = "sequential";
     std::string chunks = std::to_string(comm::kDefaultForwardChunks);
     std::string micro_batch = "1";
+    std::string placement = "tp-cp-ep-dp-pp";
     MoeFlags moe;
   };
   auto f = std::make_shared<Flags>();
@@ -231,6 +232,10 @@ Action SetupCollective(CLI::App* sub) {
   sub->add_option("--ep", f->ep, "expert-parallel degree")->capture_default_str();
   sub->add_option("--schedule", f->schedule, "forwarded all-to-all: sequential or pipelined")->capture_default_str();
   sub->add_option("--chunks", f->chunks, "chunks of the pipelined schedule")->capture_default_str();
+  sub->add_option("--placement", f->placement,
+                  "rank order fastest first (tp-cp-ep-dp-pp is Megatron's) or a placement file, as estimate "
+                  "takes it: where the group's members sit")
+      ->capture_default_str();
   return [f]() {
     Format format;
     study::CollectiveRequest r = ParseCluster(f->cluster, true, &format);
@@ -270,16 +275,13 @@ Action SetupCollective(CLI::App* sub) {
       throw Error("--dp", fmt::format("tp x pp x dp x cp = {} must equal --gpus {}", others * s.dp, r.gpus));
     }
     if (s.dp % s.ep != 0) throw Error("--ep", fmt::format("expected a divisor of dp {}, got {}", s.dp, s.ep));
-    // Megatron's order: tp fastest, then cp, then dp (expert groups are runs
-    // of consecutive dp ranks), then pp.
-    const int64_t tp_cp = int64_t{s.tp} * s.cp;
-    std::string g = ParseChoiceFlag("--group", f->group, {"tp", "cp", "ep", "dp", "pp", "all"});
-    if (g == "tp") r.group = {s.tp, 1};
-    if (g == "cp") r.group = {s.cp, s.tp};
-    if (g == "ep") r.group = {s.ep, tp_cp};
-    if (g == "dp") r.group = {s.dp, tp_cp};
-    if (g == "pp") r.group = {s.pp, tp_cp * s.dp};
-    if (g == "all") r.group = {r.gpus, 1};
+    const std::string g = ParseChoiceFlag("--group", f->group, study::GroupKindNames());
+    const spec::Placement placement = spec::LoadPlacement(f->placement, "--placement");
+    spec::ValidatePlacement(placement, s, "--placement");
+    const auto kind = study::GroupKind(std::find(study::GroupKindNames().begin(), study::GroupKindNames().end(), g) -
+                                       study::GroupKindNames().begin());
+    r.group = study::PlacedGroupFamily(s, placement, kind, r.hb_domain_size ? r.hb_domain_size
+                                                                             : r.system.hb_domain_size);
     if (moe) {
       if (!model || !model->is_moe()) throw Error("--model", "moe-dispatch needs an MoE model (num_experts > 0)");
       if (g != "ep") throw Error("--group", "moe-dispatch runs on the ep groups: --group ep");
