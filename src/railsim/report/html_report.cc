@@ -1,6 +1,7 @@
 #include "railsim/report/html_report.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -79,7 +80,8 @@ Json Options(const std::string& title, const std::string& x, const std::string& 
   o["maintainAspectRatio"] = false;
   o["animation"] = false;
   o["plugins"]["title"] = {{"display", true}, {"text", title}, {"font", {{"size", 15}}}};
-  o["plugins"]["legend"] = {{"display", true}, {"position", "bottom"}};
+  // Swatches drawn as the series' own markers, so a legend entry looks like what it names.
+  o["plugins"]["legend"] = {{"display", true}, {"position", "bottom"}, {"labels", {{"usePointStyle", true}}}};
   o["scales"]["x"]["title"] = {{"display", true}, {"text", x}};
   o["scales"]["y"]["title"] = {{"display", true}, {"text", y}};
   return o;
@@ -362,6 +364,28 @@ Figure Pareto(const study::ReportStudy& r) {
       "costs what rail-optimized costs and trains as fast, so its crosses sit on rail-optimized's markers. {}. "
       "Lower left is better: the front a buyer chooses from.",
       r.compare.model_name, Grouped(r.batch), r.pareto.empty() ? 0 : r.pareto.front().hb_domain_size, hb_note);
+  // Points with the same cost and time hide one another: name them.
+  std::vector<std::string> coinciding;
+  std::vector<bool> told(r.pareto.size(), false);
+  for (size_t i = 0; i < r.pareto.size(); ++i) {
+    if (told[i] || r.pareto[i].iteration_s <= 0) continue;
+    std::vector<std::string> same;
+    for (size_t j = i; j < r.pareto.size(); ++j) {
+      const study::ParetoPoint& a = r.pareto[i];
+      const study::ParetoPoint& b = r.pareto[j];
+      if (std::abs(a.cost_usd + a.hb_fabric.cost_usd - b.cost_usd - b.hb_fabric.cost_usd) < 1 &&
+          std::abs(a.iteration_s - b.iteration_s) < 1e-9) {
+        told[j] = true;
+        same.push_back(fmt::format("{} radix {}", DesignLabel(b.design), b.radix));
+      }
+    }
+    if (same.size() > 1) {
+      coinciding.push_back(fmt::format("at K {}: {}", r.pareto[i].hb_domain_size, fmt::join(same, ", ")));
+    }
+  }
+  if (!coinciding.empty()) {
+    f.caption += fmt::format(" Drawn on one another (same cost and time): {}.", fmt::join(coinciding, "; "));
+  }
   CsvTable csv({"design", "hb_domain_size", "radix", "network_cost_usd", "hb_fabric_cost_usd", "cost_usd",
                 "power_w", "iteration_s"});
   for (const study::ParetoPoint& p : r.pareto) {
@@ -398,8 +422,10 @@ Figure Pareto(const study::ReportStudy& r) {
   Json chart;
   chart["type"] = "scatter";
   chart["data"]["datasets"] = datasets;
-  chart["options"] = Options(f.title, "network + HB fabric cost (million USD)", "best iteration time (s)");
-  chart["options"]["plugins"]["legend"]["labels"]["usePointStyle"] = true;
+  chart["options"] = Options(f.title, "network + HB fabric cost (million USD, log scale)", "best iteration time (s)");
+  // The HB fabric of large domains costs several times the network: a log
+  // axis keeps the networks' differences readable beside it.
+  chart["options"]["scales"]["x"]["type"] = "logarithmic";
   f.charts.push_back(chart);
   f.csv = csv.Render();
   return f;
