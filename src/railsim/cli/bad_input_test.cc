@@ -359,7 +359,11 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"0", "-1", "x", "1.5", "", "all"}) {
       cases.push_back({With(base, "--moe-max-domains", v), "--moe-max-domains"});
     }
+    for (std::string v : {"fp16", "", "FP8", "e4m3"}) {
+      cases.push_back({With(base, "--moe-dispatch-precision", v), "--moe-dispatch-precision"});
+    }
   }
+  cases.push_back({With(kEstimate, "--moe-dispatch-precision", "fp8"), "--moe-dispatch-precision"});  // dense
   cases.push_back({Plus(kEstimate, "--moe-overlap"), "--moe-overlap"});  // a dense model
   cases.push_back({With(kEstimate, "--moe-imbalance", "1.5"), "--moe-imbalance"});
   cases.push_back({With(kEstimate, "--moe-alltoall", "direct"), "--moe-alltoall"});

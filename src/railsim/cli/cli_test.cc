@@ -641,6 +641,10 @@ TEST(CliTest, JsonOutputIsDeterministic) {
                       "64MiB", "--group", "dp", "--tp", "8", "--simulate", "--format", "json"});
   commands.push_back({"collective", "--system", "aws-p5", "--gpus", "64", "--op", "all-reduce", "--bytes", "32MiB",
                       "--group", "all", "--protocol", "ll128", "--format", "json"});
+  // DeepEP's pipelined dispatch with an fp8 payload, simulated.
+  commands.push_back({"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "moe-dispatch", "--model",
+                      "deepseek-v3", "--group", "ep", "--ep", "16", "--pp", "8", "--moe-dispatch-precision", "fp8",
+                      "--network", "rail-only", "--radix", "16", "--simulate", "--format", "json"});
   commands.push_back({"failures", "--gpus", "256", "--radix", "16", "--fail", "nic5,hb3", "--trials", "300",
                       "--model", "megatron-1.7b", "--tp", "8", "--pp", "1", "--micro-batch-size", "1",
                       "--global-batch-size", "256", "--format", "json"});

@@ -201,7 +201,7 @@ Action SetupCollective(CLI::App* sub) {
     std::string protocol = "auto";
     ModelFlags model;
     std::string tp = "1", pp = "1", dp, cp = "1", ep = "1";
-    std::string schedule = "sequential";
+    std::string schedule = "auto";
     std::string chunks = std::to_string(comm::kDefaultForwardChunks);
     std::string micro_batch = "1";
     std::string placement = "tp-cp-ep-dp-pp";
@@ -230,7 +230,10 @@ Action SetupCollective(CLI::App* sub) {
   sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
   sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
   sub->add_option("--ep", f->ep, "expert-parallel degree")->capture_default_str();
-  sub->add_option("--schedule", f->schedule, "forwarded all-to-all: sequential or pipelined")->capture_default_str();
+  sub->add_option("--schedule", f->schedule,
+                  "forwarded all-to-all and moe-dispatch: sequential, pipelined, or auto (sequential for "
+                  "all-to-all, pipelined for moe-dispatch as DeepEP runs it)")
+      ->capture_default_str();
   sub->add_option("--chunks", f->chunks, "chunks of the pipelined schedule")->capture_default_str();
   sub->add_option("--placement", f->placement,
                   "rank order fastest first (tp-cp-ep-dp-pp is Megatron's) or a placement file, as estimate "
@@ -254,7 +257,8 @@ Action SetupCollective(CLI::App* sub) {
       if (f->bytes.empty()) throw Error("--bytes", "needed: the buffer per member");
       r.bytes = ParseBytesFlag("--bytes", f->bytes, 1e15);
     }
-    r.plan_options.pipelined = ParseChoiceFlag("--schedule", f->schedule, {"sequential", "pipelined"}) == "pipelined";
+    const std::string schedule = ParseChoiceFlag("--schedule", f->schedule, {"auto", "sequential", "pipelined"});
+    r.plan_options.pipelined = schedule == "pipelined" || (schedule == "auto" && moe);
     // Every flag is checked, also those only moe-dispatch reads.
     const int64_t micro_batch = ParseIntFlag("--micro-batch-size", f->micro_batch, 1, spec::kMaxGlobalBatch);
     spec::Strategy s;
@@ -289,11 +293,12 @@ Action SetupCollective(CLI::App* sub) {
       comm::MoeDispatch d;
       // With tp > 1 MoE layers run sequence-parallel: each TP rank dispatches 1/tp of the tokens.
       d.tokens = double(micro_batch) * model->seq_length / s.cp / s.tp;
-      d.bytes_per_token = 2.0 * model->hidden_size;
+      d.bytes_per_token = comm::DispatchBytesPerToken(model->hidden_size, s.moe_dispatch_precision);
       d.experts = model->num_experts;
       d.topk = model->moe_router_topk;
       d.max_domains = s.moe_max_domains;
       d.imbalance = s.expert_load_imbalance();
+      d.chunks = r.plan_options.pipelined ? r.plan_options.chunks : 1;
       r.moe = d;
       r.moe_algorithm = s.moe_alltoall;
       r.bytes = d.tokens * d.bytes_per_token * d.topk;
