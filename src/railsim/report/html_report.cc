@@ -542,8 +542,10 @@ std::string SideBySideSection(const study::CompareResult& compare, std::vector<R
   }
   html += "<p class=\"caption\">What <code>railsim compare</code> prints for this scenario: each design's network at "
           "each switch radix and the best strategy of each job on it. Data: <a href=\"side-by-side.csv\">"
-          "side-by-side.csv</a> (<code>railsim compare --format csv</code>).</p>\n";
+          "side-by-side.csv</a> (the table as shown) and <a href=\"compare.csv\">compare.csv</a> (every number, "
+          "as <code>railsim compare --format csv</code> gives it).</p>\n";
   files->push_back({"side-by-side.csv", CompareCsv(compare)});
+  files->push_back({"compare.csv", CompareNumbersCsv(compare)});
   return html;
 }
 
