@@ -125,6 +125,7 @@ void BindMoe(Keywords& k, study::MoeFlags* f) {
   k.Text("moe_alltoall", &f->alltoall);
   k.Text("moe_imbalance", &f->imbalance);
   k.Text("moe_max_domains", &f->max_domains);
+  k.Text("moe_dispatch_precision", &f->dispatch_precision);
   k.Flag("moe_overlap", &f->overlap);
 }
 
@@ -306,7 +307,8 @@ py::object Collective(const py::kwargs& kwargs) {
   for (auto [name, field] : {std::pair{"op", &f.op}, {"bytes", &f.bytes}, {"group", &f.group},
                              {"algorithm", &f.algorithm}, {"protocol", &f.protocol}, {"tp", &f.tp},
                              {"pp", &f.pp}, {"dp", &f.dp}, {"cp", &f.cp}, {"ep", &f.ep},
-                             {"schedule", &f.schedule}, {"chunks", &f.chunks}, {"micro_batch_size", &f.micro_batch}}) {
+                             {"schedule", &f.schedule}, {"chunks", &f.chunks}, {"micro_batch_size", &f.micro_batch},
+                             {"placement", &f.placement}}) {
     k.Text(name, field);
   }
   BindMoe(k, &f.moe);
@@ -362,7 +364,7 @@ py::object Compare(const py::kwargs& kwargs) {
   study::CompareFlags f;
   Keywords k(kwargs);
   for (auto [name, field] : {std::pair{"scenario", &f.scenario}, {"catalog", &f.catalog}, {"radix", &f.radix},
-                             {"oversubscription", &f.oversubscription}}) {
+                             {"oversubscription", &f.oversubscription}, {"server", &f.server}}) {
     k.Text(name, field);
   }
   BindOverrides(k, &f.overrides);

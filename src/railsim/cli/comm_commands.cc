@@ -117,8 +117,15 @@ Action SetupCollective(CLI::App* sub) {
   sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
   sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
   sub->add_option("--ep", f->ep, "expert-parallel degree")->capture_default_str();
-  sub->add_option("--schedule", f->schedule, "forwarded all-to-all: sequential or pipelined")->capture_default_str();
+  sub->add_option("--schedule", f->schedule,
+                  "forwarded all-to-all and moe-dispatch: sequential, pipelined, or auto (sequential for "
+                  "all-to-all, pipelined for moe-dispatch as DeepEP runs it)")
+      ->capture_default_str();
   sub->add_option("--chunks", f->chunks, "chunks of the pipelined schedule")->capture_default_str();
+  sub->add_option("--placement", f->placement,
+                  "rank order fastest first (tp-cp-ep-dp-pp is Megatron's) or a placement file, as estimate "
+                  "takes it: where the group's members sit")
+      ->capture_default_str();
   return [f]() {
     Format format = ParseFormatFlag(f->format, false);
     study::CollectiveRun run = WithProgress([&](auto progress) { return study::RunCollectiveFlags(*f, progress); });

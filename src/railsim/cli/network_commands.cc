@@ -143,7 +143,11 @@ Action SetupCompare(CLI::App* sub) {
       ->capture_default_str();
   sub->add_option("--catalog", f->catalog, "cost/power catalog: preset name or JSON file")
       ->capture_default_str();
-  sub->add_option("--format", *format, "table, json or csv (the side-by-side tables)")->capture_default_str();
+  sub->add_option("--format", *format, "table, json or csv (every number, one row per design and job)")
+      ->capture_default_str();
+  sub->add_option("--server", f->server,
+                  "GPU server of the catalog the whole cluster is priced with (default: the one named as the "
+                  "scenario's system, if the catalog has it)");
   auto print_scenario = std::make_shared<bool>(false);
   sub->add_flag("--print-scenario", *print_scenario,
                 "print the scenario's JSON with the overrides applied (edit it, pass it to --scenario)");
@@ -154,7 +158,7 @@ Action SetupCompare(CLI::App* sub) {
       study::ParseTimedNetwork(*f);
       // Everything is loaded and checked before printing, so that the
       // printed scenario is one --scenario accepts.
-      study::ScenarioInputs in = study::LoadScenarioInputs(f->scenario, f->catalog, f->overrides);
+      study::ScenarioInputs in = study::LoadScenarioInputs(f->scenario, f->catalog, f->overrides, f->server);
       if (!f->overrides.seq_length.empty()) {
         throw Error("--seq-length", "is not part of a scenario file, so --print-scenario cannot show it");
       }
@@ -162,10 +166,10 @@ Action SetupCompare(CLI::App* sub) {
       return 0;
     }
     bool shown = false;
-    study::CompareResult result = study::RunCompareFlags(*f, ProgressLine("compare", "of searches", &shown));
+    study::CompareResult result = study::RunCompareFlags(*f, ProgressLine("compare", "of the strategies", &shown));
     if (shown) PrintStderr("\n");
     PrintStdout(output == Format::kJson  ? report::CompareJson(result)
-                : output == Format::kCsv ? report::CompareCsv(result)
+                : output == Format::kCsv ? report::CompareNumbersCsv(result)
                                          : report::CompareTable(result));
     return 0;
   };
@@ -195,12 +199,10 @@ Action SetupReport(CLI::App* sub) {
     bool shown = false;
     std::string step;
     auto line = ProgressLine("report", "", &shown, &step);
-    int done = 0;
     if (line) {
-      r.progress = [&](const std::string& label) {
-        // Seven steps; the line shows the share done and the step starting.
+      r.progress = [&](const std::string& label, double done) {
         step = label;
-        line(double(done++) / 7);
+        line(done);
       };
     }
     study::ReportStudy study = study::RunReportStudy(r);

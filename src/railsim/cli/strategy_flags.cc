@@ -14,6 +14,10 @@ void AddMoeFlags(CLI::App* sub, MoeFlags* f) {
   sub->add_option("--moe-max-domains", f->max_domains,
                   "node-limited routing: HB domains each token may reach (DeepSeek-V3: 4), or any")
       ->capture_default_str();
+  sub->add_option("--moe-dispatch-precision", f->dispatch_precision,
+                  "MoE dispatch payload: bf16, or fp8 with one fp32 scale per 128 values (DeepEP, DeepSeek-V3); "
+                  "the combine stays bf16")
+      ->capture_default_str();
   sub->add_flag("--moe-overlap", f->overlap,
                 "run dispatch and combine behind the layer's compute of another micro-batch");
 }

@@ -20,7 +20,8 @@ using study::ParsePrecision;
 using study::ParseStrategy;
 using study::StrategyFlags;
 
-/// Declares --moe-alltoall, --moe-imbalance, --moe-max-domains, --moe-overlap.
+/// Declares --moe-alltoall, --moe-imbalance, --moe-max-domains, --moe-overlap,
+/// --moe-dispatch-precision.
 void AddMoeFlags(CLI::App* sub, MoeFlags* f);
 
 /// Declares --main-grads-dtype, --main-params-dtype, --exp-avg-dtype,

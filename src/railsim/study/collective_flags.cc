@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "railsim/comm/moe.h"
 #include "railsim/core/error.h"
 #include "railsim/core/units.h"
+#include "railsim/spec/placement.h"
 #include "railsim/spec/presets.h"
 #include "railsim/study/flag_values.h"
 
@@ -129,7 +131,8 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
     if (f.bytes.empty()) throw Error("--bytes", "needed: the buffer per member");
     r.bytes = ParseBytesFlag("--bytes", f.bytes, 1e15);
   }
-  r.plan_options.pipelined = ParseChoiceFlag("--schedule", f.schedule, {"sequential", "pipelined"}) == "pipelined";
+  const std::string schedule = ParseChoiceFlag("--schedule", f.schedule, {"auto", "sequential", "pipelined"});
+  r.plan_options.pipelined = schedule == "pipelined" || (schedule == "auto" && moe);
   // Every flag is checked, also those only moe-dispatch reads.
   const int64_t micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
   spec::Strategy s;
@@ -150,16 +153,12 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
     throw Error("--dp", fmt::format("tp x pp x dp x cp = {} must equal --gpus {}", others * s.dp, r.gpus));
   }
   if (s.dp % s.ep != 0) throw Error("--ep", fmt::format("expected a divisor of dp {}, got {}", s.dp, s.ep));
-  // Megatron's order: tp fastest, then cp, then dp (expert groups are runs
-  // of consecutive dp ranks), then pp.
-  const int64_t tp_cp = int64_t{s.tp} * s.cp;
-  std::string g = ParseChoiceFlag("--group", f.group, {"tp", "cp", "ep", "dp", "pp", "all"});
-  if (g == "tp") r.group = {s.tp, 1};
-  if (g == "cp") r.group = {s.cp, s.tp};
-  if (g == "ep") r.group = {s.ep, tp_cp};
-  if (g == "dp") r.group = {s.dp, tp_cp};
-  if (g == "pp") r.group = {s.pp, tp_cp * s.dp};
-  if (g == "all") r.group = {r.gpus, 1};
+  const std::string g = ParseChoiceFlag("--group", f.group, GroupKindNames());
+  const spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
+  spec::ValidatePlacement(placement, s, "--placement");
+  const auto kind =
+      GroupKind(std::find(GroupKindNames().begin(), GroupKindNames().end(), g) - GroupKindNames().begin());
+  r.group = PlacedGroupFamily(s, placement, kind, r.hb_domain_size ? r.hb_domain_size : r.system.hb_domain_size);
   if (moe) {
     if (!model || !model->is_moe()) throw Error("--model", "moe-dispatch needs an MoE model (num_experts > 0)");
     if (g != "ep") throw Error("--group", "moe-dispatch runs on the ep groups: --group ep");
@@ -167,11 +166,12 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
     comm::MoeDispatch d;
     // With tp > 1 MoE layers run sequence-parallel: each TP rank dispatches 1/tp of the tokens.
     d.tokens = double(micro_batch) * model->seq_length / s.cp / s.tp;
-    d.bytes_per_token = 2.0 * model->hidden_size;
+    d.bytes_per_token = comm::DispatchBytesPerToken(model->hidden_size, s.moe_dispatch_precision);
     d.experts = model->num_experts;
     d.topk = model->moe_router_topk;
     d.max_domains = s.moe_max_domains;
     d.imbalance = s.expert_load_imbalance();
+    d.chunks = r.plan_options.pipelined ? r.plan_options.chunks : 1;
     r.moe = d;
     r.moe_algorithm = s.moe_alltoall;
     r.bytes = d.tokens * d.bytes_per_token * d.topk;

@@ -60,9 +60,10 @@ struct CollectiveFlags {
   std::string protocol = "auto";
   ModelFlags model;
   std::string tp = "1", pp = "1", dp, cp = "1", ep = "1";
-  std::string schedule = "sequential";
+  std::string schedule = "auto";
   std::string chunks = std::to_string(comm::kDefaultForwardChunks);
   std::string micro_batch = "1";
+  std::string placement = "tp-cp-ep-dp-pp";
   MoeFlags moe;
 };
 

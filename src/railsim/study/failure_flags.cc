@@ -56,28 +56,6 @@ SparePolicy PolicyFor(const std::string& text, bool given, net::Design design) {
   return p;
 }
 
-// Bounds on a Monte Carlo, checked before it starts: about 20 M events a
-// second on one core here (BENCHMARKS.md), so 2e9 events is minutes; and one
-// trial's events are held at once (two 16-byte changes each).
-constexpr double kMaxMonteCarloEvents = 2e9;
-constexpr double kMaxEventsPerTrial = 2e7;
-
-void CheckMonteCarloWork(const study::MonteCarloWork& w, const study::MonteCarloOptions& o) {
-  if (w.events_per_trial > kMaxEventsPerTrial) {
-    throw Error("--failure-catalog",
-                fmt::format("one trial of {} days would draw about {:.3g} failures and repairs (parts x rate x "
-                            "(days + MTTR)), more than the {:.0e} one trial may hold; check the catalog's "
-                            "rate_per_year and mttr_hours, or lower --days",
-                            o.days, w.events_per_trial, kMaxEventsPerTrial));
-  }
-  if (w.events > kMaxMonteCarloEvents) {
-    throw Error("--trials", fmt::format("{} trials would draw about {:.3g} failure events, more than the {:.0e} a "
-                                        "run may take (about {:.0f} minutes); lower --trials (at most about {}) "
-                                        "or --days",
-                                        o.trials, w.events, kMaxMonteCarloEvents, w.events / 20e6 / 60,
-                                        int64_t(kMaxMonteCarloEvents / std::max(1.0, w.events_per_trial))));
-  }
-}
 
 }  // namespace
 
@@ -129,7 +107,7 @@ FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(dou
         o.progress = [&line, i, n = double(designs.size())](double done) { line((double(i) + done) / n); };
       }
       std::vector<ComponentEffect> components = ComponentEffects(setup, d, mc.catalog, mc.days);
-      CheckMonteCarloWork(EstimateMonteCarloWork(components, policies[i], mc), mc);
+      CheckMonteCarloWork(EstimateMonteCarloWork(components, policies[i], mc), mc, "--trials", "--failure-catalog");
       run.monte_carlo.push_back(RunMonteCarlo(d, components, policies[i], o));
     }
   }

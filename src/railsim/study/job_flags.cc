@@ -45,6 +45,10 @@ void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s) {
   s->moe_imbalance = ParseNumberFlag("--moe-imbalance", f.imbalance, 1, spec::kMaxMoeImbalance);
   s->moe_max_domains = f.max_domains == "any" ? 0 : int(ParseIntFlag("--moe-max-domains", f.max_domains, 1, 1 << 20));
   s->moe_overlap = f.overlap;
+  s->moe_dispatch_precision =
+      ParseChoiceFlag("--moe-dispatch-precision", f.dispatch_precision, {"bf16", "fp8"}) == "fp8"
+          ? spec::MoeDispatchPrecision::kFp8
+          : spec::MoeDispatchPrecision::kBf16;
 }
 
 void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {

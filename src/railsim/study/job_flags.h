@@ -35,7 +35,7 @@ void CheckSeqLengthNeedsModel(const ModelFlags& f);
 
 // How MoE tokens are dispatched (also on search).
 struct MoeFlags {
-  std::string alltoall = "auto", imbalance = "1", max_domains = "any";
+  std::string alltoall = "auto", imbalance = "1", max_domains = "any", dispatch_precision = "bf16";
   bool overlap = false;
 };
 

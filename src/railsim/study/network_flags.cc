@@ -137,14 +137,16 @@ void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* 
 }
 
 ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::string& catalog,
-                                  const ScenarioOverrides& overrides) {
+                                  const ScenarioOverrides& overrides, const std::string& server) {
   ScenarioInputs in;
   in.scenario = spec::LoadScenario(scenario_name, "--scenario");
   if (!overrides.system.empty()) in.system = spec::LoadSystem(overrides.system, "--system");
   ApplyScenarioOverrides(overrides, in.system ? &*in.system : nullptr, &in.scenario);
   const spec::Scenario& scenario = in.scenario;
   ValidateScenarioNetworks(scenario);
-  in.port_class = ResolvePortClass(catalog, scenario.port_speed_Bps);
+  const spec::Catalog loaded = spec::LoadCatalog(catalog, "--catalog");
+  in.port_class = PortClassFor(loaded, scenario.port_speed_Bps, "--port-speed");
+  in.hb_port_class = FastestPortClass(loaded);
   const std::string where = "--scenario " + scenario_name;
   auto source = [&](const std::string& flag, const std::string& key) {
     return flag.empty() ? where + ": /" + key : "--" + key;
@@ -167,6 +169,11 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
       throw Error(moe_where,
                   fmt::format("expected an MoE model (num_experts > 0), got the dense {}", in.moe_model->name));
     }
+  }
+  if (!server.empty()) {
+    in.server = ResolveServer(catalog, server);
+  } else if (in.system) {
+    in.server = loaded.FindServer(in.system->name);
   }
   return in;
 }
@@ -202,9 +209,12 @@ perf::NetworkOptions ParseTimedNetwork(const CompareFlags& f) {
 
 CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(double)>& progress) {
   perf::NetworkOptions timed = ParseTimedNetwork(f);
-  ScenarioInputs in = LoadScenarioInputs(f.scenario, f.catalog, f.overrides);
-  return RunCompare(in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
-                    DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress);
+  ScenarioInputs in = LoadScenarioInputs(f.scenario, f.catalog, f.overrides, f.server);
+  CompareResult result =
+      RunCompare(in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
+                 DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress);
+  result.server = in.server;
+  return result;
 }
 
 ReportInputs ParseReportFlags(const ReportFlags& f) {
@@ -213,6 +223,7 @@ ReportInputs ParseReportFlags(const ReportFlags& f) {
   ReportInputs r;
   r.scenario = in.scenario;
   r.port_class = in.port_class;
+  r.hb_port_class = in.hb_port_class;
   r.model = in.model;
   r.moe_model = in.moe_model;
   r.system = in.system;

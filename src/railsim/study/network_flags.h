@@ -74,15 +74,19 @@ void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* 
 struct ScenarioInputs {
   spec::Scenario scenario;
   spec::PortClass port_class;
+  spec::PortClass hb_port_class;  ///< prices HB domains larger than a server
   std::optional<spec::ModelSpec> model, moe_model;
   std::optional<spec::SystemSpec> system;
+  /// The catalog's server of the system's name (dgx-h100), or --server's.
+  std::optional<spec::ServerClass> server;
 };
 
 ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::string& catalog,
-                                  const ScenarioOverrides& overrides);
+                                  const ScenarioOverrides& overrides, const std::string& server = "");
 
 struct CompareFlags {
   std::string scenario = "paper-headline", catalog = "default";
+  std::string server;  ///< the catalog's GPU server (default: the one named as the system)
   std::string radix, oversubscription = "1";  ///< the NIC network the training side is timed on
   ScenarioOverrides overrides;
 };
