@@ -234,6 +234,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "port_speed", "\"-1Gbps\"")}, "/port_speed"});
   cases.push_back({{"compare", "--scenario", Mutated("paper-headline", "name", "42")}, "/name"});
   cases.push_back({{"compare", "--format", "yaml"}, "--format"});
+  for (std::string v : {"dgx-h10", "", "DGX-H100"}) cases.push_back({{"compare", "--server", v}, "--server"});
   cases.push_back({With(kNetwork, "--format", "csv"), "--format"});
   cases.push_back({With(kEstimate, "--format", "csv"), "--format"});
   cases.push_back({{"compare", "--catalog", Path("garbage.json")}, "--catalog"});
@@ -358,7 +359,11 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"0", "-1", "x", "1.5", "", "all"}) {
       cases.push_back({With(base, "--moe-max-domains", v), "--moe-max-domains"});
     }
+    for (std::string v : {"fp16", "", "FP8", "e4m3"}) {
+      cases.push_back({With(base, "--moe-dispatch-precision", v), "--moe-dispatch-precision"});
+    }
   }
+  cases.push_back({With(kEstimate, "--moe-dispatch-precision", "fp8"), "--moe-dispatch-precision"});  // dense
   cases.push_back({Plus(kEstimate, "--moe-overlap"), "--moe-overlap"});  // a dense model
   cases.push_back({With(kEstimate, "--moe-imbalance", "1.5"), "--moe-imbalance"});
   cases.push_back({With(kEstimate, "--moe-alltoall", "direct"), "--moe-alltoall"});
@@ -555,7 +560,9 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     }() + "]}");
     cases.push_back({With(small, "--placement", Path("p-8.json")), "--placement"});
     cases.push_back({With(With(kSearch, "--gpus", "16"), "--placement", Path("p-8.json")), "--placement"});
-    for (const Args& base : {kEstimate, kSearch, kTraffic}) {
+    // collective reads --placement as estimate does (kCollective is tp 8 on 128 GPUs).
+    cases.push_back({With(kCollective, "--placement", Path("p-8.json")), "--placement"});
+    for (const Args& base : {kEstimate, kSearch, kTraffic, kCollective}) {
       for (std::string v : {"tp-tp-dp-pp", "tp-dp", "tp-xp-dp-pp", "", "TP-DP-PP", "tp--dp-pp"}) {
         cases.push_back({With(base, "--placement", v), "--placement"});
       }
@@ -704,6 +711,16 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
            {"{\"study\": \"estimate\", \"fixed\": {\"sequence_parallel\": 1}}", "/fixed/sequence_parallel"},
            {"{\"study\": \"search\", \"axes\": {\"system\": [\"dgx-h100\", \"dgx-z\"]}, \"fixed\": "
             "{\"model\": \"gpt3-175b\", \"gpus\": 8, \"global_batch_size\": 8}}", "/axes/system/1"},
+           {"{\"study\": \"failures\", \"fixed\": {\"network\": \"rail-only\", \"gpus\": 64, "
+            "\"checkpoint_interval\": \"5 parsecs\"}}", "/fixed/checkpoint_interval"},
+           {"{\"study\": \"failures\", \"fixed\": {\"network\": \"rail-only\", \"gpus\": 64, "
+            "\"restart_time\": \"40d\"}}", "/fixed/restart_time"},
+           {"{\"study\": \"failures\", \"fixed\": {\"network\": \"rail-only\", \"gpus\": 64, "
+            "\"failure_catalog\": \"h200-fleet\"}}", "/fixed/failure_catalog"},
+           {"{\"study\": \"collective\", \"fixed\": {\"system\": \"dgx-h100\", \"gpus\": 64, "
+            "\"op\": \"allreduce\", \"bytes\": \"1MB\", \"group\": \"dp\"}}", "/fixed/op"},
+           {"{\"study\": \"collective\", \"fixed\": {\"system\": \"dgx-h100\", \"gpus\": 64, "
+            "\"op\": \"all-reduce\", \"group\": \"dp\"}}", "bytes"},
        }) {
     const std::string name = "sweep-" + std::to_string(counter_++) + ".json";
     Write(name, text);

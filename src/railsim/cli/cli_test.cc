@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -59,6 +61,28 @@ TEST(CliTest, ProgressLineOnlyAtATerminal) {
     EXPECT_NE(std::string::npos, RunRailsim({command, "--help"}).out.find("--quiet")) << command;
   }
   EXPECT_EQ(0, RunRailsim({"presets", "--quiet"}).status);
+}
+
+// compare's progress counts strategies, not searches: one MoE search
+// enumerates hundreds of times the strategies of a dense one, and counted as
+// equals the line sat at 45% for most of the run and then jumped to 100%.
+TEST(CliTest, CompareProgressMovesEvenly) {
+  RunResult r = RunRailsimAtTerminal({"compare", "--format", "json"});
+  ASSERT_EQ(0, r.status) << r.err;
+  std::vector<int> shown;
+  for (size_t at = r.err.find("compare: "); at != std::string::npos; at = r.err.find("compare: ", at + 1)) {
+    shown.push_back(std::atoi(r.err.c_str() + at + 9));
+  }
+  // About 3 s of wall time at ten lines a second after the first second.
+  ASSERT_GE(shown.size(), 3u) << r.err;
+  EXPECT_EQ(100, shown.back()) << r.err;
+  int largest_jump = 0;
+  for (size_t i = 1; i < shown.size(); ++i) {
+    EXPECT_LE(shown[i - 1], shown[i]) << r.err;
+    largest_jump = std::max(largest_jump, shown[i] - shown[i - 1]);
+  }
+  std::printf("  %zu progress lines, largest step %d points\n", shown.size(), largest_jump);
+  EXPECT_LE(largest_jump, 35) << r.err;
 }
 
 // One side-by-side table per HB domain size (rail-optimized, Rail-only,
@@ -181,17 +205,57 @@ TEST(CliTest, CompareMatchesNetworkAndSearch) {
 // = $19,103,744; Rail-only has 8 rails of 512 GPUs in 2 tiers: 8 x 3 x 512/64
 // = 192 switches, 4E = 16,384 transceivers, 12,288 x $694 + 16,384 x $199 =
 // $11,788,288; saving $7,315,456 (38.3%).
-TEST(CliTest, CompareCsvIsTheSideBySideTable) {
+// compare --format csv carries numbers, units in the column names: every
+// cell of a numeric column is blank or a number, and the whole cluster is
+// priced with the catalog's server of the scenario's system (DGX H100).
+TEST(CliTest, CompareCsvIsEveryNumberAsANumber) {
   RunResult r = RunRailsim({"compare", "--gpus", "4096", "--hb-sizes", "8", "--radixes", "64", "--format", "csv"});
   ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_EQ(0u, r.out.find("hb_domain_size,section,row,rail_optimized,rail_only,ideal\n"));
-  for (const char* row : {"8,network at radix 64,switches (tiers),320 (3),192 (2),-\n",
-                          "8,network at radix 64,transceivers,\"24,576\",\"16,384\",-\n",
-                          "8,network at radix 64,cost,\"$19,103,744\",\"$11,788,288\",-\n",
-                          "8,network at radix 64,Rail-only saves: cost,,\"$7,315,456 (38.3%)\",\n",
-                          "8,megatron-1t at global batch 256,iteration time,"}) {
-    EXPECT_NE(std::string::npos, r.out.find(row)) << row << "\n" << r.out;
+  const std::string header =
+      "section,hb_domain_size,radix,global_batch_size,network,dispatch,tiers,switches,transceivers,cost_usd,"
+      "power_w,cost_saving,power_saving,cluster_cost_usd,network_cost_share,iteration_time_s,mfu,tp,pp,dp,cp,ep,"
+      "vp,micro_batch_size,gpus_used,no_fit,alltoall_s\n";
+  ASSERT_EQ(0u, r.out.find(header)) << r.out;
+  const std::vector<size_t> text_columns = {0, 4, 5, 25};
+  std::vector<std::vector<std::string>> rows;
+  size_t start = header.size();
+  for (size_t end = r.out.find('\n', start); end != std::string::npos; end = r.out.find('\n', start)) {
+    std::vector<std::string> cells;
+    std::string line = r.out.substr(start, end - start) + ",";
+    for (size_t at = 0, comma = line.find(','); comma != std::string::npos; at = comma + 1, comma = line.find(',', at)) {
+      cells.push_back(line.substr(at, comma - at));
+    }
+    ASSERT_EQ(27u, cells.size()) << line;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (cells[i].empty() || std::find(text_columns.begin(), text_columns.end(), i) != text_columns.end()) continue;
+      char* parsed_to = nullptr;
+      std::strtod(cells[i].c_str(), &parsed_to);
+      EXPECT_EQ('\0', *parsed_to) << "column " << i << " of " << line;
+    }
+    rows.push_back(cells);
+    start = end + 1;
   }
+  bool saw_rail_only = false, saw_job = false;
+  for (const std::vector<std::string>& c : rows) {
+    if (c[0] == "network" && c[4] == "rail-only") {
+      saw_rail_only = true;
+      EXPECT_EQ("64", c[2]);
+      EXPECT_EQ("192", c[7]);     // switches
+      EXPECT_EQ("16384", c[8]);   // transceivers
+      EXPECT_EQ(11788288, std::stod(c[9]));
+      EXPECT_NEAR(0.383, std::stod(c[11]), 0.001);
+      // 512 DGX H100 at $400,000 (the catalog's assumption) plus the network.
+      EXPECT_EQ(512 * 400000.0 + 11788288, std::stod(c[13]));
+      EXPECT_NEAR(11788288 / (512 * 400000.0 + 11788288), std::stod(c[14]), 1e-6);
+    }
+    if (c[0] == "training" && c[4] == "rail-only" && !c[15].empty()) {
+      saw_job = true;
+      EXPECT_GT(std::stod(c[15]), 0);
+      EXPECT_EQ(std::stoll(c[24]), std::stoll(c[17]) * std::stoll(c[18]) * std::stoll(c[19]) * std::stoll(c[20]));
+    }
+  }
+  EXPECT_TRUE(saw_rail_only) << r.out;
+  EXPECT_TRUE(saw_job) << r.out;
 }
 
 TEST(CliTest, NetworkJsonHasTheContractKeys) {
@@ -577,6 +641,10 @@ TEST(CliTest, JsonOutputIsDeterministic) {
                       "64MiB", "--group", "dp", "--tp", "8", "--simulate", "--format", "json"});
   commands.push_back({"collective", "--system", "aws-p5", "--gpus", "64", "--op", "all-reduce", "--bytes", "32MiB",
                       "--group", "all", "--protocol", "ll128", "--format", "json"});
+  // DeepEP's pipelined dispatch with an fp8 payload, simulated.
+  commands.push_back({"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "moe-dispatch", "--model",
+                      "deepseek-v3", "--group", "ep", "--ep", "16", "--pp", "8", "--moe-dispatch-precision", "fp8",
+                      "--network", "rail-only", "--radix", "16", "--simulate", "--format", "json"});
   commands.push_back({"failures", "--gpus", "256", "--radix", "16", "--fail", "nic5,hb3", "--trials", "300",
                       "--model", "megatron-1.7b", "--tp", "8", "--pp", "1", "--micro-batch-size", "1",
                       "--global-batch-size", "256", "--format", "json"});

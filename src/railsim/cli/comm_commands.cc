@@ -201,9 +201,10 @@ Action SetupCollective(CLI::App* sub) {
     std::string protocol = "auto";
     ModelFlags model;
     std::string tp = "1", pp = "1", dp, cp = "1", ep = "1";
-    std::string schedule = "sequential";
+    std::string schedule = "auto";
     std::string chunks = std::to_string(comm::kDefaultForwardChunks);
     std::string micro_batch = "1";
+    std::string placement = "tp-cp-ep-dp-pp";
     MoeFlags moe;
   };
   auto f = std::make_shared<Flags>();
@@ -229,8 +230,15 @@ Action SetupCollective(CLI::App* sub) {
   sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
   sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
   sub->add_option("--ep", f->ep, "expert-parallel degree")->capture_default_str();
-  sub->add_option("--schedule", f->schedule, "forwarded all-to-all: sequential or pipelined")->capture_default_str();
+  sub->add_option("--schedule", f->schedule,
+                  "forwarded all-to-all and moe-dispatch: sequential, pipelined, or auto (sequential for "
+                  "all-to-all, pipelined for moe-dispatch as DeepEP runs it)")
+      ->capture_default_str();
   sub->add_option("--chunks", f->chunks, "chunks of the pipelined schedule")->capture_default_str();
+  sub->add_option("--placement", f->placement,
+                  "rank order fastest first (tp-cp-ep-dp-pp is Megatron's) or a placement file, as estimate "
+                  "takes it: where the group's members sit")
+      ->capture_default_str();
   return [f]() {
     Format format;
     study::CollectiveRequest r = ParseCluster(f->cluster, true, &format);
@@ -249,7 +257,8 @@ Action SetupCollective(CLI::App* sub) {
       if (f->bytes.empty()) throw Error("--bytes", "needed: the buffer per member");
       r.bytes = ParseBytesFlag("--bytes", f->bytes, 1e15);
     }
-    r.plan_options.pipelined = ParseChoiceFlag("--schedule", f->schedule, {"sequential", "pipelined"}) == "pipelined";
+    const std::string schedule = ParseChoiceFlag("--schedule", f->schedule, {"auto", "sequential", "pipelined"});
+    r.plan_options.pipelined = schedule == "pipelined" || (schedule == "auto" && moe);
     // Every flag is checked, also those only moe-dispatch reads.
     const int64_t micro_batch = ParseIntFlag("--micro-batch-size", f->micro_batch, 1, spec::kMaxGlobalBatch);
     spec::Strategy s;
@@ -270,16 +279,13 @@ Action SetupCollective(CLI::App* sub) {
       throw Error("--dp", fmt::format("tp x pp x dp x cp = {} must equal --gpus {}", others * s.dp, r.gpus));
     }
     if (s.dp % s.ep != 0) throw Error("--ep", fmt::format("expected a divisor of dp {}, got {}", s.dp, s.ep));
-    // Megatron's order: tp fastest, then cp, then dp (expert groups are runs
-    // of consecutive dp ranks), then pp.
-    const int64_t tp_cp = int64_t{s.tp} * s.cp;
-    std::string g = ParseChoiceFlag("--group", f->group, {"tp", "cp", "ep", "dp", "pp", "all"});
-    if (g == "tp") r.group = {s.tp, 1};
-    if (g == "cp") r.group = {s.cp, s.tp};
-    if (g == "ep") r.group = {s.ep, tp_cp};
-    if (g == "dp") r.group = {s.dp, tp_cp};
-    if (g == "pp") r.group = {s.pp, tp_cp * s.dp};
-    if (g == "all") r.group = {r.gpus, 1};
+    const std::string g = ParseChoiceFlag("--group", f->group, study::GroupKindNames());
+    const spec::Placement placement = spec::LoadPlacement(f->placement, "--placement");
+    spec::ValidatePlacement(placement, s, "--placement");
+    const auto kind = study::GroupKind(std::find(study::GroupKindNames().begin(), study::GroupKindNames().end(), g) -
+                                       study::GroupKindNames().begin());
+    r.group = study::PlacedGroupFamily(s, placement, kind, r.hb_domain_size ? r.hb_domain_size
+                                                                             : r.system.hb_domain_size);
     if (moe) {
       if (!model || !model->is_moe()) throw Error("--model", "moe-dispatch needs an MoE model (num_experts > 0)");
       if (g != "ep") throw Error("--group", "moe-dispatch runs on the ep groups: --group ep");
@@ -287,11 +293,12 @@ Action SetupCollective(CLI::App* sub) {
       comm::MoeDispatch d;
       // With tp > 1 MoE layers run sequence-parallel: each TP rank dispatches 1/tp of the tokens.
       d.tokens = double(micro_batch) * model->seq_length / s.cp / s.tp;
-      d.bytes_per_token = 2.0 * model->hidden_size;
+      d.bytes_per_token = comm::DispatchBytesPerToken(model->hidden_size, s.moe_dispatch_precision);
       d.experts = model->num_experts;
       d.topk = model->moe_router_topk;
       d.max_domains = s.moe_max_domains;
       d.imbalance = s.expert_load_imbalance();
+      d.chunks = r.plan_options.pipelined ? r.plan_options.chunks : 1;
       r.moe = d;
       r.moe_algorithm = s.moe_alltoall;
       r.bytes = d.tokens * d.bytes_per_token * d.topk;

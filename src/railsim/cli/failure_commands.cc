@@ -96,29 +96,6 @@ study::SparePolicy PolicyFor(const std::string& text, bool given, net::Design de
   return p;
 }
 
-// Bounds on a Monte Carlo, checked before it starts: about 20 M events a
-// second on one core here (BENCHMARKS.md), so 2e9 events is minutes; and one
-// trial's events are held at once (two 16-byte changes each).
-constexpr double kMaxMonteCarloEvents = 2e9;
-constexpr double kMaxEventsPerTrial = 2e7;
-
-void CheckMonteCarloWork(const study::MonteCarloWork& w, const study::MonteCarloOptions& o) {
-  if (w.events_per_trial > kMaxEventsPerTrial) {
-    throw Error("--failure-catalog",
-                fmt::format("one trial of {} days would draw about {:.3g} failures and repairs (parts x rate x "
-                            "(days + MTTR)), more than the {:.0e} one trial may hold; check the catalog's "
-                            "rate_per_year and mttr_hours, or lower --days",
-                            o.days, w.events_per_trial, kMaxEventsPerTrial));
-  }
-  if (w.events > kMaxMonteCarloEvents) {
-    throw Error("--trials", fmt::format("{} trials would draw about {:.3g} failure events, more than the {:.0e} a "
-                                        "run may take (about {:.0f} minutes); lower --trials (at most about {}) "
-                                        "or --days",
-                                        o.trials, w.events, kMaxMonteCarloEvents, w.events / 20e6 / 60,
-                                        int64_t(kMaxMonteCarloEvents / std::max(1.0, w.events_per_trial))));
-  }
-}
-
 Action SetupFailures(CLI::App* sub) {
   auto f = std::make_shared<FailureFlags>();
   sub->add_option("--network,--design", f->network, "rail-only, rail-optimized, fat-tree or all")->capture_default_str();
@@ -203,7 +180,8 @@ Action SetupFailures(CLI::App* sub) {
           o.progress = [&line, i, n = double(designs.size())](double done) { line((double(i) + done) / n); };
         }
         std::vector<study::ComponentEffect> components = study::ComponentEffects(setup, d, mc.catalog, mc.days);
-        CheckMonteCarloWork(study::EstimateMonteCarloWork(components, policies[i], mc), mc);
+        study::CheckMonteCarloWork(study::EstimateMonteCarloWork(components, policies[i], mc), mc, "--trials",
+                                   "--failure-catalog");
         run.monte_carlo.push_back(study::RunMonteCarlo(d, components, policies[i], o));
       }
     }

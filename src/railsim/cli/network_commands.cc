@@ -285,19 +285,24 @@ void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* 
 struct ScenarioInputs {
   spec::Scenario scenario;
   spec::PortClass port_class;
+  spec::PortClass hb_port_class;  ///< prices HB domains larger than a server
   std::optional<spec::ModelSpec> model, moe_model;
   std::optional<spec::SystemSpec> system;
+  /// The catalog's server of the system's name (dgx-h100), or --server's.
+  std::optional<spec::ServerClass> server;
 };
 
 ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::string& catalog,
-                                  const ScenarioOverrides& overrides) {
+                                  const ScenarioOverrides& overrides, const std::string& server = "") {
   ScenarioInputs in;
   in.scenario = spec::LoadScenario(scenario_name, "--scenario");
   if (!overrides.system.empty()) in.system = spec::LoadSystem(overrides.system, "--system");
   ApplyScenarioOverrides(overrides, in.system ? &*in.system : nullptr, &in.scenario);
   const spec::Scenario& scenario = in.scenario;
   study::ValidateScenarioNetworks(scenario);
-  in.port_class = ResolvePortClass(catalog, scenario.port_speed_Bps);
+  const spec::Catalog loaded = spec::LoadCatalog(catalog, "--catalog");
+  in.port_class = study::PortClassFor(loaded, scenario.port_speed_Bps, "--port-speed");
+  in.hb_port_class = study::FastestPortClass(loaded);
   const std::string where = "--scenario " + scenario_name;
   auto source = [&](const std::string& flag, const std::string& key) {
     return flag.empty() ? where + ": /" + key : "--" + key;
@@ -321,6 +326,11 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
                   fmt::format("expected an MoE model (num_experts > 0), got the dense {}", in.moe_model->name));
     }
   }
+  if (!server.empty()) {
+    in.server = ResolveServer(catalog, server);
+  } else if (in.system) {
+    in.server = loaded.FindServer(in.system->name);
+  }
   return in;
 }
 
@@ -336,20 +346,25 @@ Action SetupCompare(CLI::App* sub) {
       ->capture_default_str();
   sub->add_option("--catalog", *catalog, "cost/power catalog: preset name or JSON file")
       ->capture_default_str();
-  sub->add_option("--format", *format, "table, json or csv (the side-by-side tables)")->capture_default_str();
+  sub->add_option("--format", *format, "table, json or csv (every number, one row per design and job)")
+      ->capture_default_str();
+  auto server = std::make_shared<std::string>();
+  sub->add_option("--server", *server,
+                  "GPU server of the catalog the whole cluster is priced with (default: the one named as the "
+                  "scenario's system, if the catalog has it)");
   auto print_scenario = std::make_shared<bool>(false);
   sub->add_flag("--print-scenario", *print_scenario,
                 "print the scenario's JSON with the overrides applied (edit it, pass it to --scenario)");
   auto overrides = std::make_shared<ScenarioOverrides>();
   AddScenarioOverrides(sub, overrides.get());
-  return [scenario_name, catalog, format, radix, oversubscription, print_scenario, overrides]() {
+  return [scenario_name, catalog, format, radix, oversubscription, print_scenario, overrides, server]() {
     Format output = ParseFormatFlag(*format, true);
     perf::NetworkOptions timed;
     timed.radix = radix->empty() ? 0 : int(ParseIntFlag("--radix", *radix, 2, 65536));
     timed.oversubscription = ParseNumberFlag("--oversubscription", *oversubscription, 1, 65535);
     // Everything is loaded and checked before printing, so that the
     // printed scenario is one --scenario accepts.
-    ScenarioInputs in = LoadScenarioInputs(*scenario_name, *catalog, *overrides);
+    ScenarioInputs in = LoadScenarioInputs(*scenario_name, *catalog, *overrides, *server);
     if (*print_scenario) {
       if (!overrides->seq_length.empty()) {
         throw Error("--seq-length", "is not part of a scenario file, so --print-scenario cannot show it");
@@ -361,10 +376,11 @@ Action SetupCompare(CLI::App* sub) {
     study::CompareResult result = study::RunCompare(
         in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
         DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr,
-        ProgressLine("compare", "of searches", &shown));
+        ProgressLine("compare", "of the strategies", &shown));
+    result.server = in.server;
     if (shown) PrintStderr("\n");
     PrintStdout(output == Format::kJson  ? report::CompareJson(result)
-                : output == Format::kCsv ? report::CompareCsv(result)
+                : output == Format::kCsv ? report::CompareNumbersCsv(result)
                                          : report::CompareTable(result));
     return 0;
   };
@@ -392,6 +408,7 @@ Action SetupReport(CLI::App* sub) {
     study::ReportInputs r;
     r.scenario = in.scenario;
     r.port_class = in.port_class;
+    r.hb_port_class = in.hb_port_class;
     r.model = in.model;
     r.moe_model = in.moe_model;
     r.system = in.system;
@@ -404,12 +421,10 @@ Action SetupReport(CLI::App* sub) {
     bool shown = false;
     std::string step;
     auto line = ProgressLine("report", "", &shown, &step);
-    int done = 0;
     if (line) {
-      r.progress = [&](const std::string& label) {
-        // Seven steps; the line shows the share done and the step starting.
+      r.progress = [&](const std::string& label, double done) {
         step = label;
-        line(double(done++) / 7);
+        line(done);
       };
     }
     study::ReportStudy study = study::RunReportStudy(r);

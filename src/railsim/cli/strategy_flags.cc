@@ -19,6 +19,10 @@ void AddMoeFlags(CLI::App* sub, MoeFlags* f) {
   sub->add_option("--moe-max-domains", f->max_domains,
                   "node-limited routing: HB domains each token may reach (DeepSeek-V3: 4), or any")
       ->capture_default_str();
+  sub->add_option("--moe-dispatch-precision", f->dispatch_precision,
+                  "MoE dispatch payload: bf16, or fp8 with one fp32 scale per 128 values (DeepEP, DeepSeek-V3); "
+                  "the combine stays bf16")
+      ->capture_default_str();
   sub->add_flag("--moe-overlap", f->overlap,
                 "run dispatch and combine behind the layer's compute of another micro-batch");
 }
@@ -31,6 +35,10 @@ void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s) {
   s->moe_imbalance = ParseNumberFlag("--moe-imbalance", f.imbalance, 1, spec::kMaxMoeImbalance);
   s->moe_max_domains = f.max_domains == "any" ? 0 : int(ParseIntFlag("--moe-max-domains", f.max_domains, 1, 1 << 20));
   s->moe_overlap = f.overlap;
+  s->moe_dispatch_precision =
+      ParseChoiceFlag("--moe-dispatch-precision", f.dispatch_precision, {"bf16", "fp8"}) == "fp8"
+          ? spec::MoeDispatchPrecision::kFp8
+          : spec::MoeDispatchPrecision::kBf16;
 }
 
 void AddOptimizerFlags(CLI::App* sub, OptimizerFlags* f) {

@@ -16,11 +16,12 @@ namespace railsim::cli {
 
 // How MoE tokens are dispatched (also on search).
 struct MoeFlags {
-  std::string alltoall = "auto", imbalance = "1", max_domains = "any";
+  std::string alltoall = "auto", imbalance = "1", max_domains = "any", dispatch_precision = "bf16";
   bool overlap = false;
 };
 
-/// Declares --moe-alltoall, --moe-imbalance, --moe-max-domains, --moe-overlap.
+/// Declares --moe-alltoall, --moe-imbalance, --moe-max-domains, --moe-overlap,
+/// --moe-dispatch-precision.
 void AddMoeFlags(CLI::App* sub, MoeFlags* f);
 /// Writes them into `s` (validated against the model by spec::ValidateStrategy).
 void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s);

@@ -232,15 +232,42 @@ void AddNcclTree(Plan* plan, double bytes, const GroupLayout& g) {
   p.bytes_per_flow = bytes / (2.0 * double(p.channels));
 }
 
+// NCCL's NVLSTree all-reduce (reference 1, 4.4): NVLS inside each domain
+// (the switch reduces, then multicasts the result: as AddInSwitch over the
+// domain's members) and, on each rail, a double binary tree of the domains'
+// head GPUs carrying that rail's 1/local of the buffer (each of the two trees
+// half of it). NCCL pipelines the stages; the plan runs the tree in chunks
+// behind the in-switch phase. NCCL's busBw cap (channels x
+// perChMaxNVLSTreeBw) bounds the whole buffer's rate, so each rail's tree
+// takes 1/local of it.
+void AddNvlsTree(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
+  Phase& in = plan->Add();
+  const double l = double(g.local);
+  in.name = "NVLS in HB domain";
+  in.pattern = Pattern::kViaSwitch;
+  in.family = {g.local, g.stride};
+  in.bytes_per_flow = bytes * (l + 1) / l;
+  in.flow_cap_Bps = c.hb.bw_Bps * c.hb_in_network_allreduce_efficiency * (l + 1) / (2 * (l - 1));
+  Phase& tree = plan->Add();
+  tree.name = "tree of heads across domains";
+  tree.pattern = Pattern::kNodeTree;
+  tree.family = {g.domains, g.stride * g.local};
+  tree.bytes_per_flow = bytes / l / 2;
+  tree.chunks = kDefaultForwardChunks;
+}
+
 // Whether NCCL runs `a` for `op` on `g` (reference section 3; NVLS only inside
-// one domain: across nodes it needs CollNet).
+// one domain: across nodes it needs CollNet; NVLSTree only across domains,
+// with an NVSwitch that reduces, whole domains and heads on each rail).
 bool NcclRuns(spec::NcclAlgo a, Op op, const GroupLayout& g, const ClusterFabrics& c) {
   switch (a) {
     case spec::NcclAlgo::kRing: return IsReduction(op);
     case spec::NcclAlgo::kTree: return op == Op::kAllReduce;
     case spec::NcclAlgo::kNvls:
       return op == Op::kAllReduce && g.domains <= 1 && c.hb_in_network_allreduce_efficiency > 0;
-    case spec::NcclAlgo::kNvlsTree: return false;
+    case spec::NcclAlgo::kNvlsTree:
+      return op == Op::kAllReduce && g.domains > 1 && g.local > 1 && g.size % g.local == 0 && g.rail_aligned &&
+             c.hb_in_network_allreduce_efficiency > 0;
   }
   return false;
 }
@@ -254,8 +281,10 @@ Algorithm AlgorithmOf(spec::NcclAlgo a) {
   switch (a) {
     case spec::NcclAlgo::kRing: return Algorithm::kRing;
     case spec::NcclAlgo::kTree: return Algorithm::kTree;
-    default: return Algorithm::kInSwitch;
+    case spec::NcclAlgo::kNvls: return Algorithm::kInSwitch;
+    case spec::NcclAlgo::kNvlsTree: return Algorithm::kAuto;  // chosen, never forced (no --algorithm name)
   }
+  return Algorithm::kAuto;
 }
 
 // NCCL's algorithm `a` with protocol `p` as a plan: its phases with NCCL's
@@ -263,11 +292,12 @@ Algorithm AlgorithmOf(spec::NcclAlgo a) {
 void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes, const GroupLayout& g,
                    const ClusterFabrics& c, const NcclChannels& ch) {
   *plan = Plan();
-  plan->algorithm = AlgorithmName(AlgorithmOf(a));
+  plan->algorithm = a == spec::NcclAlgo::kNvlsTree ? "nvls-tree" : AlgorithmName(AlgorithmOf(a));
   plan->protocol = ProtocolName(p);
   if (a == spec::NcclAlgo::kRing) AddRing(plan, op, bytes, g, c, false);
   if (a == spec::NcclAlgo::kTree) AddNcclTree(plan, bytes, g);
   if (a == spec::NcclAlgo::kNvls) AddInSwitch(plan, bytes, g, c);
+  if (a == spec::NcclAlgo::kNvlsTree) AddNvlsTree(plan, bytes, g, c);
   const double latency = NcclLatency(a, p, Factor(op) > 1 ? 2 : 1, bytes, g, c, ch);
   const ProtocolRate rate = NcclRate(a, p, bytes, g, c, ch);
   for (int i = 0; i < plan->count; ++i) {
@@ -276,6 +306,11 @@ void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes
     ph.bw_factor = rate.factor;
     ph.bus_cap_Bps = rate.cap_Bps;
     if (a == spec::NcclAlgo::kTree) ph.nic_efficiency = c.nccl.nic_tree_efficiency;
+    if (a == spec::NcclAlgo::kNvlsTree) {
+      // The cap bounds the whole buffer; the heads' tree on each rail moves 1/local of it.
+      ph.bus_cap_Bps = ph.pattern == Pattern::kNodeTree ? rate.cap_Bps / double(g.local) : 0;
+      ph.nic_efficiency = c.nccl.nic_tree_efficiency;
+    }
   }
 }
 
@@ -286,7 +321,8 @@ void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes
 // runs. Writes the plan when `out` is given.
 double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const GroupLayout& g,
                   const ClusterFabrics& c, Plan* out) {
-  constexpr spec::NcclAlgo kOrder[] = {spec::NcclAlgo::kTree, spec::NcclAlgo::kRing, spec::NcclAlgo::kNvls};
+  constexpr spec::NcclAlgo kOrder[] = {spec::NcclAlgo::kTree, spec::NcclAlgo::kRing, spec::NcclAlgo::kNvls,
+                                       spec::NcclAlgo::kNvlsTree};
   constexpr Protocol kProtocols[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
   const NcclChannels ch = SearchChannels(g, c);
   double best = -1;

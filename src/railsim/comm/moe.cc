@@ -1,7 +1,9 @@
 #include "railsim/comm/moe.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "railsim/comm/algorithms.h"
 #include "railsim/comm/collective.h"
 
 namespace railsim::comm {
@@ -19,6 +21,12 @@ double AllMiss(double a, double s, int k) {
 }
 
 }  // namespace
+
+double DispatchBytesPerToken(int64_t hidden, spec::MoeDispatchPrecision p) {
+  const double h = double(hidden);
+  if (p == spec::MoeDispatchPrecision::kFp8) return h + 4 * std::ceil(h / 128);
+  return 2 * h;
+}
 
 double DomainReachProbability(const MoeDispatch& d, int64_t domains) {
   if (domains <= 1) return 1;
@@ -70,6 +78,8 @@ Plan MoeDispatchPlan(const MoeDispatch& d, MoeAllToAll a, const GroupLayout& g, 
       hb.family = {g.local, g.stride};
       hb.bytes_per_flow = scale * d.topk / double(g.local);
       hb.latency_s = c.hb.latency_s;
+      // DeepEP's forwarder passes each chunk on as it arrives (plan.h).
+      hb.chunks = d.chunks > 1 ? std::min(d.chunks, kMaxForwardChunks) : 1;
     }
   }
   if (analytic_s) *analytic_s = PlanTime(plan, c);

@@ -14,6 +14,12 @@
 //              the experts' GPUs in that domain (DeepEP's high-throughput
 //              kernels). Only domains reached cost NIC bytes, so top-k > 1
 //              and node-limited routing send fewer NIC bytes than direct.
+//              As DeepEP's normal kernels do, the NIC and NVLink stages run
+//              pipelined in `chunks` pieces (the NVLink forwarder passes on
+//              each chunk of tokens as it arrives): the time is the slower
+//              stage plus one chunk of the faster one, not their sum.
+//              chunks = 1 runs them one after the other (--schedule
+//              sequential, the reading of the paper's comparison).
 // Flows are expected values: a pair's bytes are the mean over tokens of what
 // that pair carries. Load imbalance scales every flow by the busiest
 // member's load over the mean (the all-to-all ends with its busiest member).
@@ -34,6 +40,15 @@ namespace railsim::comm {
 using MoeAllToAll = spec::MoeAllToAll;
 using spec::MoeAllToAllName;
 
+/// Chunks DeepEP's normal kernels pipeline a dispatch in (railsim's default;
+/// the same count as the pipelined forwarded all-to-all, comm/algorithms.h).
+constexpr int kDefaultMoeChunks = 16;
+
+/// Bytes a token row of `hidden` values takes in a dispatch of precision `p`:
+/// 2 per value in bf16; in fp8 1 per value plus a 4-byte fp32 scale per 128
+/// values (DeepEP's per-token, per-128-channel FP8 scales).
+double DispatchBytesPerToken(int64_t hidden, spec::MoeDispatchPrecision p);
+
 struct MoeDispatch {
   double tokens = 0;           ///< token rows per group member
   double bytes_per_token = 0;  ///< hidden size x element bytes
@@ -41,6 +56,9 @@ struct MoeDispatch {
   int topk = 0;
   int max_domains = 0;   ///< node-limited routing: domains a token may reach (0 = any)
   double imbalance = 1;  ///< busiest member's load over the mean, >= 1
+  /// Forwarded: NIC and NVLink stages pipelined in this many chunks (1 = in
+  /// sequence). Clamped to comm::kMaxForwardChunks.
+  int chunks = kDefaultMoeChunks;
 };
 
 /// Probability that one token reaches a given HB domain of a group spanning

@@ -80,7 +80,9 @@ TEST(MoeDispatchTest, SmallCasePairByPair) {
   ASSERT_STREQ("forwarded", forwarded.algorithm);
   bytes.clear();
   for (int i = 0; i < forwarded.count; ++i) {
-    ForEachFlow(forwarded.phases[i], 8, 2, [&](int64_t s, int64_t t, double b) { bytes[{s, t}] += b; });
+    // A pipelined phase's flows are one chunk's: the pair carries `chunks` of them.
+    const double chunks = forwarded.phases[i].chunks;
+    ForEachFlow(forwarded.phases[i], 8, 2, [&](int64_t s, int64_t t, double b) { bytes[{s, t}] += chunks * b; });
   }
   for (int64_t dst : {2, 4, 6}) EXPECT_DOUBLE_EQ(row * 13.0 / 28, (bytes[{0, dst}])) << dst;
   EXPECT_DOUBLE_EQ(row * 2 / 2, (bytes[{0, 1}]));
@@ -100,7 +102,8 @@ TEST(MoeDispatchTest, SmallCasePairByPair) {
 TEST(MoeDispatchTest, TopOneForwardingIsThePapersForwardedAllToAll) {
   const int64_t k = 8;
   const GroupLayout g = LayoutOf(64, 1, k);  // 8 domains of 8
-  const MoeDispatch d = Dispatch(64, 1);
+  MoeDispatch d = Dispatch(64, 1);
+  d.chunks = 1;  // the stages in sequence, as the paper's forwarded all-to-all
   const double bytes = d.tokens * d.bytes_per_token;  // what each member sends
   for (NetworkKind kind : {NetworkKind::kRailOnly, NetworkKind::kRailOptimized}) {
     const ClusterFabrics c = Fabrics(kind, k);
@@ -117,6 +120,42 @@ TEST(MoeDispatchTest, TopOneForwardingIsThePapersForwardedAllToAll) {
   std::printf("  top-1, 8 domains of 8: Rail-only forwarded over rail-optimized direct %+.2f%% (formula %+.2f%%)\n",
               100 * overhead, 100 * (50.0 / 450));
   EXPECT_NEAR(50.0 / 450, overhead, 1e-9);
+}
+
+// DeepEP's normal kernels pipeline the NIC and NVLink stages. 16 GPUs in 2
+// domains of 8, top-2 of 16 experts (8 per domain), 4096 rows of 2 KiB
+// (row = 8 MiB): a token reaches the other domain with 1 - C(8,2)/C(16,2) =
+// 23/30, so the NIC stage sends 23/30 row = 6.43 MB at 50 GB/s (128.6 us);
+// the NVLink stage sends top-2 / 8 of the row to each of 7 peers, 1.75 row =
+// 14.68 MB at 450 GB/s (32.6 us). In 16 chunks: NIC stage + 1/16 of NVLink's.
+TEST(MoeDispatchTest, PipelinedForwardingIsTheSlowerStagePlusOneChunk) {
+  const ClusterFabrics c = Fabrics(NetworkKind::kRailOnly, 8);
+  const GroupLayout g = LayoutOf(16, 1, 8);
+  MoeDispatch d = Dispatch(16, 2);
+  const double row = 4096.0 * 2048;
+  const double nic = row * 23 / 30 / 50e9, hb = 1.75 * row / 450e9;
+  d.chunks = 1;
+  const double sequential = MoeDispatchTime(d, MoeAllToAll::kForwarded, g, c);
+  d.chunks = 16;
+  const double pipelined = MoeDispatchTime(d, MoeAllToAll::kForwarded, g, c);
+  std::printf("  16 GPUs, top-2 of 16: NIC %.1f us, NVLink %.1f us; sequential %.1f us, pipelined %.1f us "
+              "(hand: %.1f us)\n", 1e6 * nic, 1e6 * hb, 1e6 * sequential, 1e6 * pipelined, 1e6 * (nic + hb / 16));
+  EXPECT_NEAR(nic + hb, sequential, 1e-12 * sequential);
+  EXPECT_NEAR(nic + hb / 16, pipelined, 1e-12 * pipelined);
+  // When NVLink is the slower stage (a 60 GB/s HB fabric) it sets the pace
+  // and the NIC stage adds one chunk: 1.75 row / 60 GB/s + NIC / 16.
+  ClusterFabrics slow = c;
+  slow.hb = {60e9, 1, 0};
+  EXPECT_NEAR(1.75 * row / 60e9 + nic / 16, MoeDispatchTime(d, MoeAllToAll::kForwarded, g, slow), 1e-9);
+}
+
+// DeepEP's FP8 dispatch sends 1 byte per value and one fp32 scale per 128:
+// DeepSeek-V3's hidden 7168 is 7168 + 56 x 4 = 7392 bytes per token, 51.6%
+// of bf16's 14,336.
+TEST(MoeDispatchTest, Fp8DispatchBytesPerTokenByHand) {
+  EXPECT_DOUBLE_EQ(14336, DispatchBytesPerToken(7168, spec::MoeDispatchPrecision::kBf16));
+  EXPECT_DOUBLE_EQ(7392, DispatchBytesPerToken(7168, spec::MoeDispatchPrecision::kFp8));
+  EXPECT_DOUBLE_EQ(100 + 4, DispatchBytesPerToken(100, spec::MoeDispatchPrecision::kFp8));  // a partial block
 }
 
 }  // namespace

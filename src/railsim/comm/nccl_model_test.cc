@@ -3,6 +3,7 @@
 // node, NVSwitch, 8 x 400 Gb/s NICs, Intel hosts).
 #include "railsim/comm/nccl_model.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -73,12 +74,14 @@ TEST(NcclModelTest, TwoNodeAllReduceUsesTheTree) {
 
 // Eight nodes, 1 GiB: the tree is capped by NCCL's per-channel maximum, 8 x
 // 36.0 GB/s busBw, so at least 148.4 us + 2 x 1.074 GB / 288 GB/s = 7.6 ms;
+// (NVLS off, NCCL_NVLS_ENABLE=0, so that NVLSTree is not in the running)
 // the ring runs at the NVLink-bound 8 GPUs' step (8 x 1/512 of the buffer per
 // step over 369 GB/s): 819.3 us (75.6 x 8 - 19.6, x 1.4 plateau) + 126 steps x
 // 1.074 GB / 512 x 8 / 369 GB/s = 6.55 ms. At 1 MiB the tree's 148.4 us
 // latency beats the ring's 819.3 us.
 TEST(NcclModelTest, RingBeyondTheSizeWhereTheTreeCapBinds) {
-  const ClusterFabrics c = DgxH100();
+  ClusterFabrics c = DgxH100();
+  c.hb_in_network_allreduce_efficiency = 0;
   double big = 0, small = 0;
   const Plan large = Auto(Op::kAllReduce, 1073741824.0, 8, c, &big);
   const Plan little = Auto(Op::kAllReduce, 1048576.0, 8, c, &small);
@@ -100,6 +103,36 @@ TEST(NcclModelTest, AllGatherNeverUsesATree) {
       EXPECT_STREQ("ring", Auto(Op::kAllGather, bytes, nodes, c, &t).algorithm) << nodes << " " << bytes;
     }
   }
+}
+
+// Two nodes, 1 GiB (S): NCCL's NVLSTree (reference 2.3, 2.5, 4.4). Latency
+// 0 + 25 + 2 x log2(2) x 20.9 = 66.8 us. NVLS in each node: S x 9/8 through
+// the switch at the in-switch rate 450 x 1.066 x 9/14 = 308.4 GB/s: 3.917 ms.
+// Heads' tree on each rail with S/8: its NIC moves 2 x S/16 at 50 x 0.94 GB/s
+// (2.856 ms), but NCCL's cap, 8 channels x 57.7 GB/s busBw, allows the rail
+// 57.7 GB/s for 2 x its S/8: 4.652 ms. Pipelined in 16 chunks: 66.8 us +
+// 3.917/16 + 4.652/16 + 15/16 x 4.652 = 4.964 ms. The ring (5.64 ms: 30 steps
+// of S/16 over NVLink at 369 GB/s, plus 184 us) and the tree (8 x 41.4 GB/s
+// busBw: 2S / 331 GB/s = 6.49 ms) are slower.
+TEST(NcclModelTest, TwoNodeLargeAllReduceUsesNvlsTree) {
+  const ClusterFabrics c = DgxH100();
+  const double s = 1073741824.0;
+  double t = 0;
+  const Plan p = Auto(Op::kAllReduce, s, 2, c, &t);
+  const double nvls = s * 9 / 8 / (450e9 * 1.066 * 9 / 14);
+  const double tree = std::max(2 * s / 16 / (50e9 * 0.94), 4 * s / 16 / 57.7e9);
+  const double hand = 66.8e-6 + nvls / 16 + tree / 16 + 15 * std::max(nvls, tree) / 16;
+  std::printf("  2 nodes, 1 GiB all-reduce: %s %s, %.3f ms (hand %.3f ms)\n", p.algorithm, p.protocol, 1e3 * t,
+              1e3 * hand);
+  EXPECT_STREQ("nvls-tree", p.algorithm);
+  EXPECT_STREQ("simple", p.protocol);
+  EXPECT_NEAR(hand, t, 1e-9);
+  // Without NVLink SHARP (NCCL_NVLS_ENABLE=0) NVLSTree is not in the running.
+  ClusterFabrics off = c;
+  off.hb_in_network_allreduce_efficiency = 0;
+  EXPECT_STRNE("nvls-tree", Auto(Op::kAllReduce, s, 2, off, &t).algorithm);
+  // Forcing an algorithm never yields it (NCCL_ALGO has it, railsim's --algorithm does not).
+  EXPECT_STREQ("tree", MakePlan(Op::kAllReduce, Algorithm::kTree, s, LayoutOf(16, 1, 8), c, {})->algorithm);
 }
 
 }  // namespace

@@ -153,22 +153,30 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   const double m = double(s.num_microbatches());
 
   // Expert parallelism: dispatch and combine, forward and backward (and
-  // again when the forward is recomputed). With --moe-overlap each pass's
-  // pair runs behind that pass's compute of another micro-batch, as far as
-  // it lasts (DualPipe-style); the rest is exposed.
+  // again when the forward is recomputed). The dispatch direction (forward
+  // dispatch, backward of the combine) carries --moe-dispatch-precision, the
+  // combine direction bf16, as DeepSeek-V3 trains. With --moe-overlap each
+  // pass's pair runs behind that pass's compute of another micro-batch, as
+  // far as it lasts (DualPipe-style); the rest is exposed.
   ExpertComm ep_per_layer;
   MoeDispatchSummary moe;
   if (c.model.is_moe() && s.ep > 1) {
     const comm::GroupLayout& ep = groups[GroupKind::kEp];
-    const double one = comm::MoeDispatchTime(costs.moe_dispatch, s.moe_alltoall, ep, f);
-    moe = {true, comm::ResolveMoeAllToAll(s.moe_alltoall, ep, f), one, ep.domains,
-           comm::DomainReachProbability(costs.moe_dispatch, ep.domains), c.model.moe_layer_count()};
+    const double dispatch = comm::MoeDispatchTime(costs.moe_dispatch, s.moe_alltoall, ep, f);
+    const double combine = s.moe_dispatch_precision == spec::MoeDispatchPrecision::kBf16
+                               ? dispatch
+                               : comm::MoeDispatchTime(costs.moe_combine, s.moe_alltoall, ep, f);
+    moe = {true,     comm::ResolveMoeAllToAll(s.moe_alltoall, ep, f),
+           dispatch, combine,
+           ep.domains, comm::DomainReachProbability(costs.moe_dispatch, ep.domains),
+           c.model.moe_layer_count()};
     const bool full = s.recompute == spec::Recompute::kFull;
-    const double total = (full ? 6 : 4) * one;
+    const double pair = dispatch + combine;
+    const double total = (full ? 3 : 2) * pair;
     ep_per_layer.exposed = total;
     if (s.moe_overlap) {
-      const double fwd = std::max(0.0, 2 * one - costs.layer.fwd);
-      const double bwd = std::max(0.0, 2 * one - costs.layer.bwd);
+      const double fwd = std::max(0.0, pair - costs.layer.fwd);
+      const double bwd = std::max(0.0, pair - costs.layer.bwd);
       ep_per_layer.exposed = (full ? 2 : 1) * fwd + bwd;
     }
     ep_per_layer.hidden = total - ep_per_layer.exposed;

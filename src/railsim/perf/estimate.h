@@ -66,6 +66,7 @@ struct MoeDispatchSummary {
   bool timed = false;
   comm::MoeAllToAll algorithm = comm::MoeAllToAll::kDirect;  ///< what auto resolved to
   double dispatch_s = 0;          ///< one dispatch of one micro-batch in one layer
+  double combine_s = 0;           ///< one combine (bf16; == dispatch_s with a bf16 dispatch)
   int64_t domains = 1;            ///< HB domains an EP group spans
   double reach_probability = 1;   ///< that a token reaches a given domain
   int moe_layers = 0;

@@ -81,12 +81,24 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
         per_stage((full ? 4 : 3) * double(s.cp - 1), 0, 0));
   }
   // Expert parallelism: dispatch and combine, in the MoE layers.
+  // With an fp8 dispatch, the dispatch direction (forward dispatch, backward
+  // combine) and the bf16 combine direction are two calls of half the count.
   if (c.model.is_moe() && s.ep > 1) {
+    const bool split = s.moe_dispatch_precision != spec::MoeDispatchPrecision::kBf16;
     std::vector<double> times(static_cast<size_t>(pp));
-    for (int i = 0; i < pp; ++i) times[size_t(i)] = m * (full ? 6 : 4) * MoeLayersOfStage(c.model, s, i);
-    add(Parallelism::kEp, GroupKind::kEp, comm::Op::kAllToAll, PointToPoint::kNone, costs.a2a_bytes, times);
+    for (int i = 0; i < pp; ++i) {
+      times[size_t(i)] = m * (full ? 6 : 4) / (split ? 2 : 1) * MoeLayersOfStage(c.model, s, i);
+    }
+    const double dispatch_bytes = costs.a2a_bytes * costs.moe_dispatch.bytes_per_token /
+                                  costs.moe_combine.bytes_per_token;
+    add(Parallelism::kEp, GroupKind::kEp, comm::Op::kAllToAll, PointToPoint::kNone, dispatch_bytes, times);
     out.back().moe = costs.moe_dispatch;
     out.back().moe_algorithm = s.moe_alltoall;
+    if (split) {
+      add(Parallelism::kEp, GroupKind::kEp, comm::Op::kAllToAll, PointToPoint::kNone, costs.a2a_bytes, times);
+      out.back().moe = costs.moe_combine;
+      out.back().moe_algorithm = s.moe_alltoall;
+    }
   }
   // Pipeline: activations forward, their gradients back.
   if (pp > 1) {

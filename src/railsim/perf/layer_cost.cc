@@ -266,11 +266,13 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   if (m.is_moe()) {
     comm::MoeDispatch& d = out.moe_dispatch;
     d.tokens = tokens / (s.sequence_parallel ? t : 1);
-    d.bytes_per_token = 2 * h;
+    d.bytes_per_token = comm::DispatchBytesPerToken(m.hidden_size, s.moe_dispatch_precision);
     d.experts = m.num_experts;
     d.topk = m.moe_router_topk;
     d.max_domains = s.moe_max_domains;
     d.imbalance = s.expert_load_imbalance();
+    out.moe_combine = d;
+    out.moe_combine.bytes_per_token = 2 * h;
   }
   return out;
 }

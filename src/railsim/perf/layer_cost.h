@@ -32,7 +32,8 @@ struct LayerCosts {
   BlockCost output;     ///< last stage: final norm, logits, cross entropy
   double p2p_bytes = 0;       ///< activation sent between pipeline stages, per GPU
   double a2a_bytes = 0;       ///< per GPU per MoE all-to-all (dispatch or combine)
-  comm::MoeDispatch moe_dispatch;  ///< what one dispatch (or combine) sends, per GPU
+  comm::MoeDispatch moe_dispatch;  ///< what one dispatch sends, per GPU (--moe-dispatch-precision)
+  comm::MoeDispatch moe_combine;   ///< what one combine sends back, per GPU (bf16)
   double cp_chunk_bytes = 0;  ///< K and V sent per context-parallel ring step
   LayerMemory memory;         ///< activations and parameters per layer on one GPU
 };

@@ -1,5 +1,6 @@
 #include "railsim/report/compare_report.h"
 
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -178,6 +179,15 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     table.Row("power", both([](const study::DesignResult& d) { return Watts(d.bom.power_w); }));
     table.Row("Rail-only saves: cost", {"", Saving(opt->bom.cost_usd - only->bom.cost_usd, only->cost_saving, Dollars), ""});
     table.Row("Rail-only saves: power", {"", Saving(opt->bom.power_w - only->bom.power_w, only->power_saving, Watts), ""});
+    if (result.server) {
+      const study::ClusterCost a = study::WholeClusterCost(*opt, *result.server);
+      const study::ClusterCost b = study::WholeClusterCost(*only, *result.server);
+      table.Row(fmt::format("whole cluster ({} x {})", Grouped(a.servers), a.server),
+                {Dollars(a.cost_usd), Dollars(b.cost_usd), "-"});
+      table.Row("network share of cluster cost", {Percent(a.network_cost_share), Percent(b.network_cost_share), "-"});
+      table.Row("network share of cluster power",
+                {Percent(a.network_power_share), Percent(b.network_power_share), "-"});
+    }
   }
   for (const study::TrainingCase& t : result.training) {
     if (t.hb_domain_size != k) continue;
@@ -504,9 +514,104 @@ std::string CompareCsv(const study::CompareResult& result) {
   return csv.Render();
 }
 
+std::string CompareNumbersCsv(const study::CompareResult& result) {
+  CsvTable csv({"section", "hb_domain_size", "radix", "global_batch_size", "network", "dispatch", "tiers",
+                "switches", "transceivers", "cost_usd", "power_w", "cost_saving", "power_saving",
+                "cluster_cost_usd", "network_cost_share", "iteration_time_s", "mfu", "tp", "pp", "dp", "cp", "ep",
+                "vp", "micro_batch_size", "gpus_used", "no_fit", "alltoall_s"});
+  constexpr size_t kColumns = 27;
+  using Row = std::array<std::string, kColumns>;
+  auto add = [&csv](const Row& r) { csv.AddRow(std::vector<std::string>(r.begin(), r.end())); };
+  auto number = [](double x) { return CsvNumber(x); };
+  for (const study::NetworkCase& c : result.network) {
+    for (const study::DesignResult& d : c.designs) {
+      Row r;
+      r[0] = "network";
+      r[1] = std::to_string(c.params.hb_domain_size);
+      r[2] = std::to_string(c.params.radix);
+      r[4] = net::DesignName(d.params.design);
+      r[6] = std::to_string(d.bom.tiers);
+      r[7] = std::to_string(d.bom.switches);
+      r[8] = std::to_string(d.bom.transceivers);
+      r[9] = number(d.bom.cost_usd);
+      r[10] = number(d.bom.power_w);
+      r[11] = number(d.cost_saving);
+      r[12] = number(d.power_saving);
+      if (result.server) {
+        const study::ClusterCost cc = study::WholeClusterCost(d, *result.server);
+        r[13] = number(cc.cost_usd);
+        r[14] = number(cc.network_cost_share);
+      }
+      add(r);
+    }
+  }
+  // One job's best strategy on one network (blank time and degrees when
+  // nothing fits, with the reason).
+  auto job = [&](const char* section, int64_t k, int64_t batch, const char* network, const char* dispatch,
+                 const search::RankedStrategy* best, const std::string& no_fit) {
+    Row r;
+    r[0] = section;
+    r[1] = std::to_string(k);
+    r[3] = std::to_string(batch);
+    r[4] = network;
+    r[5] = dispatch;
+    if (best) {
+      const spec::Strategy& s = best->strategy;
+      r[15] = number(best->estimate.iteration_time_s);
+      r[16] = number(best->estimate.mfu);
+      r[17] = std::to_string(s.tp);
+      r[18] = std::to_string(s.pp);
+      r[19] = std::to_string(s.dp);
+      r[20] = std::to_string(s.cp);
+      r[21] = std::to_string(s.ep);
+      r[22] = std::to_string(s.vp);
+      r[23] = std::to_string(s.micro_batch);
+      r[24] = std::to_string(s.gpus());
+    } else {
+      r[25] = no_fit;
+    }
+    add(r);
+  };
+  const char* networks[] = {"rail-optimized", "rail-only", "ideal"};
+  for (const study::TrainingCase& t : result.training) {
+    const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
+    for (size_t i = 0; i < 3; ++i) {
+      job("training", t.hb_domain_size, t.global_batch, networks[i], "", t.fits[i] ? best[i] : nullptr,
+          t.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory");
+    }
+  }
+  for (const study::MoeCase& m : result.moe) {
+    for (size_t a = 0; a < 2; ++a) {
+      job("moe", m.hb_domain_size, m.global_batch, networks[0], kMoeAlgorithms[a],
+          m.rail_optimized_fits[a] ? &m.rail_optimized[a] : nullptr, "memory");
+      job("moe", m.hb_domain_size, m.global_batch, networks[1], kMoeAlgorithms[a],
+          m.rail_only_fits[a] ? &m.rail_only[a] : nullptr, "memory");
+    }
+    job("moe", m.hb_domain_size, m.global_batch, networks[2], kMoeAlgorithms[0], m.ideal_fits ? &m.ideal : nullptr,
+        "memory");
+    if (m.alltoall_gpus == 0) continue;
+    const std::array<std::pair<const char*, double>, 4> alltoall = {
+        std::pair{"rail-optimized", m.alltoall_rail_optimized_s}, {"rail-only", m.alltoall_sequential_s},
+        {"rail-only", m.alltoall_pipelined_s}, {"ideal", m.alltoall_ideal_s}};
+    const char* schedules[] = {"direct", "forwarded", "forwarded-pipelined", "direct"};
+    for (size_t i = 0; i < alltoall.size(); ++i) {
+      Row r;
+      r[0] = "alltoall";
+      r[1] = std::to_string(m.hb_domain_size);
+      r[4] = alltoall[i].first;
+      r[5] = schedules[i];
+      r[24] = std::to_string(m.alltoall_gpus);
+      r[26] = number(alltoall[i].second);
+      add(r);
+    }
+  }
+  return csv.Render();
+}
+
 std::string CompareJson(const study::CompareResult& result) {
   Json doc;
   doc["scenario"] = result.scenario.name;
+  if (result.server) doc["server"] = result.server->name;
   doc["network"] = Json::array();
   for (const study::NetworkCase& c : result.network) {
     Json entry;
@@ -515,6 +620,16 @@ std::string CompareJson(const study::CompareResult& result) {
     entry["radix"] = c.params.radix;
     entry["port_speed"] = units::FormatBitRate(c.params.port_speed_Bps);
     entry["designs"] = DesignsArray(c.designs);
+    if (result.server) {
+      for (size_t i = 0; i < c.designs.size(); ++i) {
+        const study::ClusterCost cc = study::WholeClusterCost(c.designs[i], *result.server);
+        Json& d = entry["designs"][i];
+        d["cluster_cost_usd"] = cc.cost_usd;
+        d["cluster_power_w"] = cc.power_w;
+        d["network_cost_share"] = cc.network_cost_share;
+        d["network_power_share"] = cc.network_power_share;
+      }
+    }
     doc["network"].push_back(entry);
   }
   if (!result.training.empty()) {

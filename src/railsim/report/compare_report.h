@@ -35,6 +35,13 @@ std::string CompareTable(const study::CompareResult& result);
 /// rail_optimized, rail_only, ideal (cells as the table prints them).
 std::string CompareCsv(const study::CompareResult& result);
 
+/// Every number of the comparison as plain numbers (`compare --format csv`),
+/// one row per design and radix ("network"), per job and network
+/// ("training", "moe" with its dispatch) and per all-to-all schedule
+/// ("alltoall"); units in the column names, cells blank where they do not
+/// apply.
+std::string CompareNumbersCsv(const study::CompareResult& result);
+
 /// {"scenario": name, "network": [{"gpus", "hb_domain_size", "radix",
 /// "designs": [...]}, ...], "training": [...], "moe": {...}, "verdict": [...]}
 std::string CompareJson(const study::CompareResult& result);

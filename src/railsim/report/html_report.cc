@@ -1,6 +1,7 @@
 #include "railsim/report/html_report.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -79,7 +80,8 @@ Json Options(const std::string& title, const std::string& x, const std::string& 
   o["maintainAspectRatio"] = false;
   o["animation"] = false;
   o["plugins"]["title"] = {{"display", true}, {"text", title}, {"font", {{"size", 15}}}};
-  o["plugins"]["legend"] = {{"display", true}, {"position", "bottom"}};
+  // Swatches drawn as the series' own markers, so a legend entry looks like what it names.
+  o["plugins"]["legend"] = {{"display", true}, {"position", "bottom"}, {"labels", {{"usePointStyle", true}}}};
   o["scales"]["x"]["title"] = {{"display", true}, {"text", x}};
   o["scales"]["y"]["title"] = {{"display", true}, {"text", y}};
   return o;
@@ -342,46 +344,88 @@ Figure Failures(const study::ReportStudy& r) {
 Figure Pareto(const study::ReportStudy& r) {
   Figure f;
   f.id = "pareto";
-  f.title = "Network cost against iteration time, every design and radix";
+  f.title = "Cluster interconnect cost against iteration time, every design, HB domain size and radix";
+  // The HB fabric estimate, said once for the caption (the same for every
+  // design and radix at one K).
+  std::string hb_note = "every HB domain here is one server's, priced with the server";
+  for (const study::ParetoPoint& p : r.pareto) {
+    if (p.hb_fabric.links_per_gpu == 0) continue;
+    hb_note = fmt::format(
+        "HB domains of {} GPUs are larger than a server, so their NVLink switch fabric is added: an estimate of "
+        "{} per GPU ({} links per GPU, each with 3 switch ports and 4 transceivers of the catalog's fastest "
+        "class, as a two-tier fabric like DGX GH200's; NVIDIA publishes no NVLink switch prices)",
+        p.hb_domain_size, Dollars(p.hb_fabric.cost_usd / double(r.compare.scenario.gpus)), p.hb_fabric.links_per_gpu);
+    break;
+  }
   f.caption = fmt::format(
-      "Each point is one design at one (HB domain size, switch radix) of the scenario: its network cost and the "
-      "best iteration time of {} at global batch {} timed on that built network. Colour: design; shape: HB "
-      "domain size (fat-tree and rail-optimized cost the same and often overlap). Lower left is better: the "
-      "front a buyer chooses from.",
-      r.compare.model_name, Grouped(r.batch));
-  CsvTable csv({"design", "hb_domain_size", "radix", "cost_usd", "power_w", "iteration_s"});
-  Json datasets = Json::array();
-  const net::Design order[] = {net::Design::kRailOptimized, net::Design::kRailOnly, net::Design::kFatTree};
-  const char* shapes[] = {"circle", "triangle", "rect"};
-  const int sizes[] = {9, 9, 5};
+      "Each point is one design at one (HB domain size K, switch radix) of the scenario: the cost of what joins "
+      "its GPUs (the network, plus the HB fabric where K needs one) and the best iteration time of {} at global "
+      "batch {} timed on that network. Colour: design; shape: radix; filled: K = {}, hollow: larger K. Fat-tree "
+      "costs what rail-optimized costs and trains as fast, so its crosses sit on rail-optimized's markers. {}. "
+      "Lower left is better: the front a buyer chooses from.",
+      r.compare.model_name, Grouped(r.batch), r.pareto.empty() ? 0 : r.pareto.front().hb_domain_size, hb_note);
+  // Points with the same cost and time hide one another: name them.
+  std::vector<std::string> coinciding;
+  std::vector<bool> told(r.pareto.size(), false);
+  for (size_t i = 0; i < r.pareto.size(); ++i) {
+    if (told[i] || r.pareto[i].iteration_s <= 0) continue;
+    std::vector<std::string> same;
+    for (size_t j = i; j < r.pareto.size(); ++j) {
+      const study::ParetoPoint& a = r.pareto[i];
+      const study::ParetoPoint& b = r.pareto[j];
+      if (std::abs(a.cost_usd + a.hb_fabric.cost_usd - b.cost_usd - b.hb_fabric.cost_usd) < 1 &&
+          std::abs(a.iteration_s - b.iteration_s) < 1e-9) {
+        told[j] = true;
+        same.push_back(fmt::format("{} radix {}", DesignLabel(b.design), b.radix));
+      }
+    }
+    if (same.size() > 1) {
+      coinciding.push_back(fmt::format("at K {}: {}", r.pareto[i].hb_domain_size, fmt::join(same, ", ")));
+    }
+  }
+  if (!coinciding.empty()) {
+    f.caption += fmt::format(" Drawn on one another (same cost and time): {}.", fmt::join(coinciding, "; "));
+  }
+  CsvTable csv({"design", "hb_domain_size", "radix", "network_cost_usd", "hb_fabric_cost_usd", "cost_usd",
+                "power_w", "iteration_s"});
   for (const study::ParetoPoint& p : r.pareto) {
     csv.AddRow({net::DesignName(p.design), std::to_string(p.hb_domain_size), std::to_string(p.radix),
-                CsvNumber(p.cost_usd), CsvNumber(p.power_w), TimeCell(p.iteration_s)});
+                CsvNumber(p.cost_usd), CsvNumber(p.hb_fabric.cost_usd), CsvNumber(p.cost_usd + p.hb_fabric.cost_usd),
+                CsvNumber(p.power_w + p.hb_fabric.power_w), TimeCell(p.iteration_s)});
   }
-  // One series per design and HB domain size: colour by design, shape by K.
   std::vector<int64_t> ks;
+  std::vector<int> radixes;
   for (const study::ParetoPoint& p : r.pareto) {
     if (std::find(ks.begin(), ks.end(), p.hb_domain_size) == ks.end()) ks.push_back(p.hb_domain_size);
+    if (std::find(radixes.begin(), radixes.end(), p.radix) == radixes.end()) radixes.push_back(p.radix);
   }
-  for (int i = 0; i < 3; ++i) {
-    for (size_t j = 0; j < ks.size(); ++j) {
-      Json data = Json::array();
-      for (const study::ParetoPoint& p : r.pareto) {
-        if (p.design == order[i] && p.hb_domain_size == ks[j] && p.iteration_s > 0) {
-          data.push_back({{"x", p.cost_usd / 1e6}, {"y", p.iteration_s}});
-        }
-      }
-      Json d = Dataset(fmt::format("{}, K {}", DesignLabel(order[i]), ks[j]), data, i);
-      d["pointStyle"] = shapes[j % 3];
-      d["pointRadius"] = sizes[i];
-      if (j % 2 == 1) d["backgroundColor"] = "rgba(255,255,255,0)";
-      datasets.push_back(d);
-    }
+  // One series per point, so that every legend swatch is its marker.
+  const char* shapes[] = {"circle", "triangle", "rect", "rectRot"};
+  const char* crosses[] = {"crossRot", "cross", "star", "line"};
+  Json datasets = Json::array();
+  for (const study::ParetoPoint& p : r.pareto) {
+    if (p.iteration_s <= 0) continue;
+    const int colour = p.design == net::Design::kRailOptimized ? 0 : p.design == net::Design::kRailOnly ? 1 : 2;
+    const size_t shape = size_t(std::find(radixes.begin(), radixes.end(), p.radix) - radixes.begin()) % 4;
+    const bool first_k = p.hb_domain_size == ks.front();
+    Json data = Json::array();
+    data.push_back({{"x", (p.cost_usd + p.hb_fabric.cost_usd) / 1e6}, {"y", p.iteration_s}});
+    Json d = Dataset(fmt::format("{}, K {}, radix {}", DesignLabel(p.design), p.hb_domain_size, p.radix), data,
+                     colour);
+    const bool fat_tree = p.design == net::Design::kFatTree;
+    d["pointStyle"] = fat_tree ? crosses[shape] : shapes[shape];
+    d["pointRadius"] = fat_tree ? 7 : 8;
+    d["borderWidth"] = 2;
+    if (!first_k && !fat_tree) d["backgroundColor"] = "rgba(255,255,255,0)";
+    datasets.push_back(d);
   }
   Json chart;
   chart["type"] = "scatter";
   chart["data"]["datasets"] = datasets;
-  chart["options"] = Options(f.title, "network cost (million USD)", "best iteration time (s)");
+  chart["options"] = Options(f.title, "network + HB fabric cost (million USD, log scale)", "best iteration time (s)");
+  // The HB fabric of large domains costs several times the network: a log
+  // axis keeps the networks' differences readable beside it.
+  chart["options"]["scales"]["x"]["type"] = "logarithmic";
   f.charts.push_back(chart);
   f.csv = csv.Render();
   return f;
@@ -498,8 +542,10 @@ std::string SideBySideSection(const study::CompareResult& compare, std::vector<R
   }
   html += "<p class=\"caption\">What <code>railsim compare</code> prints for this scenario: each design's network at "
           "each switch radix and the best strategy of each job on it. Data: <a href=\"side-by-side.csv\">"
-          "side-by-side.csv</a> (<code>railsim compare --format csv</code>).</p>\n";
+          "side-by-side.csv</a> (the table as shown) and <a href=\"compare.csv\">compare.csv</a> (every number, "
+          "as <code>railsim compare --format csv</code> gives it).</p>\n";
   files->push_back({"side-by-side.csv", CompareCsv(compare)});
+  files->push_back({"compare.csv", CompareNumbersCsv(compare)});
   return html;
 }
 

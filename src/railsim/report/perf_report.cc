@@ -40,6 +40,7 @@ Json StrategyObject(const spec::Strategy& s) {
   j["moe_overlap"] = s.moe_overlap;
   j["moe_imbalance"] = s.moe_imbalance;
   j["moe_max_domains"] = s.moe_max_domains;
+  j["moe_dispatch_precision"] = spec::MoeDispatchPrecisionName(s.moe_dispatch_precision);
   return j;
 }
 
@@ -78,6 +79,7 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   if (e.moe.timed) {
     j["moe_dispatch"] = {{"algorithm", comm::MoeAllToAllName(e.moe.algorithm)},
                          {"dispatch_s", e.moe.dispatch_s},
+                         {"combine_s", e.moe.combine_s},
                          {"hb_domains_spanned", e.moe.domains},
                          {"domain_reach_probability", e.moe.reach_probability},
                          {"moe_layers", e.moe.moe_layers}};
@@ -246,9 +248,12 @@ std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, c
       BinaryBytes(m.reserved_bytes));
   if (e.moe.timed) {
     out += fmt::format("MoE dispatch: {} over {} HB domain{} (a token reaches a given domain with p = {:.3f}), "
-                       "{} per dispatch, {} MoE layers{}\n",
+                       "{} per dispatch{}, {} MoE layers{}\n",
                        comm::MoeAllToAllName(e.moe.algorithm), e.moe.domains, e.moe.domains == 1 ? "" : "s",
-                       e.moe.reach_probability, Seconds(e.moe.dispatch_s), e.moe.moe_layers,
+                       e.moe.reach_probability, Seconds(e.moe.dispatch_s),
+                       e.moe.combine_s != e.moe.dispatch_s ? fmt::format(", {} per combine", Seconds(e.moe.combine_s))
+                                                           : "",
+                       e.moe.moe_layers,
                        e.breakdown.ep_comm_hidden_s > 0
                            ? fmt::format("; {} of expert-parallel comm hidden behind compute",
                                          Seconds(e.breakdown.ep_comm_hidden_s))

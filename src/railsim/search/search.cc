@@ -176,6 +176,7 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
         s.moe_overlap = o.moe.moe_overlap;
         s.moe_imbalance = o.moe.moe_imbalance;
         s.moe_max_domains = o.moe.moe_max_domains;
+        s.moe_dispatch_precision = o.moe.moe_dispatch_precision;
         on_group(s);
         for (size_t i = 0; i < usable_vps; ++i) {
           s.vp = int(vps[i]);

@@ -74,6 +74,9 @@ std::string CheckMoe(const ModelSpec& m, const Strategy& s) {
   if (s.moe_imbalance != 1) return fail("--moe-imbalance", "applies to MoE models only (num_experts is 0)");
   if (s.moe_max_domains != 0) return fail("--moe-max-domains", "applies to MoE models only (num_experts is 0)");
   if (s.moe_overlap) return fail("--moe-overlap", "applies to MoE models only (num_experts is 0)");
+  if (s.moe_dispatch_precision != MoeDispatchPrecision::kBf16) {
+    return fail("--moe-dispatch-precision", "applies to MoE models only (num_experts is 0)");
+  }
   if (s.moe_alltoall != MoeAllToAll::kAuto) {
     return fail("--moe-alltoall", "applies to MoE models only (num_experts is 0)");
   }
@@ -201,6 +204,14 @@ const char* MoeAllToAllName(MoeAllToAll a) {
     case MoeAllToAll::kAuto: return "auto";
     case MoeAllToAll::kForwarded: return "forwarded";
     case MoeAllToAll::kDirect: return "direct";
+  }
+  return "?";
+}
+
+const char* MoeDispatchPrecisionName(MoeDispatchPrecision p) {
+  switch (p) {
+    case MoeDispatchPrecision::kBf16: return "bf16";
+    case MoeDispatchPrecision::kFp8: return "fp8";
   }
   return "?";
 }

@@ -27,6 +27,11 @@ enum class Precision { kBf16, kFp8 };
 /// NVLink), direct (any NIC to any NIC).
 enum class MoeAllToAll { kAuto, kForwarded, kDirect };
 const char* MoeAllToAllName(MoeAllToAll a);
+/// Payload of the MoE dispatch (--moe-dispatch-precision): bf16, or fp8 with
+/// one fp32 scale per 128 values, as DeepEP's FP8 dispatch and DeepSeek-V3's
+/// training send it. The combine stays bf16 either way.
+enum class MoeDispatchPrecision { kBf16, kFp8 };
+const char* MoeDispatchPrecisionName(MoeDispatchPrecision p);
 /// Largest --moe-imbalance: a rank cannot hold more than all the tokens, and
 /// EP degrees stay below this. With ep ranks the model uses min(imbalance, ep).
 constexpr double kMaxMoeImbalance = 1024;
@@ -98,6 +103,7 @@ struct Strategy {
   bool moe_overlap = false;
   double moe_imbalance = 1;  ///< busiest expert rank's load over the mean (>= 1)
   int moe_max_domains = 0;   ///< node-limited routing: HB domains a token reaches (0 = any)
+  MoeDispatchPrecision moe_dispatch_precision = MoeDispatchPrecision::kBf16;
 
   /// Optimizer states sharded over data-parallel ranks (ZeRO-1 or more).
   bool distributed_optimizer() const { return dp_sharding != DpSharding::kNone; }

@@ -17,7 +17,7 @@
 namespace railsim::spec {
 namespace {
 
-enum class Type { kInt, kNumber, kBandwidth, kBytes, kString, kChoice, kBool, kIntOrAny };
+enum class Type { kInt, kNumber, kBandwidth, kBytes, kDuration, kString, kChoice, kBool, kIntOrAny };
 
 // One parameter a study takes: its flag with underscores, its type and range.
 struct ParamInfo {
@@ -116,6 +116,52 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
           {"schedule", Type::kChoice, 0, 0, {"sequential", "pipelined"}},
           {"chunks", Type::kInt, 2, 1024},
       };
+    case SweepStudy::kCollective:
+      return {
+          {"system", Type::kString, 0, 0, {}, true},
+          {"gpus", Type::kInt, 1, kMaxGpus, {}, true},
+          {"op", Type::kChoice, 0, 0,
+           {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "send-recv"}, true},
+          {"bytes", Type::kBytes, 0, 0, {}, true},
+          {"group", Type::kChoice, 0, 0, {"tp", "cp", "ep", "dp", "pp", "all"}, true},
+          {"hb_size", Type::kInt, 1, kMaxGpus},
+          {"network", Type::kChoice, 0, 0, {"rail-optimized", "rail-only", "ideal"}},
+          {"radix", Type::kInt, 2, 65536},
+          {"oversubscription", Type::kNumber, 1, 65535},
+          {"algorithm", Type::kChoice, 0, 0,
+           {"auto", "ring", "tree", "hierarchical", "in-switch", "direct", "forwarded"}},
+          {"protocol", Type::kChoice, 0, 0, {"auto", "ll", "ll128", "simple"}},
+          {"tp", Type::kInt, 1, kMaxDegree},
+          {"pp", Type::kInt, 1, kMaxDegree},
+          {"dp", Type::kInt, 1, kMaxGpus},
+          {"cp", Type::kInt, 1, kMaxDegree},
+          {"ep", Type::kInt, 1, kMaxDegree},
+          {"placement", Type::kString},
+          {"schedule", Type::kChoice, 0, 0, {"sequential", "pipelined"}},
+          {"chunks", Type::kInt, 2, 1024},
+          {"simulate", Type::kBool},
+          {"routing", Type::kChoice, 0, 0, {"ecmp", "d-mod-k"}},
+          {"seed", Type::kInt, 0, 9e15},
+          {"max_memory", Type::kBytes},
+          {"max_gpus", Type::kInt, 1, kMaxGpus},
+      };
+    case SweepStudy::kFailures:
+      return {
+          {"network", Type::kChoice, 0, 0, {"rail-only", "rail-optimized", "fat-tree"}, true},
+          {"gpus", Type::kInt, 1, kMaxGpus, {}, true},
+          {"system", Type::kString},
+          {"hb_size", Type::kInt, 1, kMaxGpus},
+          {"radix", Type::kInt, 2, 65536},
+          {"oversubscription", Type::kNumber, 1, 65535},
+          {"trials", Type::kInt, 1, 10'000'000},
+          {"days", Type::kNumber, 1.0 / 24, 3650},
+          {"seed", Type::kInt, 0, 9e15},
+          {"failure_catalog", Type::kString},
+          {"checkpoint_interval", Type::kDuration, 1, 30 * 86400.0},
+          {"restart_time", Type::kDuration, 0, 30 * 86400.0},
+          {"spare_policy", Type::kChoice, 0, 0, {"any", "same-rail", "domain", "ocs"}},
+          {"target_availability", Type::kNumber, 0.5, 0.999999},
+      };
     case SweepStudy::kSearch:
       return Concat(Concat(JobParams(),
                            {
@@ -133,6 +179,7 @@ const std::vector<std::pair<SweepStudy, const char*>>& StudyNames() {
   static const std::vector<std::pair<SweepStudy, const char*>> names = {
       {SweepStudy::kNetwork, "network"},   {SweepStudy::kEstimate, "estimate"},
       {SweepStudy::kSearch, "search"},     {SweepStudy::kAllToAll, "alltoall"},
+      {SweepStudy::kCollective, "collective"}, {SweepStudy::kFailures, "failures"},
   };
   return names;
 }
@@ -172,6 +219,16 @@ SweepValue ReadValue(const nlohmann::json& value, const std::string& parent, con
       v.number = r.Bytes(key);
       if (v.number > 1e12) throw Error(r.PointerTo(key), fmt::format("expected a size in (0, 1TB], got {}", v.number));
       return v;
+    case Type::kDuration: {
+      v.kind = SweepValue::Kind::kString;
+      v.text = r.String(key);
+      v.number = units::ParseDuration(v.text, r.PointerTo(key));
+      if (!(v.number >= p.min && v.number <= p.max)) {
+        throw Error(r.PointerTo(key), fmt::format("expected a duration in [{}, {}], got {}",
+                                                  units::FormatDuration(p.min), units::FormatDuration(p.max), v.text));
+      }
+      return v;
+    }
     case Type::kString:
       v.kind = SweepValue::Kind::kString;
       v.text = r.String(key);

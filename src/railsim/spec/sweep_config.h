@@ -1,5 +1,5 @@
 // SweepConfig: what `railsim sweep` runs. One study (network, estimate,
-// search or alltoall) at every point of a
+// search, alltoall, collective or failures) at every point of a
 // grid: fixed parameters plus axes (lists, ranges, or zipped tuples). The
 // parameters are the study's command-line flags spelled with underscores
 // ("global_batch_size" for --global-batch-size).
@@ -18,12 +18,13 @@
 
 namespace railsim::spec {
 
-enum class SweepStudy { kNetwork, kEstimate, kSearch, kAllToAll };
+enum class SweepStudy { kNetwork, kEstimate, kSearch, kAllToAll, kCollective, kFailures };
 
 const char* SweepStudyName(SweepStudy study);
 
 /// One validated parameter value. Integers keep their integer form; a
-/// bandwidth such as "800Gbps" stays a string here and is parsed where used.
+/// bandwidth such as "800Gbps" or a duration such as "20min" keeps its text
+/// and carries its value in `number` (bytes/s, seconds).
 struct SweepValue {
   enum class Kind { kInt, kNumber, kString, kBool };
   Kind kind = Kind::kInt;

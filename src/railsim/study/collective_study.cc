@@ -1,5 +1,7 @@
 #include "railsim/study/collective_study.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
@@ -21,6 +23,40 @@ net::Routing RoutingOf(const CollectiveRequest& r) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& GroupKindNames() {
+  static const std::vector<std::string> names = {"tp", "cp", "ep", "dp", "pp", "all"};
+  return names;
+}
+
+comm::GroupFamily PlacedGroupFamily(const spec::Strategy& s, const spec::Placement& p, GroupKind kind,
+                                    int64_t hb_domain_size) {
+  if (kind == GroupKind::kAll) return {s.gpus(), 1};
+  using spec::Dim;
+  const int64_t size = kind == GroupKind::kTp   ? s.tp
+                       : kind == GroupKind::kCp ? s.cp
+                       : kind == GroupKind::kEp ? s.ep
+                       : kind == GroupKind::kDp ? s.dp
+                                                : s.pp;
+  std::vector<int64_t> members;
+  for (int64_t j = 0; j < size; ++j) {
+    std::array<int64_t, spec::kDims> index = {};
+    switch (kind) {
+      case GroupKind::kTp: index[int(Dim::kTp)] = j; break;
+      case GroupKind::kCp: index[int(Dim::kCp)] = j; break;
+      case GroupKind::kEp: index[int(Dim::kEp)] = j; break;
+      case GroupKind::kPp: index[int(Dim::kPp)] = j; break;
+      case GroupKind::kDp:  // dp rank j = its ep index + ep x the rest
+        index[int(Dim::kEp)] = j % s.ep;
+        index[int(Dim::kDp)] = j / s.ep;
+        break;
+      case GroupKind::kAll: break;
+    }
+    members.push_back(spec::GpuOf(p, s, index));
+  }
+  const comm::GroupLayout g = comm::LayoutOfMembers(members.data(), size, hb_domain_size);
+  return {g.size, g.stride};
+}
 
 CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   CollectiveOutcome out;

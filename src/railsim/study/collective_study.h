@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "railsim/comm/algorithms.h"
 #include "railsim/comm/moe.h"
 #include "railsim/net/topology.h"
 #include "railsim/perf/context.h"
 #include "railsim/sim/simulator.h"
+#include "railsim/spec/placement.h"
 #include "railsim/spec/system.h"
 
 namespace railsim::study {
@@ -55,6 +58,19 @@ struct CollectiveOutcome {
   net::Topology topology;  ///< built only when simulated
   sim::SimResult sim;
 };
+
+/// The parallel groups a collective runs on.
+enum class GroupKind { kTp, kCp, kEp, kDp, kPp, kAll };
+/// "tp", "cp", "ep", "dp", "pp", "all".
+const std::vector<std::string>& GroupKindNames();
+
+/// The family of `kind`'s groups of strategy `s` (s.gpus() GPUs) placed by
+/// `p`, as estimate places them: the stride and size of the group holding
+/// rank 0 (comm::LayoutOfMembers: exact for rank orders; for a placement
+/// file, the strided layout with the same domains, members per domain and
+/// rail alignment). Requires a placement valid for `s`.
+comm::GroupFamily PlacedGroupFamily(const spec::Strategy& s, const spec::Placement& p, GroupKind kind,
+                                    int64_t hb_domain_size);
 
 /// Throws Error naming the flag when the request cannot run: the algorithm
 /// does not apply to the group (--algorithm), the group does not fit the

@@ -1,6 +1,7 @@
 #include "railsim/study/compare.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -85,36 +86,60 @@ std::vector<MoeSweepPoint> MoeSweep(const spec::Scenario& scenario, const spec::
   return out;
 }
 
-// Counts finished searches for the progress callback.
-class SearchCounter {
+// The searches of a comparison, run in one pass so that progress can count
+// strategies rather than searches: one MoE search enumerates hundreds of
+// times the strategies of a dense one, and counted as equals the line sat
+// at 45% for most of the run, then jumped to 100%.
+class SearchQueue {
  public:
-  SearchCounter(int64_t total, const std::function<void(double)>& progress) : total_(total), progress_(progress) {}
-  void Done() {
-    if (progress_) progress_(double(++done_) / double(total_));
+  using Store = std::function<void(const search::SearchResult&)>;
+  void Add(perf::PerfContext c, search::SearchOptions o, Store store) {
+    o.top_k = 1;
+    jobs_.push_back({std::move(c), std::move(o), std::move(store)});
+  }
+  void Run(int threads, int64_t idle_gpus, const std::function<void(double)>& progress) {
+    std::vector<double> weights;
+    double total = 0;
+    for (const Job& j : jobs_) {
+      // At least 1, so that a search with no layout still moves the line.
+      weights.push_back(double(std::max<int64_t>(1, progress ? search::CountStrategies(j.context, j.options) : 1)));
+      total += weights.back();
+    }
+    double done = 0;
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      search::SearchOptions o = jobs_[i].options;
+      o.threads = threads;
+      if (progress) {
+        o.progress = [&, i](int64_t units, int64_t of) {
+          if (of > 0) progress((done + weights[i] * double(units) / double(of)) / total);
+        };
+      }
+      jobs_[i].store(SearchAllowingIdle(jobs_[i].context, o, idle_gpus));
+      done += weights[i];
+      if (progress) progress(done / total);
+    }
+    jobs_.clear();
   }
 
  private:
-  int64_t total_, done_ = 0;
-  const std::function<void(double)>& progress_;
+  struct Job {
+    perf::PerfContext context;
+    search::SearchOptions options;
+    Store store;
+  };
+  std::vector<Job> jobs_;
 };
-
-search::SearchResult BestOne(const perf::PerfContext& c, search::SearchOptions o, int threads, int64_t idle_gpus,
-                             SearchCounter* counter) {
-  o.top_k = 1;
-  o.threads = threads;
-  search::SearchResult r = SearchAllowingIdle(c, o, idle_gpus);
-  counter->Done();
-  return r;
-}
 
 // The MoE side: per HB domain size, a search on each network with each
 // dispatch algorithm (one on the ideal network, where both are the same).
-void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const spec::SystemSpec& system,
-            int threads, const perf::NetworkOptions& timed, SearchCounter* counter, CompareResult* result) {
+void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const spec::SystemSpec& system,
+              const perf::NetworkOptions& timed, SearchQueue* queue, CompareResult* result) {
   result->moe_model_name = model.name;
   result->moe_experts = model.num_experts;
-  for (int k : scenario.hb_domain_sizes) {
-    MoeCase m;
+  result->moe.resize(scenario.hb_domain_sizes.size());
+  for (size_t ki = 0; ki < scenario.hb_domain_sizes.size(); ++ki) {
+    const int k = scenario.hb_domain_sizes[ki];
+    MoeCase& m = result->moe[ki];
     m.hb_domain_size = k;
     m.global_batch = scenario.moe_global_batch_size;
     auto options = [&](spec::MoeAllToAll algorithm) {
@@ -125,25 +150,26 @@ void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const 
       o.moe.moe_overlap = scenario.moe_overlap;
       return o;
     };
+    // `result->moe` is sized above and not resized again, so `m` stays put
+    // until the queue runs.
     for (comm::NetworkKind network : {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly}) {
       perf::PerfContext c = perf::MakePerfContext(model, system, scenario.gpus, network, k, timed);
-      for (int a = 0; a < 2; ++a) {
-        search::SearchResult r = BestOne(c, options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect), threads,
-                                         scenario.allow_idle_gpus, counter);
-        const bool optimized = network == comm::NetworkKind::kRailOptimized;
-        auto& best = optimized ? m.rail_optimized : m.rail_only;
-        auto& fits = optimized ? m.rail_optimized_fits : m.rail_only_fits;
-        fits[size_t(a)] = !r.results.empty();
-        if (fits[size_t(a)]) best[size_t(a)] = r.results[0];
+      const bool optimized = network == comm::NetworkKind::kRailOptimized;
+      for (size_t a = 0; a < 2; ++a) {
+        queue->Add(c, options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect),
+                   [&m, optimized, a](const search::SearchResult& r) {
+                     auto& best = optimized ? m.rail_optimized : m.rail_only;
+                     auto& fits = optimized ? m.rail_optimized_fits : m.rail_only_fits;
+                     fits[a] = !r.results.empty();
+                     if (fits[a]) best[a] = r.results[0];
+                   });
       }
     }
-    {
-      perf::PerfContext c = perf::MakePerfContext(model, system, scenario.gpus, comm::NetworkKind::kIdeal, k, timed);
-      search::SearchResult r =
-          BestOne(c, options(spec::MoeAllToAll::kForwarded), threads, scenario.allow_idle_gpus, counter);
-      m.ideal_fits = !r.results.empty();
-      if (m.ideal_fits) m.ideal = r.results[0];
-    }
+    queue->Add(perf::MakePerfContext(model, system, scenario.gpus, comm::NetworkKind::kIdeal, k, timed),
+               options(spec::MoeAllToAll::kForwarded), [&m](const search::SearchResult& r) {
+                 m.ideal_fits = !r.results.empty();
+                 if (m.ideal_fits) m.ideal = r.results[0];
+               });
     m.ep_sweep = MoeSweep(scenario, model, system, k, timed);
     // One expert per GPU over max(E, K) GPUs, when the cluster has them.
     if ((model.num_experts % k == 0 || k % model.num_experts == 0) &&
@@ -169,7 +195,6 @@ void RunMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const 
       m.alltoall_pipelined_s = time(comm::NetworkKind::kRailOnly, true);
       m.alltoall_ideal_s = time(comm::NetworkKind::kIdeal, false);
     }
-    result->moe.push_back(m);
   }
 }
 
@@ -188,46 +213,44 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
     result.network.push_back({p, CompareDesigns(p, port_class)});
   }
   if (system) result.system_name = system->name;
-  const int64_t k_sizes = int64_t(scenario.hb_domain_sizes.size());
-  const int64_t searches = (model && system ? k_sizes * int64_t(scenario.global_batch_sizes.size()) * 3 : 0) +
-                           (moe_model && system ? k_sizes * 5 : 0);
-  SearchCounter counter(searches, progress);
-  if (moe_model && system) RunMoe(scenario, *moe_model, *system, threads, timed, &counter, &result);
-  if (!model || !system) return result;
-  result.model_name = model->name;
-  result.system_name = system->name;
-  for (int k : scenario.hb_domain_sizes) {
-    for (int64_t batch : scenario.global_batch_sizes) {
-      TrainingCase t;
-      t.hb_domain_size = k;
-      t.global_batch = batch;
-      auto best = [&](comm::NetworkKind network, search::RankedStrategy* out) {
-        perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.gpus, network, k, timed);
-        if (network == comm::NetworkKind::kRailOptimized) t.rail_optimized_network = c.shape;
-        if (network == comm::NetworkKind::kRailOnly) t.rail_only_network = c.shape;
+  SearchQueue queue;
+  if (moe_model && system) QueueMoe(scenario, *moe_model, *system, timed, &queue, &result);
+  if (model && system) {
+    result.model_name = model->name;
+    // Sized once: the queued searches hold references into it.
+    result.training.resize(scenario.hb_domain_sizes.size() * scenario.global_batch_sizes.size());
+    size_t i = 0;
+    for (int k : scenario.hb_domain_sizes) {
+      for (int64_t batch : scenario.global_batch_sizes) {
+        TrainingCase& t = result.training[i++];
+        t.hb_domain_size = k;
+        t.global_batch = batch;
         search::SearchOptions o;
         o.global_batch = batch;
-        search::SearchResult r = BestOne(c, o, threads, scenario.allow_idle_gpus, &counter);
-        const size_t i = size_t(network == comm::NetworkKind::kRailOptimized ? 0
-                                : network == comm::NetworkKind::kRailOnly    ? 1
-                                                                             : 2);
-        t.fits[i] = !r.results.empty();
-        if (t.fits[i]) {
-          *out = r.results[0];
-        } else {
-          t.why[i] = WhyNothingFits(r);
-          if (t.why[i] == NoFit::kNoLayout && t.nearby.below == 0 && t.nearby.above == 0) {
-            t.nearby = NearestUsableGpus(c, o);
-          }
+        const comm::NetworkKind networks[] = {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly,
+                                              comm::NetworkKind::kIdeal};
+        search::RankedStrategy* outs[] = {&t.rail_optimized, &t.rail_only, &t.ideal};
+        for (size_t n = 0; n < 3; ++n) {
+          perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.gpus, networks[n], k, timed);
+          if (n == 0) t.rail_optimized_network = c.shape;
+          if (n == 1) t.rail_only_network = c.shape;
+          queue.Add(c, o, [&t, n, out = outs[n], c, o](const search::SearchResult& r) {
+            t.fits[n] = !r.results.empty();
+            if (t.fits[n]) {
+              *out = r.results[0];
+            } else {
+              t.why[n] = WhyNothingFits(r);
+              if (t.why[n] == NoFit::kNoLayout && t.nearby.below == 0 && t.nearby.above == 0) {
+                t.nearby = NearestUsableGpus(c, o);
+              }
+            }
+            t.feasible = t.fits[0] && t.fits[1] && t.fits[2];
+          });
         }
-      };
-      best(comm::NetworkKind::kRailOptimized, &t.rail_optimized);
-      best(comm::NetworkKind::kRailOnly, &t.rail_only);
-      best(comm::NetworkKind::kIdeal, &t.ideal);
-      t.feasible = t.fits[0] && t.fits[1] && t.fits[2];
-      result.training.push_back(t);
+      }
     }
   }
+  queue.Run(threads, scenario.allow_idle_gpus, progress);
   return result;
 }
 

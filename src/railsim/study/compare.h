@@ -7,6 +7,7 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "railsim/perf/context.h"
@@ -89,6 +90,9 @@ struct CompareResult {
   std::string moe_model_name;
   int64_t moe_experts = 0;
   std::vector<MoeCase> moe;            ///< empty when the scenario has no MoE model
+  /// The GPU server the whole cluster is priced with (WholeClusterCost),
+  /// when the caller knows one; RunCompare leaves it empty.
+  std::optional<spec::ServerClass> server;
 };
 
 /// Throws Error naming the scenario entry when a (K, radix) pair cannot be

@@ -567,4 +567,28 @@ MonteCarloResult RunMonteCarlo(const DesignSetup& d, const std::vector<Component
   return r;
 }
 
+
+namespace {
+constexpr double kMaxMonteCarloEvents = 2e9;
+constexpr double kMaxEventsPerTrial = 2e7;
+}  // namespace
+
+void CheckMonteCarloWork(const MonteCarloWork& w, const MonteCarloOptions& o, const std::string& trials_field,
+                         const std::string& catalog_field) {
+  if (w.events_per_trial > kMaxEventsPerTrial) {
+    throw Error(catalog_field,
+                fmt::format("one trial of {} days would draw about {:.3g} failures and repairs (parts x rate x "
+                            "(days + MTTR)), more than the {:.0e} one trial may hold; check the catalog's "
+                            "rate_per_year and mttr_hours, or lower the days",
+                            o.days, w.events_per_trial, kMaxEventsPerTrial));
+  }
+  if (w.events > kMaxMonteCarloEvents) {
+    throw Error(trials_field, fmt::format("{} trials would draw about {:.3g} failure events, more than the {:.0e} a "
+                                          "run may take (about {:.0f} minutes); lower the trials (at most about {}) "
+                                          "or the days",
+                                          o.trials, w.events, kMaxMonteCarloEvents, w.events / 20e6 / 60,
+                                          int64_t(kMaxMonteCarloEvents / std::max(1.0, w.events_per_trial))));
+  }
+}
+
 }  // namespace railsim::study

@@ -141,6 +141,14 @@ struct MonteCarloWork {
 MonteCarloWork EstimateMonteCarloWork(const std::vector<ComponentEffect>& components, SparePolicy policy,
                                       const MonteCarloOptions& o);
 
+/// Bounds on a Monte Carlo, checked before it starts: about 20 M events a
+/// second on one core (BENCHMARKS.md), so 2e9 events is minutes; and one
+/// trial's events are held at once (two 16-byte changes each). Throws Error
+/// naming `trials_field` (too many trials) or `catalog_field` (one trial
+/// too large: rates or repair times out of proportion).
+void CheckMonteCarloWork(const MonteCarloWork& w, const MonteCarloOptions& o, const std::string& trials_field,
+                         const std::string& catalog_field);
+
 struct MonteCarloResult {
   net::Design design = net::Design::kRailOptimized;
   SparePolicy policy = SparePolicy::kAny;

@@ -1,6 +1,8 @@
 #include "railsim/study/network_study.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
@@ -58,6 +60,25 @@ ClusterCost WholeClusterCost(const DesignResult& result, const spec::ServerClass
   c.network_cost_share = c.cost_usd > 0 ? result.bom.cost_usd / c.cost_usd : 0;
   c.network_power_share = c.power_w > 0 ? result.bom.power_w / c.power_w : 0;
   return c;
+}
+
+HbFabricCost EstimateHbFabricCost(int64_t gpus, int64_t hb_domain_size, int64_t server_gpus, double hb_bw_Bps,
+                                  const spec::PortClass& port_class) {
+  HbFabricCost c;
+  if (hb_domain_size <= server_gpus || port_class.port_speed_Bps <= 0 || hb_bw_Bps <= 0) return c;
+  c.links_per_gpu = int64_t(std::ceil(hb_bw_Bps / port_class.port_speed_Bps - 1e-9));
+  const double links = double(gpus) * double(c.links_per_gpu);
+  c.cost_usd = links * (3 * port_class.switch_port_cost_usd + 4 * port_class.transceiver_cost_usd);
+  c.power_w = links * (3 * port_class.switch_port_power_w + 4 * port_class.transceiver_power_w);
+  return c;
+}
+
+spec::PortClass FastestPortClass(const spec::Catalog& catalog) {
+  assert(!catalog.port_classes.empty() && "a catalog has a port class");
+  return *std::max_element(catalog.port_classes.begin(), catalog.port_classes.end(),
+                           [](const spec::PortClass& a, const spec::PortClass& b) {
+                             return a.port_speed_Bps < b.port_speed_Bps;
+                           });
 }
 
 }  // namespace railsim::study

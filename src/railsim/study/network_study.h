@@ -36,6 +36,28 @@ struct ClusterCost {
 /// The whole cluster of `result`'s GPUs on `server` machines. Never throws.
 ClusterCost WholeClusterCost(const DesignResult& result, const spec::ServerClass& server);
 
+/// The switch fabric that joins K GPUs into one HB domain when K is larger
+/// than a server's own (a DGX GH200's 256 GPUs joined by NVLink switches):
+/// a two-tier non-blocking fabric carrying each GPU's HB bandwidth, priced
+/// with `port_class` (the catalog's fastest, as NVLink switch ports run at
+/// the top line rate). Each GPU link takes one switch port at the GPU's
+/// tier, an up- and a down-port between tiers (3 ports) and a transceiver at
+/// each end of both hops (4). An estimate: NVIDIA publishes no NVLink
+/// switch prices, so the catalog's Ethernet/InfiniBand prices stand in.
+struct HbFabricCost {
+  int64_t links_per_gpu = 0;  ///< ceil(HB bandwidth / port speed); 0 when the server holds the domain
+  double cost_usd = 0;        ///< the whole cluster's HB fabrics
+  double power_w = 0;
+};
+
+/// 0 for everything when `hb_domain_size` <= `server_gpus` (the domain's
+/// switches are in the server, priced with it). Never throws.
+HbFabricCost EstimateHbFabricCost(int64_t gpus, int64_t hb_domain_size, int64_t server_gpus, double hb_bw_Bps,
+                                  const spec::PortClass& port_class);
+
+/// The catalog's fastest port class. Requires a catalog with one.
+spec::PortClass FastestPortClass(const spec::Catalog& catalog);
+
 /// Called with each topology once it is built (for exports), before it is freed.
 using TopologyVisitor = std::function<void(const net::Topology&)>;
 

@@ -48,12 +48,23 @@ std::vector<int64_t> HbSizes(const spec::Scenario& s) {
 ReportStudy RunReportStudy(const ReportInputs& in) {
   ReportStudy r;
   const spec::Scenario& sc = in.scenario;
+  // Seven steps counted as equal shares; compare, the longest, reports
+  // its own progress inside its share.
+  constexpr double kSteps = 7;
+  int steps_started = -1;
+  std::string current;
   auto step = [&](const std::string& label) {
-    if (in.progress) in.progress(label);
+    ++steps_started;
+    current = label;
+    if (in.progress) in.progress(current, steps_started / kSteps);
   };
+  std::function<void(double)> compare_progress;
+  if (in.progress) {
+    compare_progress = [&](double f) { in.progress(current, (steps_started + f) / kSteps); };
+  }
   step("compare");
   r.compare = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
-                         in.threads, {}, in.moe_model ? &*in.moe_model : nullptr);
+                         in.threads, {}, in.moe_model ? &*in.moe_model : nullptr, compare_progress);
   const bool training = in.model && in.system && !sc.global_batch_sizes.empty();
   if (training) {
     r.batch = sc.global_batch_sizes.front();
@@ -90,6 +101,9 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
         p.radix = nc.params.radix;
         p.cost_usd = d.bom.cost_usd;
         p.power_w = d.bom.power_w;
+        // A system's own HB domain is its server's (DGX H100: 8 GPUs).
+        p.hb_fabric = EstimateHbFabricCost(sc.gpus, p.hb_domain_size, in.system->hb_domain_size,
+                                           in.system->hb_bw_Bps, in.hb_port_class);
         perf::NetworkOptions o;
         o.radix = nc.params.radix;
         o.oversubscription = nc.params.oversubscription;

@@ -25,12 +25,14 @@ namespace railsim::study {
 struct ReportInputs {
   spec::Scenario scenario;
   spec::PortClass port_class;
+  spec::PortClass hb_port_class;  ///< prices HB domains larger than a server (EstimateHbFabricCost)
   std::optional<spec::ModelSpec> model, moe_model;
   std::optional<spec::SystemSpec> system;
   spec::FailureCatalog failure_catalog;
   int threads = 1;
-  /// Called with a short label of each step as it starts (may be empty).
-  std::function<void(const std::string&)> progress;
+  /// Called now and then with a short label of the step under way and the
+  /// share of the whole study done (0 to 1); may be empty.
+  std::function<void(const std::string& step, double done)> progress;
 };
 
 /// Best iteration time of the scenario's model at one HB domain size.
@@ -52,7 +54,10 @@ struct ParetoPoint {
   net::Design design = net::Design::kRailOptimized;
   int64_t hb_domain_size = 0;
   int radix = 0;
-  double cost_usd = 0, power_w = 0;
+  double cost_usd = 0, power_w = 0;  ///< the network's
+  /// The estimated switch fabric that makes HB domains of this size out of
+  /// servers (0 when a server holds one).
+  HbFabricCost hb_fabric;
   double iteration_s = 0;  ///< 0 when nothing fits
 };
 

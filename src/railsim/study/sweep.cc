@@ -43,10 +43,16 @@ void LoadAll(const spec::SweepConfig& config, const std::string& key, const std:
 SweepSpecs LoadSweepSpecs(const spec::SweepConfig& config) {
   SweepSpecs s;
   LoadAll(config, "model", "", &s.models, spec::LoadModel);
-  LoadAll(config, "system", "", &s.systems, spec::LoadSystem);
+  // failures times on the command's default system when the config names none.
+  LoadAll(config, "system", config.study == spec::SweepStudy::kFailures ? "dgx-h100" : "", &s.systems,
+          spec::LoadSystem);
   if (config.study == spec::SweepStudy::kNetwork) LoadAll(config, "catalog", "default", &s.catalogs, spec::LoadCatalog);
-  if (config.study == spec::SweepStudy::kEstimate || config.study == spec::SweepStudy::kSearch) {
+  if (config.study == spec::SweepStudy::kEstimate || config.study == spec::SweepStudy::kSearch ||
+      config.study == spec::SweepStudy::kCollective) {
     LoadAll(config, "placement", "tp-cp-ep-dp-pp", &s.placements, spec::LoadPlacement);
+  }
+  if (config.study == spec::SweepStudy::kFailures) {
+    LoadAll(config, "failure_catalog", "h100-fleet", &s.failure_catalogs, spec::LoadFailureCatalog);
   }
   return s;
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "railsim/spec/catalog.h"
+#include "railsim/spec/failure_catalog.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/placement.h"
 #include "railsim/spec/sweep_config.h"
@@ -34,6 +35,7 @@ struct SweepSpecs {
   std::map<std::string, spec::SystemSpec> systems;
   std::map<std::string, spec::Catalog> catalogs;
   std::map<std::string, spec::Placement> placements;
+  std::map<std::string, spec::FailureCatalog> failure_catalogs;
 };
 
 /// Loads every spec named at any point of `config`. Throws Error whose

@@ -1,5 +1,6 @@
 // One point of a sweep: the study's library calls on the point's
 // parameters, and its results as numbers. Part of study/sweep.h.
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -7,6 +8,7 @@
 
 #include "railsim/core/error.h"
 #include "railsim/comm/algorithms.h"
+#include "railsim/comm/nccl_model.h"
 #include "railsim/core/units.h"
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
@@ -15,6 +17,8 @@
 #include "railsim/spec/strategy.h"
 #include "railsim/sim/simulator.h"
 #include "railsim/study/collective_study.h"
+#include "railsim/study/design_setup.h"
+#include "railsim/study/failures.h"
 #include "railsim/study/network_study.h"
 #include "railsim/study/idle_search.h"
 #include "railsim/study/sweep.h"
@@ -223,6 +227,90 @@ std::vector<double> RunAllToAll(const Point& p, const SweepSpecs& specs) {
           o.simulated ? double(o.sim.flows_simulated) : not_simulated};
 }
 
+// One collective on a parallel group, as `railsim collective` runs it.
+std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) {
+  CollectiveRequest r;
+  r.system = specs.systems.at(TextOr(p, "system", ""));
+  r.gpus = IntOr(p, "gpus", 0);
+  r.hb_domain_size = IntOr(p, "hb_size", 0);
+  const std::string network = TextOr(p, "network", "rail-optimized");
+  r.network = network == "rail-only" ? comm::NetworkKind::kRailOnly
+              : network == "ideal"   ? comm::NetworkKind::kIdeal
+                                     : comm::NetworkKind::kRailOptimized;
+  r.network_options.radix = int(IntOr(p, "radix", 0));
+  r.network_options.oversubscription = NumberOr(p, "oversubscription", 1);
+  r.op = *comm::ParseOp(TextOr(p, "op", ""));
+  r.bytes = NumberOr(p, "bytes", 0);
+  r.algorithm = *comm::ParseAlgorithm(TextOr(p, "algorithm", "auto"));
+  r.plan_options.protocol = *comm::ParseProtocol(TextOr(p, "protocol", "auto"));
+  r.plan_options.pipelined = TextOr(p, "schedule", "sequential") == "pipelined";
+  r.plan_options.chunks = int(IntOr(p, "chunks", comm::kDefaultForwardChunks));
+  r.simulate = Flag(p, "simulate");
+  if (spec::FindParam(p, "routing")) r.routing = *net::ParseRouting(TextOr(p, "routing", ""));
+  r.seed = uint64_t(IntOr(p, "seed", 0));
+  r.max_memory_bytes = int64_t(NumberOr(p, "max_memory", 0));
+  r.max_gpus = IntOr(p, "max_gpus", net::kMaxBuildGpus);
+  // The groups as `railsim collective` places them.
+  spec::Strategy s;
+  s.tp = int(IntOr(p, "tp", 1));
+  s.pp = int(IntOr(p, "pp", 1));
+  s.cp = int(IntOr(p, "cp", 1));
+  s.ep = int(IntOr(p, "ep", 1));
+  const int64_t others = int64_t{s.tp} * s.pp * s.cp;
+  if (!spec::FindParam(p, "dp") && (others > r.gpus || r.gpus % others != 0)) {
+    throw Error("dp", fmt::format("tp x pp x cp = {} does not divide gpus {}", others, r.gpus));
+  }
+  s.dp = IntOr(p, "dp", r.gpus / others);
+  if (others * s.dp != r.gpus) {
+    throw Error("dp", fmt::format("tp x pp x dp x cp = {} must equal gpus {}", others * s.dp, r.gpus));
+  }
+  if (s.dp % s.ep != 0) throw Error("ep", fmt::format("expected a divisor of dp {}, got {}", s.dp, s.ep));
+  const spec::Placement& placement = specs.placements.at(TextOr(p, "placement", "tp-cp-ep-dp-pp"));
+  spec::ValidatePlacement(placement, s, "placement");
+  const std::vector<std::string>& kinds = GroupKindNames();
+  const auto kind = GroupKind(std::find(kinds.begin(), kinds.end(), TextOr(p, "group", "")) - kinds.begin());
+  r.group = PlacedGroupFamily(s, placement, kind, r.hb_domain_size ? r.hb_domain_size : r.system.hb_domain_size);
+  const CollectiveOutcome o = RunCollective(r);
+  const double not_simulated = std::numeric_limits<double>::quiet_NaN();
+  return {o.analytic_s, r.bytes / o.analytic_s, o.simulated ? o.sim.time_s : not_simulated,
+          o.simulated ? double(o.sim.flows_simulated) : not_simulated};
+}
+
+// A Monte Carlo of one design's failures over a training run, as `railsim
+// failures --trials` runs it (without a job: interruptions, spares, goodput).
+std::vector<double> RunFailuresPoint(const Point& p, const SweepSpecs& specs) {
+  const net::Design design = *net::ParseDesign(TextOr(p, "network", ""));
+  ClusterSetup setup;
+  setup.system = specs.systems.at(TextOr(p, "system", "dgx-h100"));
+  setup.gpus = IntOr(p, "gpus", 0);
+  setup.hb_domain_size = IntOr(p, "hb_size", 0);
+  setup.network.radix = int(IntOr(p, "radix", 0));
+  setup.network.oversubscription = NumberOr(p, "oversubscription", 1);
+  MonteCarloOptions o;
+  o.trials = IntOr(p, "trials", o.trials);
+  o.days = NumberOr(p, "days", o.days);
+  o.seed = uint64_t(IntOr(p, "seed", int64_t(o.seed)));
+  o.checkpoint_interval_s = NumberOr(p, "checkpoint_interval", o.checkpoint_interval_s);
+  o.restart_time_s = NumberOr(p, "restart_time", o.restart_time_s);
+  o.target_availability = NumberOr(p, "target_availability", o.target_availability);
+  o.catalog = specs.failure_catalogs.at(TextOr(p, "failure_catalog", "h100-fleet"));
+  SparePolicy policy = DefaultSparePolicy(design);
+  if (spec::FindParam(p, "spare_policy")) {
+    policy = *ParseSparePolicy(TextOr(p, "spare_policy", ""));
+    if (policy == SparePolicy::kAny && design == net::Design::kRailOnly) {
+      throw Error("spare_policy", "any needs a network that joins the rails; a Rail-only spare must sit on the "
+                                  "failed GPU's rail: use same-rail, domain or ocs");
+    }
+  }
+  const DesignSetup d = SetUpDesign(setup, design);
+  const std::vector<ComponentEffect> components = ComponentEffects(setup, d, o.catalog, o.days);
+  CheckMonteCarloWork(EstimateMonteCarloWork(components, policy, o), o, "trials", "failure_catalog");
+  const MonteCarloResult m = RunMonteCarlo(d, components, policy, o);
+  return {m.interruptions_mean, m.interruptions_ci95,    double(m.interruptions_p05), double(m.interruptions_p95),
+          m.gpu_hours_lost_mean, m.goodput,             m.network_share,             double(m.spares_needed),
+          double(m.spare_domains), double(m.ocs_ports), m.ocs_cost_usd};
+}
+
 const std::vector<std::string> kEstimateKeys = {
     "iteration_time_s", "mfu", "hfu", "tflops_per_gpu", "tokens_per_s", "microbatches",
     "memory_bytes", "memory_capacity_bytes", "fits_in_memory"};
@@ -245,6 +333,12 @@ std::vector<std::string> SweepResultKeys(spec::SweepStudy study) {
     }
     case spec::SweepStudy::kAllToAll:
       return {"analytic_s", "simulated_s", "flows_simulated"};
+    case spec::SweepStudy::kCollective:
+      return {"analytic_s", "algbw_Bps", "simulated_s", "flows_simulated"};
+    case spec::SweepStudy::kFailures:
+      return {"interruptions_mean", "interruptions_ci95", "interruptions_p05", "interruptions_p95",
+              "gpu_hours_lost_mean", "goodput", "network_share", "spares_needed", "spare_domains", "ocs_ports",
+              "ocs_cost_usd"};
   }
   return {};
 }
@@ -268,6 +362,12 @@ SweepRow RunSweepPoint(const spec::SweepConfig& config, const SweepSpecs& specs,
         break;
       case spec::SweepStudy::kAllToAll:
         row.results = RunAllToAll(row.point, specs);
+        break;
+      case spec::SweepStudy::kCollective:
+        row.results = RunCollectivePoint(row.point, specs);
+        break;
+      case spec::SweepStudy::kFailures:
+        row.results = RunFailuresPoint(row.point, specs);
         break;
     }
   } catch (const Error& e) {

@@ -10,6 +10,8 @@
 #include "railsim/perf/estimate.h"
 #include "railsim/spec/presets.h"
 #include "railsim/study/collective_study.h"
+#include "railsim/study/design_setup.h"
+#include "railsim/study/failures.h"
 #include "railsim/study/network_study.h"
 
 namespace railsim::study {
@@ -103,6 +105,65 @@ TEST(SweepTest, AllToAllRowsAreTheCollectiveStudy) {
   // Rail-only forwards cross-rail bytes through the HB domain: slower than
   // rail-optimized's direct all-to-all on the same NICs.
   EXPECT_GT(rows[2].results[0], rows[0].results[0]);
+}
+
+// A collective row is `railsim collective` at that point: the dp group of
+// tp 8 on 128 H100s spans 16 HB domains under Megatron's order, and lies in
+// two domains with dp fastest (dp-tp-pp), which is faster.
+TEST(SweepTest, CollectiveRowsPlaceTheGroupAsCollectiveDoes) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "collective",
+    "fixed": {"system": "dgx-h100", "gpus": 128, "op": "all-reduce", "bytes": "64MiB", "group": "dp", "tp": 8},
+    "axes": {"placement": ["tp-cp-ep-dp-pp", "dp-tp-pp"]}})");
+  std::vector<SweepRow> rows = RunAll(c, 2);
+  ASSERT_EQ(2u, rows.size());
+  ASSERT_EQ("", rows[0].error);
+  ASSERT_EQ("", rows[1].error);
+  CollectiveRequest r;
+  r.system = spec::LoadSystem("dgx-h100", "");
+  r.gpus = 128;
+  r.op = comm::Op::kAllReduce;
+  r.bytes = 64.0 * 1024 * 1024;
+  r.group = {16, 8};  // 16 members, 8 apart: one per HB domain
+  const double strided = RunCollective(r).analytic_s;
+  r.group = {16, 1};  // 16 consecutive GPUs: two HB domains
+  const double packed = RunCollective(r).analytic_s;
+  EXPECT_EQ(strided, rows[0].results[0]);
+  EXPECT_EQ(packed, rows[1].results[0]);
+  EXPECT_DOUBLE_EQ(r.bytes / strided, rows[0].results[1]);  // algbw
+  EXPECT_TRUE(std::isnan(rows[0].results[2]));             // not simulated
+}
+
+// A failures row is one design's Monte Carlo, the same numbers with the same
+// seed as the study gives; Rail-only's default policy keeps spares on rails.
+TEST(SweepTest, FailuresRowsAreTheMonteCarlo) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "failures",
+    "fixed": {"gpus": 256, "radix": 16, "trials": 200, "checkpoint_interval": "30min"},
+    "axes": {"network": ["rail-optimized", "rail-only"]}})");
+  std::vector<SweepRow> rows = RunAll(c, 2);
+  ASSERT_EQ(2u, rows.size());
+  ClusterSetup setup;
+  setup.system = spec::LoadSystem("dgx-h100", "");
+  setup.gpus = 256;
+  setup.network.radix = 16;
+  MonteCarloOptions o;
+  o.trials = 200;
+  o.checkpoint_interval_s = 1800;
+  o.catalog = spec::LoadFailureCatalog("h100-fleet", "");
+  for (size_t i = 0; i < 2; ++i) {
+    const net::Design design = i == 0 ? net::Design::kRailOptimized : net::Design::kRailOnly;
+    DesignSetup d = SetUpDesign(setup, design);
+    MonteCarloResult m = RunMonteCarlo(d, ComponentEffects(setup, d, o.catalog, o.days), DefaultSparePolicy(design), o);
+    ASSERT_EQ("", rows[i].error);
+    EXPECT_EQ(m.interruptions_mean, rows[i].results[0]);
+    EXPECT_EQ(m.goodput, rows[i].results[5]);
+    EXPECT_EQ(double(m.spares_needed), rows[i].results[7]);
+  }
+  // "any" spare policy on Rail-only is a row's error, not an abort.
+  spec::SweepConfig bad = spec::ParseSweepConfigJson(R"({"study": "failures",
+    "fixed": {"gpus": 256, "radix": 16, "trials": 10, "network": "rail-only", "spare_policy": "any"}})");
+  std::vector<SweepRow> bad_rows = RunAll(bad, 1);
+  ASSERT_EQ(1u, bad_rows.size());
+  EXPECT_EQ(0u, bad_rows[0].error.find("spare_policy: ")) << bad_rows[0].error;
 }
 
 // The default catalog prices 800 Gb/s ports (a point no catalog of the

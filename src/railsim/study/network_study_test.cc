@@ -1,0 +1,71 @@
+// Network studies' arithmetic beyond the builder: the whole cluster's cost
+// around a network and the HB fabric an HB domain larger than a server needs,
+// each checked by hand.
+#include "railsim/study/network_study.h"
+
+#include <gtest/gtest.h>
+
+namespace railsim::study {
+namespace {
+
+spec::PortClass Port(double gbps, double port_usd, double transceiver_usd, double port_w, double transceiver_w) {
+  spec::PortClass p;
+  p.port_speed_Bps = gbps * 1e9 / 8;
+  p.switch_port_cost_usd = port_usd;
+  p.transceiver_cost_usd = transceiver_usd;
+  p.switch_port_power_w = port_w;
+  p.transceiver_power_w = transceiver_w;
+  return p;
+}
+
+TEST(HbFabricTest, ServerSizedDomainsCostNothingMore) {
+  // DGX H100: the 8-GPU domain's NVSwitches are on the baseboard.
+  HbFabricCost c = EstimateHbFabricCost(32768, 8, 8, 450e9, Port(800, 1000, 500, 20, 15));
+  EXPECT_EQ(0, c.links_per_gpu);
+  EXPECT_EQ(0, c.cost_usd);
+  EXPECT_EQ(0, c.power_w);
+}
+
+TEST(HbFabricTest, GpuLinksTimesThreePortsAndFourTransceivers) {
+  // H100's NVLink: 450 GB/s per direction over 800 Gb/s (100 GB/s) ports is
+  // 4.5, so 5 links per GPU. Each link: 3 switch ports ($1,000, 20 W) and
+  // 4 transceivers ($500, 15 W) = $5,000 and 120 W. 256 GPUs x 5 links:
+  // 1,280 links, $6.4 M and 153.6 kW.
+  HbFabricCost c = EstimateHbFabricCost(256, 256, 8, 450e9, Port(800, 1000, 500, 20, 15));
+  EXPECT_EQ(5, c.links_per_gpu);
+  EXPECT_DOUBLE_EQ(6.4e6, c.cost_usd);
+  EXPECT_DOUBLE_EQ(153600, c.power_w);
+  // A whole number of links stays whole: 400 GB/s is exactly 4.
+  EXPECT_EQ(4, EstimateHbFabricCost(256, 256, 8, 400e9, Port(800, 1000, 500, 20, 15)).links_per_gpu);
+}
+
+TEST(HbFabricTest, FastestPortClassIsTheTopLineRate) {
+  spec::Catalog catalog;
+  catalog.port_classes = {Port(400, 1, 1, 1, 1), Port(1600, 2, 2, 2, 2), Port(800, 3, 3, 3, 3)};
+  EXPECT_DOUBLE_EQ(200e9, FastestPortClass(catalog).port_speed_Bps);
+}
+
+TEST(ClusterCostTest, ServersPlusNetwork) {
+  // 100 GPUs on 8-GPU servers: 13 servers at $400,000 + $10,000 of HB
+  // switches and 10 kW + 0.2 kW, with a $1 M, 50 kW network: $6.33 M and
+  // 182.6 kW, the network 15.8% of the cost.
+  DesignResult r;
+  r.params.gpus = 100;
+  r.bom.cost_usd = 1e6;
+  r.bom.power_w = 50e3;
+  spec::ServerClass server;
+  server.name = "s";
+  server.gpus = 8;
+  server.cost_usd = 400e3;
+  server.hb_switch_cost_usd = 10e3;
+  server.power_w = 10e3;
+  server.hb_switch_power_w = 200;
+  ClusterCost c = WholeClusterCost(r, server);
+  EXPECT_EQ(13, c.servers);
+  EXPECT_DOUBLE_EQ(6.33e6, c.cost_usd);
+  EXPECT_DOUBLE_EQ(182.6e3, c.power_w);
+  EXPECT_NEAR(1e6 / 6.33e6, c.network_cost_share, 1e-12);
+}
+
+}  // namespace
+}  // namespace railsim::study
