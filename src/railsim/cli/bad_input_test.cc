@@ -421,6 +421,14 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "fp8_gemm_efficiency", "1.5")), "/gpu/fp8_gemm_efficiency"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "peak_flops_fp8", "\"-1TFLOPS\"")), "/gpu/peak_flops_fp8"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "tp_comm_overlap_cost", "2")), "/gpu/tp_comm_overlap_cost"});
+  // GEMM and attention shape terms, fixed costs (issue 21).
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "gemm_tile_fixed_k", "-1")), "/gpu/gemm_tile_fixed_k"});
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "flash_attention_fixed_keys", "1e9")), "/gpu/flash_attention_fixed_keys"});
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "flash_attention_fixed_dim", "-3")), "/gpu/flash_attention_fixed_dim"});
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "flash_attention_backward_ratio", "0")), "/gpu/flash_attention_backward_ratio"});
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "iteration_overhead", "\"-1ms\"")), "/gpu/iteration_overhead"});
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "pipeline_chunk_overhead", "\"1 parsec\"")), "/gpu/pipeline_chunk_overhead"});
+  cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "dp_comm_overlap_cost", "1.5")), "/gpu/dp_comm_overlap_cost"});
   // Optimizer precision and data-parallel sharding (Megatron-Core's names and values).
   for (const Args& base : {kEstimate, kTraffic}) {
     for (std::string v : {"fp16", "", "FP32"}) cases.push_back({With(base, "--main-grads-dtype", v), "--main-grads-dtype"});

@@ -1,7 +1,6 @@
 #include "railsim/core/reference_data_test_util.h"
 
 #include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -20,11 +19,22 @@ std::vector<std::vector<std::string>> ReadReferenceCsv(const std::string& name) 
       header = false;
       continue;
     }
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.push_back("");
+    // RFC 4180 quoting within a line: "a, b" is one cell, "" a quote.
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char ch = line[i];
+      if (ch == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += ch;
+      }
+    }
     rows.push_back(cells);
   }
   return rows;

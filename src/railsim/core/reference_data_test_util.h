@@ -1,5 +1,6 @@
 // Test helper: reads a reference table from tests/data/ (CSV with '#'
-// comment lines and one header line) as rows of cells.
+// comment lines and one header line, cells optionally in double quotes) as
+// rows of cells.
 #pragma once
 
 #include <string>

@@ -102,8 +102,8 @@ TEST(CalibrationTest, MegatronSc21TableOne) {
   }
   double mean = sum_abs / rows.size();
   std::printf("  mean absolute error %.1f%%, worst %.1f%%\n", 100 * mean, 100 * worst);
-  EXPECT_LE(mean, 0.05);
-  EXPECT_LE(worst, 0.10);
+  EXPECT_LE(mean, 0.022);
+  EXPECT_LE(worst, 0.049);
 }
 
 }  // namespace

@@ -42,9 +42,16 @@ GpuModel GpuModel::From(const spec::GpuSpec& gpu) {
   g.flash_flops = gpu.peak_flops * gpu.flash_attention_efficiency;
   g.hbm_Bps = gpu.hbm_bw_Bps * gpu.memory_efficiency;
   g.kernel_s = gpu.kernel_overhead_s;
+  g.tile_fixed_k = gpu.gemm_tile_fixed_k;
+  g.flash_fixed_keys = gpu.flash_attention_fixed_keys;
+  g.flash_fixed_dim = gpu.flash_attention_fixed_dim;
+  g.flash_bwd_ratio = gpu.flash_attention_backward_ratio;
   g.sms = gpu.num_sms;
   g.fp8_gemm_flops = gpu.peak_flops_fp8 * gpu.fp8_gemm_efficiency;
   g.tp_comm_overlap_cost = gpu.tp_comm_overlap_cost;
+  g.dp_comm_overlap_cost = gpu.dp_comm_overlap_cost;
+  g.iteration_overhead_s = gpu.iteration_overhead_s;
+  g.chunk_overhead_s = gpu.pipeline_chunk_overhead_s;
   return g;
 }
 
@@ -59,7 +66,7 @@ double GemmTime(const GpuModel& g, double m, double n, double k, double batch) {
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
   double flops = 2 * m * n * k * batch;
   double bytes = (g.gemm_element_bytes * (m * k + k * n) + 2 * m * n) * batch;
-  double compute = flops / (g.gemm_flops * WaveEfficiency(g.sms, m, n, batch));
+  double compute = flops / (g.gemm_flops * WaveEfficiency(g.sms, m, n, batch)) * (k + g.tile_fixed_k) / k;
   return std::max(compute, bytes / g.hbm_Bps) + g.kernel_s;
 }
 
@@ -68,9 +75,23 @@ double StreamTime(const GpuModel& g, double bytes) {
   return bytes / g.hbm_Bps + g.kernel_s;
 }
 
-double FlashAttentionTime(const GpuModel& g, double flops) {
+// A causal mask's diagonal key blocks are computed in full and masked: a
+// query row visits half the keys plus half a block on average.
+constexpr double kAttentionKeyBlock = 128;
+constexpr double kReferenceHeadDim = 128;
+
+double FlashAttentionShapeFactor(const GpuModel& g, const AttentionShape& a) {
+  const double d = a.head_dim, d0 = g.flash_fixed_dim;
+  const double useful = a.causal ? a.keys / 2 : a.keys;
+  const double visited = a.causal ? a.keys / 2 + kAttentionKeyBlock / 2 : a.keys;
+  double factor = (d / (d + d0)) / (kReferenceHeadDim / (kReferenceHeadDim + d0));
+  factor *= visited / (visited + g.flash_fixed_keys) * (useful / visited);
+  return a.backward ? factor * g.flash_bwd_ratio : factor;
+}
+
+double FlashAttentionTime(const GpuModel& g, double flops, const AttentionShape& shape) {
   if (flops <= 0) return 0;
-  return flops / g.flash_flops + g.kernel_s;
+  return flops / (g.flash_flops * FlashAttentionShapeFactor(g, shape)) + g.kernel_s;
 }
 
 }  // namespace railsim::perf

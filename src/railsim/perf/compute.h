@@ -6,10 +6,15 @@
 // efficiency times its wave efficiency: output tiles are scheduled on the SMs
 // in waves, and a last partial wave leaves SMs idle. Libraries choose among
 // tile shapes; we take the best of three (256x128, 128x128, 128x64), smaller
-// tiles paying a lower per-SM rate. One parameter set per GPU (spec/system.h):
-// peak FLOP rate, HBM bandwidth, SM count, gemm_efficiency,
-// memory_efficiency, flash_attention_efficiency, kernel_overhead. See
-// docs/MODEL.md for the sources and the calibration.
+// tiles paying a lower per-SM rate. Each tile also pays a fixed cost
+// (prologue, pipeline fill, epilogue) worth gemm_tile_fixed_k steps of its
+// loop over the inner dimension k, so a GEMM runs at k / (k + k0) of the rate
+// its tiles would reach on a long k: the weight-gradient GEMM, whose inner
+// dimension is the tokens of one micro-batch, pays it most. Fused attention
+// has the same two terms per query block (a fixed cost worth some keys, and
+// per key one worth some head-dimension columns) and computes the diagonal
+// blocks of a causal mask in full. One parameter set per GPU
+// (spec/system.h). See docs/MODEL.md for the sources and the calibration.
 //
 // All functions are pure, allocation-free and thread-safe.
 #pragma once
@@ -25,7 +30,11 @@ struct GpuModel {
   double gemm_element_bytes = 2;  ///< operand size of GEMMs (16-bit)
   double fp8_gemm_flops = 0;   ///< FP8 peak x fp8_gemm_efficiency (0: no FP8)
   double tp_comm_overlap_cost = 0;  ///< see spec::GpuSpec
+  double dp_comm_overlap_cost = 0;  ///< see spec::GpuSpec
+  double iteration_overhead_s = 0, chunk_overhead_s = 0;  ///< see spec::GpuSpec
   double flash_flops = 0;      ///< peak x flash_attention_efficiency
+  double tile_fixed_k = 0;     ///< gemm_tile_fixed_k
+  double flash_fixed_keys = 0, flash_fixed_dim = 0, flash_bwd_ratio = 1;
   double hbm_Bps = 0;          ///< achieved streaming bandwidth
   double kernel_s = 0;
   double sms = 1;
@@ -43,7 +52,20 @@ double GemmTime(const GpuModel& g, double m, double n, double k, double batch = 
 /// softmax, optimizer).
 double StreamTime(const GpuModel& g, double bytes);
 
-/// Time of a fused attention kernel executing `flops` (FlashAttention).
-double FlashAttentionTime(const GpuModel& g, double flops);
+/// The shape of one fused attention call.
+struct AttentionShape {
+  double head_dim = 128;  ///< of the query-key product
+  double keys = 0;        ///< sequence length the queries attend over (before the mask)
+  bool causal = true;
+  bool backward = false;
+};
+
+/// Time of a fused attention kernel executing `flops` useful FLOPs
+/// (FlashAttention's count: the masked half of a causal mask not counted).
+double FlashAttentionTime(const GpuModel& g, double flops, const AttentionShape& shape);
+
+/// Fused attention's rate relative to g.flash_flops (1 on long non-causal
+/// forward passes at head dim 128).
+double FlashAttentionShapeFactor(const GpuModel& g, const AttentionShape& shape);
 
 }  // namespace railsim::perf

@@ -111,22 +111,28 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
   if (params.expert > 0 && expert_dp > 1) synchronize(params.expert, groups[GroupKind::kExpertDp], false);
   const double m = double(s.num_microbatches());
   const bool overlap = s.overlap_dp_comm;
-  double exposed = 0;
+  double exposed = 0, total = 0;
   switch (s.dp_sharding) {
     case spec::DpSharding::kNone:
     case spec::DpSharding::kOptimizer:
-      exposed = overlap ? Exposed(reduce, slowest.bwd, s) + Exposed(gather, slowest.fwd, s) : reduce + gather;
+      total = reduce + gather;
+      exposed = overlap ? Exposed(reduce, slowest.bwd, s) + Exposed(gather, slowest.fwd, s) : total;
       break;
     case spec::DpSharding::kGradients:
+      total = m * reduce + gather;
       exposed = overlap ? m * PerMicrobatchExposed(reduce, slowest.bwd, layers) + Exposed(gather, slowest.fwd, s)
-                        : m * reduce + gather;
+                        : total;
       break;
     case spec::DpSharding::kFull:
+      total = m * (2 * gather + reduce);
       exposed = overlap ? m * (PerMicrobatchExposed(gather, slowest.fwd, layers) +
                                PerMicrobatchExposed(gather + reduce, slowest.bwd, layers))
-                        : m * (2 * gather + reduce);
+                        : total;
       break;
   }
+  // What hides still slows the compute it hides behind (NCCL kernels take
+  // SMs and HBM bandwidth from the GEMMs).
+  exposed += c.gpu.dp_comm_overlap_cost * (total - exposed);
   if (s.pp > 1 && !c.model.untie_embeddings_and_output_weights) {
     exposed += comm::AllReduceTime(EmbeddingSyncBytes(c, s), groups[GroupKind::kEmbedding], f);
   }
@@ -229,6 +235,12 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   // all-reduces the squared gradient norm over every GPU (a latency-bound
   // collective of one fp32 number).
   t.optimizer_s = AdamStepBytesPerParam(s) * OptimizerShardParams(params, s) / c.gpu.hbm_Bps + c.grad_norm_allreduce_s;
+  // Fixed costs: once per iteration, and once per chunk (a micro-batch
+  // through one virtual stage, forward and backward) on the pipeline's
+  // critical path: the steady state's m x vp chunks of the slowest stage plus
+  // the fill and drain through the other pp - 1 stages.
+  const double chunks = m * s.vp + (s.pp > 1 ? double(s.pp - 1) : 0.0);
+  t.overhead_s = c.gpu.iteration_overhead_s + c.gpu.chunk_overhead_s * chunks;
 
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();

@@ -31,6 +31,7 @@ struct TimeBreakdown {
   double dp_comm_s = 0;
   double bubble_s = 0;
   double optimizer_s = 0;
+  double overhead_s = 0;  ///< fixed per-iteration and per-pipeline-chunk costs
   /// Expert-parallel dispatch and combine hidden behind compute (with
   /// --moe-overlap); not part of the iteration time.
   double ep_comm_hidden_s = 0;
@@ -41,7 +42,7 @@ struct TimeBreakdown {
     const char* label;
     double seconds;
   };
-  std::array<Component, 9> components() const {
+  std::array<Component, 10> components() const {
     return {{{"compute_s", "compute", compute_s},
              {"recompute_s", "recompute", recompute_s},
              {"tp_comm_s", "tensor-parallel comm", tp_comm_s},
@@ -50,7 +51,8 @@ struct TimeBreakdown {
              {"pp_comm_s", "pipeline comm", pp_comm_s},
              {"dp_comm_s", "data-parallel comm", dp_comm_s},
              {"bubble_s", "pipeline bubble", bubble_s},
-             {"optimizer_s", "optimizer", optimizer_s}}};
+             {"optimizer_s", "optimizer", optimizer_s},
+             {"overhead_s", "fixed overheads", overhead_s}}};
   }
   double total() const {
     double sum = 0;

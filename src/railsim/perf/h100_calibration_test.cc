@@ -14,6 +14,7 @@
 
 #include "railsim/core/reference_data_test_util.h"
 #include "railsim/perf/estimate.h"
+#include "railsim/perf/public_step_times_test_util.h"
 #include "railsim/spec/presets.h"
 
 namespace railsim::perf {
@@ -164,8 +165,11 @@ TEST(H100CalibrationTest, Bf16StepTimes) {
   std::vector<Row> rows = ReadBf16();
   ASSERT_EQ(rows.size(), 20u);
   Outcome o = Check(rows);
-  EXPECT_LE(o.mean_abs, 0.04);
-  EXPECT_LE(o.worst, 0.08);
+  // The target is 1.5% / 4%; the worst row (Nemotron-4 15B on 16
+  // GPUs, +5.6%) is the smallest of a model whose step time grows 4.6% with
+  // scale, which the model does not capture.
+  EXPECT_LE(o.mean_abs, 0.015);
+  EXPECT_LE(o.worst, 0.06);
 }
 
 TEST(H100CalibrationTest, Fp8StepTimes) {
@@ -244,6 +248,84 @@ TEST(H100CalibrationTest, Fit) {
     spec::SystemSpec s = best;
     s.gpu.fp8_gemm_efficiency = e8;
     Outcome o = Errors(fp8, s);
+    if (o.mean_abs < best8.mean_abs) {
+      best8 = o;
+      best_e8 = e8;
+    }
+  }
+  std::printf("  FP8: fp8_gemm_efficiency %.2f: mean %.2f%% worst %.2f%%\n", best_e8, 100 * best8.mean_abs,
+              100 * best8.worst);
+}
+
+
+// How the step-time parameters of presets/systems/dgx-h100.json were fitted
+// with the shape terms on: coordinate descent over gemm_efficiency,
+// flash_attention_efficiency, tp_comm_overlap_cost, iteration_overhead,
+// pipeline_chunk_overhead and dp_comm_overlap_cost, least mean absolute error
+// over the 20 BF16 calibration rows and the step-times-public rows that
+// testutil::IsFitRow names (each row weighted alike). Runs only with
+// RAILSIM_FIT=1; prints, asserts nothing.
+TEST(H100CalibrationTest, FitFixedCosts) {
+  if (!std::getenv("RAILSIM_FIT")) GTEST_SKIP() << "set RAILSIM_FIT=1 to refit";
+  spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
+  std::vector<Row> bf16 = ReadBf16();
+  std::vector<testutil::Expressed> extra;
+  std::vector<double> measured;
+  for (const testutil::PublicRow& r : testutil::ReadPublicRows()) {
+    if (!testutil::IsFitRow(r.id)) continue;
+    testutil::Expressed x = testutil::Express(r);
+    ASSERT_TRUE(x.why_not.empty()) << r.id << ": " << x.why_not;
+    extra.push_back(x);
+    measured.push_back(r.step_time_s);
+  }
+  auto objective = [&](const spec::SystemSpec& s) {
+    Outcome o = Errors(bf16, s);
+    double sum = o.mean_abs * double(bf16.size()), worst = o.worst;
+    for (size_t i = 0; i < extra.size(); ++i) {
+      const testutil::Expressed& x = extra[i];
+      PerfContext c = MakePerfContext(x.model, s, x.gpus, comm::NetworkKind::kRailOptimized);
+      double e = std::fabs(EstimateIteration(c, x.strategy).iteration_time_s / measured[i] - 1);
+      sum += e;
+      worst = std::max(worst, e);
+    }
+    return Outcome{sum / double(bf16.size() + extra.size()), worst};
+  };
+  struct Knob {
+    const char* name;
+    double spec::GpuSpec::*field;
+    double lo, hi, step;
+  };
+  const Knob knobs[] = {{"gemm_efficiency", &spec::GpuSpec::gemm_efficiency, 0.50, 0.80, 0.01},
+                        {"flash_attention_efficiency", &spec::GpuSpec::flash_attention_efficiency, 0.40, 0.90, 0.01},
+                        {"tp_comm_overlap_cost", &spec::GpuSpec::tp_comm_overlap_cost, 0, 1, 0.05},
+                        {"iteration_overhead_s", &spec::GpuSpec::iteration_overhead_s, 0, 0.3, 0.005},
+                        {"pipeline_chunk_overhead_s", &spec::GpuSpec::pipeline_chunk_overhead_s, 0, 0.004, 0.0001},
+                        {"dp_comm_overlap_cost", &spec::GpuSpec::dp_comm_overlap_cost, 0, 0.5, 0.02}};
+  spec::SystemSpec best = h100;
+  Outcome best_o = objective(best);
+  for (int round = 0; round < 6; ++round) {
+    for (const Knob& k : knobs) {
+      for (double v = k.lo; v <= k.hi + 1e-9; v += k.step) {
+        spec::SystemSpec s = best;
+        s.gpu.*k.field = v;
+        Outcome o = objective(s);
+        if (o.mean_abs < best_o.mean_abs - 1e-9) {
+          best = s;
+          best_o = o;
+        }
+      }
+    }
+  }
+  for (const Knob& k : knobs) std::printf("  %s %.4g\n", k.name, best.gpu.*k.field);
+  std::printf("  %zu rows: mean %.2f%% worst %.2f%%; BF16 calibration rows alone: mean %.2f%% worst %.2f%%\n",
+              bf16.size() + extra.size(), 100 * best_o.mean_abs, 100 * best_o.worst, 100 * Errors(bf16, best).mean_abs,
+              100 * Errors(bf16, best).worst);
+  Outcome best8{1, 1};
+  double best_e8 = 0;
+  for (double e8 = 0.30; e8 <= 0.95; e8 += 0.01) {
+    spec::SystemSpec s = best;
+    s.gpu.fp8_gemm_efficiency = e8;
+    Outcome o = Errors(ReadFp8(), s);
     if (o.mean_abs < best8.mean_abs) {
       best8 = o;
       best_e8 = e8;

@@ -158,8 +158,12 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
     // Causal FlashAttention skips the masked half; backward does 2.5x the
     // forward FLOPs (it recomputes the scores).
     double flops = 0.5 * 2 * b * heads * sl * seq * (d_qk + d_v);
-    core_fwd = FlashAttentionTime(g, flops);
-    core_bwd = FlashAttentionTime(g, 2.5 * flops);
+    // With context parallelism each ring step is one kernel over a chunk of
+    // sl keys.
+    AttentionShape shape{d_qk, sl, true, false};
+    core_fwd = FlashAttentionTime(g, flops, shape);
+    shape.backward = true;
+    core_bwd = FlashAttentionTime(g, 2.5 * flops, shape);
   }
 
   const Mlp layer_mlp = mlp_of(m.is_moe());

@@ -2,6 +2,10 @@
 // any thread count, and its best equal to a brute-force minimum.
 #include "railsim/search/search.h"
 
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "railsim/spec/presets.h"
@@ -117,6 +121,72 @@ TEST(SearchTest, MixtureOfExpertsSearchesExpertParallelism) {
   bool any_ep = false;
   for (const RankedStrategy& rs : r.results) any_ep |= rs.strategy.ep > 1;
   EXPECT_TRUE(any_ep);
+}
+
+// Interleaving is not free: each (micro-batch x virtual stage) chunk pays the
+// GPU's pipeline_chunk_overhead, so the vp the search picks for a layout
+// moves with it. Hand calculation: with vp virtual stages the bubble is
+// B1 / vp (B1 the bubble without interleaving) and the chunks cost
+// c (m vp + pp - 1), so the time, up to terms that do not depend on vp, is
+// B1 / vp + c m vp, least at vp* = sqrt(B1 / (c m)) among the vp the layout
+// allows. Point-to-point time also changes a little with vp; the cases are
+// chosen far enough from the crossings that it does not decide.
+TEST(SearchTest, OptimumVirtualStagesMoveWithChunkCost) {
+  spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
+  int previous_vp = 0, first_vp = 0;
+  for (double chunk : {0.0, 0.003, 0.1}) {
+    h100.gpu.pipeline_chunk_overhead_s = chunk;
+    perf::PerfContext c = perf::MakePerfContext(spec::LoadModel("gpt3-175b", "--model"), h100, 512,
+                                                comm::NetworkKind::kRailOptimized);
+    SearchOptions o;
+    o.global_batch = 512;
+    o.top_k = 100000;
+    SearchResult r = Search(c, o);
+    ASSERT_FALSE(r.results.empty());
+    // The best layout with a pipeline, and every vp the search timed for it.
+    const RankedStrategy* best = nullptr;
+    for (const RankedStrategy& rs : r.results) {
+      if (rs.strategy.pp > 1) {
+        best = &rs;
+        break;
+      }
+    }
+    ASSERT_NE(best, nullptr);
+    spec::Strategy layout = best->strategy;
+    double b1 = -1, m = double(layout.num_microbatches());
+    std::vector<int> vps;
+    for (const RankedStrategy& rs : r.results) {
+      spec::Strategy s = rs.strategy;
+      s.vp = layout.vp;
+      if (s.tp != layout.tp || s.pp != layout.pp || s.dp != layout.dp || s.cp != layout.cp ||
+          s.micro_batch != layout.micro_batch || s.recompute != layout.recompute ||
+          s.dp_sharding != layout.dp_sharding || s.sequence_parallel != layout.sequence_parallel) {
+        continue;
+      }
+      vps.push_back(rs.strategy.vp);
+      if (rs.strategy.vp == 1) b1 = rs.estimate.breakdown.bubble_s;
+    }
+    ASSERT_GT(b1, 0) << "the layout without interleaving was timed";
+    int hand = 1;
+    double hand_cost = 1e300;
+    for (int vp : vps) {
+      double cost = b1 / vp + chunk * m * vp;
+      if (cost < hand_cost) {
+        hand_cost = cost;
+        hand = vp;
+      }
+    }
+    std::printf("  chunk cost %.4f s: tp %d pp %d m %.0f, bubble without interleaving %.3f s; search's vp %d, "
+                "hand %d (vp* = sqrt(B1 / (c m)) = %.1f)\n",
+                chunk, layout.tp, layout.pp, m, b1, layout.vp, hand, chunk > 0 ? std::sqrt(b1 / (chunk * m)) : 0.0);
+    EXPECT_EQ(layout.vp, hand) << "chunk cost " << chunk;
+    if (previous_vp > 0) {
+      EXPECT_LE(layout.vp, previous_vp);
+    }
+    previous_vp = layout.vp;
+    if (first_vp == 0) first_vp = layout.vp;
+  }
+  EXPECT_LT(previous_vp, first_vp) << "the optimum vp moved down as the chunk cost grew";
 }
 
 }  // namespace

@@ -25,11 +25,18 @@ GpuSpec ReadGpu(JsonReader r) {
   g.memory_efficiency = r.Number("memory_efficiency", 0.01, 1.0);
   g.flash_attention_efficiency = r.Number("flash_attention_efficiency", 0.01, 1.0);
   g.kernel_overhead_s = r.Duration("kernel_overhead");
+  g.gemm_tile_fixed_k = r.NumberOr("gemm_tile_fixed_k", 0, 0, 65536);
+  g.flash_attention_fixed_keys = r.NumberOr("flash_attention_fixed_keys", 0, 0, 65536);
+  g.flash_attention_fixed_dim = r.NumberOr("flash_attention_fixed_dim", 0, 0, 4096);
+  g.flash_attention_backward_ratio = r.NumberOr("flash_attention_backward_ratio", 1, 0.1, 2);
   if (r.Has("peak_flops_fp8")) {
     g.peak_flops_fp8 = r.FlopRate("peak_flops_fp8");
     g.fp8_gemm_efficiency = r.Number("fp8_gemm_efficiency", 0.01, 1.0);
   }
   g.tp_comm_overlap_cost = r.NumberOr("tp_comm_overlap_cost", 0.5, 0, 1);
+  g.iteration_overhead_s = r.DurationOr("iteration_overhead", 0);
+  g.pipeline_chunk_overhead_s = r.DurationOr("pipeline_chunk_overhead", 0);
+  g.dp_comm_overlap_cost = r.NumberOr("dp_comm_overlap_cost", 0, 0, 1);
   g.memory_reserved_bytes = r.BytesOr("memory_reserved", 0);
   g.sources = r.StringMapOr("sources");
   r.Finish();
@@ -87,11 +94,18 @@ std::string SystemToJson(const SystemSpec& s) {
   gpu["memory_efficiency"] = s.gpu.memory_efficiency;
   gpu["flash_attention_efficiency"] = s.gpu.flash_attention_efficiency;
   gpu["kernel_overhead"] = units::FormatDuration(s.gpu.kernel_overhead_s);
+  gpu["gemm_tile_fixed_k"] = s.gpu.gemm_tile_fixed_k;
+  gpu["flash_attention_fixed_keys"] = s.gpu.flash_attention_fixed_keys;
+  gpu["flash_attention_fixed_dim"] = s.gpu.flash_attention_fixed_dim;
+  gpu["flash_attention_backward_ratio"] = s.gpu.flash_attention_backward_ratio;
   if (s.gpu.peak_flops_fp8 > 0) {
     gpu["peak_flops_fp8"] = units::FormatFlopRate(s.gpu.peak_flops_fp8);
     gpu["fp8_gemm_efficiency"] = s.gpu.fp8_gemm_efficiency;
   }
   gpu["tp_comm_overlap_cost"] = s.gpu.tp_comm_overlap_cost;
+  gpu["iteration_overhead"] = units::FormatDuration(s.gpu.iteration_overhead_s);
+  gpu["pipeline_chunk_overhead"] = units::FormatDuration(s.gpu.pipeline_chunk_overhead_s);
+  gpu["dp_comm_overlap_cost"] = s.gpu.dp_comm_overlap_cost;
   gpu["memory_reserved"] = units::FormatBytes(s.gpu.memory_reserved_bytes);
   gpu["sources"] = SourcesJson(s.gpu.sources);
   nlohmann::ordered_json j;

@@ -26,12 +26,35 @@ struct GpuSpec {
   double memory_efficiency = 0; ///< achieved fraction of HBM bandwidth on streaming kernels
   double flash_attention_efficiency = 0;  ///< fused attention, fraction of peak
   double kernel_overhead_s = 0; ///< fixed cost per kernel (launch, ramp, tail)
+  /// A GEMM tile's fixed cost (prologue, pipeline fill, epilogue) in steps of
+  /// the inner dimension: a tile over inner dimension k takes as long as
+  /// k + gemm_tile_fixed_k steps of its main loop. 0 = shape-blind.
+  double gemm_tile_fixed_k = 0;
+  /// Fused attention's shape terms, the same idea per query block: a fixed
+  /// cost worth flash_attention_fixed_keys keys of its loop over keys, and
+  /// per key a fixed cost worth flash_attention_fixed_dim head-dimension
+  /// columns; backward runs at flash_attention_backward_ratio of the forward
+  /// rate. flash_attention_efficiency is the forward rate at head dim 128 on
+  /// long non-causal sequences.
+  double flash_attention_fixed_keys = 0;
+  double flash_attention_fixed_dim = 0;
+  double flash_attention_backward_ratio = 1;
   double peak_flops_fp8 = 0;    ///< dense FP8 tensor-core FLOP/s; 0 = no FP8
   double fp8_gemm_efficiency = 0;  ///< achieved fraction of the FP8 peak on large GEMMs
   /// With TP-communication overlap: the fraction of the overlapped
   /// communication time that still lengthens the GEMMs it hides behind
   /// (they share SMs and HBM with the communication kernels).
   double tp_comm_overlap_cost = 0;
+  /// Fixed costs of a training step on this GPU (with the stacks it was fitted
+  /// on): once per iteration (optimizer launches, gradient norm and clipping,
+  /// zeroing gradient buffers, loading the batch, loss all-reduce, logging
+  /// syncs), and once per pipeline chunk, i.e. per micro-batch and virtual
+  /// stage (scheduling and point-to-point handshakes, forward and backward).
+  double iteration_overhead_s = 0;
+  double pipeline_chunk_overhead_s = 0;
+  /// Like tp_comm_overlap_cost for overlapped data-parallel communication:
+  /// the fraction of its hidden time that still lengthens the compute.
+  double dp_comm_overlap_cost = 0;
   double memory_reserved_bytes = 0;  ///< CUDA context, NCCL and allocator slack
   std::map<std::string, std::string> sources;  ///< field -> where its number comes from
 };
