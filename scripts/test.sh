@@ -4,7 +4,7 @@
 #     then the Python module's tests (pytest, against the binary's JSON);
 #  2. AddressSanitizer + UndefinedBehaviorSanitizer build, every test again;
 #  3. libFuzzer targets (clang), each for a bounded time from fuzz/corpus.
-# Set RAILSIM_FUZZ_SECONDS to change the per-target fuzzing time (default 10).
+# Set RAILSIM_FUZZ_SECONDS to change the per-target fuzzing time (default 6).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # chromium: the report's page is tested in it, headless.
@@ -31,5 +31,5 @@ cmake --build build/asan -j"$jobs"
    ctest --output-on-failure -j"$jobs")
 
 stage "fuzzing"
-bash scripts/fuzz.sh "${RAILSIM_FUZZ_SECONDS:-10}"
+bash scripts/fuzz.sh "${RAILSIM_FUZZ_SECONDS:-6}"
 echo "railsim: all tests passed in ${SECONDS}s" >&2
