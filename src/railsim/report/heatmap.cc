@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
+#include "railsim/report/cairo_text.h"
 #include "railsim/core/file.h"
 #include "railsim/report/table.h"
 
@@ -47,17 +48,6 @@ Rgb RailColour(int64_t rail) {
 
 void SetColour(cairo_t* cr, const Rgb& c) { cairo_set_source_rgb(cr, c.r, c.g, c.b); }
 
-void Text(cairo_t* cr, double x, double y, const std::string& text, double size, bool bold = false,
-          double align = 0) {
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
-                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, text.c_str(), &e);
-  cairo_move_to(cr, x - align * e.x_advance, y);
-  cairo_show_text(cr, text.c_str());
-}
-
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -77,11 +67,6 @@ int64_t HeatmapGpusPerCell(int64_t gpus, int64_t k) {
 }
 
 namespace {
-
-cairo_status_t AppendToString(void* closure, const unsigned char* data, unsigned int length) {
-  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-  return CAIRO_STATUS_SUCCESS;
-}
 
 // Draws the heatmap into *out, as SVG when `svg`, else as PNG bytes.
 void Render(bool svg, const study::TrafficResult& r, const HeatmapLabels& labels, std::string* out) {
@@ -171,14 +156,14 @@ void Render(bool svg, const study::TrafficResult& r, const HeatmapLabels& labels
     cairo_move_to(cr, x0, y0 + at);
     cairo_line_to(cr, x0 - 5 - (rail_strips ? kRailStripPx + 2 : 0), y0 + at);
     cairo_stroke(cr);
-    Text(cr, x0 + at, y0 + matrix_px + 18, std::to_string(gpu), 11, false, 0.5);
-    Text(cr, x0 - 8 - (rail_strips ? kRailStripPx + 2 : 0), y0 + at + 4, std::to_string(gpu), 11, false, 1);
+    CairoText(cr, x0 + at, y0 + matrix_px + 18, std::to_string(gpu), 11, false, 0.5);
+    CairoText(cr, x0 - 8 - (rail_strips ? kRailStripPx + 2 : 0), y0 + at + 4, std::to_string(gpu), 11, false, 1);
   }
-  Text(cr, x0 + matrix_px / 2.0, y0 + matrix_px + 36, "destination GPU", 13, false, 0.5);
+  CairoText(cr, x0 + matrix_px / 2.0, y0 + matrix_px + 36, "destination GPU", 13, false, 0.5);
   cairo_save(cr);
   cairo_translate(cr, 22, y0 + matrix_px / 2.0);
   cairo_rotate(cr, -M_PI / 2);
-  Text(cr, 0, 0, "source GPU", 13, false, 0.5);
+  CairoText(cr, 0, 0, "source GPU", 13, false, 0.5);
   cairo_restore(cr);
 
   // Colour bar.
@@ -198,24 +183,24 @@ void Render(bool svg, const study::TrafficResult& r, const HeatmapLabels& labels
     cairo_move_to(cr, bx + bw, y);
     cairo_line_to(cr, bx + bw + 4, y);
     cairo_stroke(cr);
-    Text(cr, bx + bw + 7, y + 4, DecimalBytes(std::pow(10.0, log_lo + d)), 11);
+    CairoText(cr, bx + bw + 7, y + 4, DecimalBytes(std::pow(10.0, log_lo + d)), 11);
   }
-  Text(cr, bx, by - 12, "bytes per cell", 12);
+  CairoText(cr, bx, by - 12, "bytes per cell", 12);
 
   // Title, subtitle, caption.
-  Text(cr, x0, 28, labels.title, 16, true);
-  Text(cr, x0, 50, labels.subtitle, 13);
+  CairoText(cr, x0, 28, labels.title, 16, true);
+  CairoText(cr, x0, 50, labels.subtitle, 13);
   std::string cells_text = per_cell == 1 ? "each cell is one GPU pair"
                                          : fmt::format("each cell sums {} x {} GPU pairs", per_cell, per_cell);
   std::string frame =
       domain_lines ? fmt::format("grey lines: HB domains of {} GPUs", k)
                    : fmt::format("HB domains of {} GPUs are under {} pixels, not drawn", k, 4);
   if (rail_strips) frame += "; axis strips: rail (local rank)";
-  Text(cr, x0, 70, labels.setting, 13);
-  Text(cr, x0, y0 + matrix_px + 58,
+  CairoText(cr, x0, 70, labels.setting, 13);
+  CairoText(cr, x0, y0 + matrix_px + 58,
        fmt::format("Bytes sent per training iteration, log scale; white: no traffic; {}.", cells_text), 11);
-  Text(cr, x0, y0 + matrix_px + 74, frame + ".", 11);
-  Text(cr, x0, y0 + matrix_px + 90,
+  CairoText(cr, x0, y0 + matrix_px + 74, frame + ".", 11);
+  CairoText(cr, x0, y0 + matrix_px + 90,
        fmt::format("{} of {} ordered GPU pairs communicate ({:.3f}%).", Grouped(r.pairs_communicating),
                    Grouped(r.gpu_pairs()),
                    r.gpu_pairs() ? 100.0 * double(r.pairs_communicating) / double(r.gpu_pairs()) : 0.0),

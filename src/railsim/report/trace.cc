@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
+#include "railsim/report/cairo_text.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/perf_report.h"
 #include "railsim/report/traffic_report.h"
@@ -64,22 +65,6 @@ Rgb ColourOf(const std::string& key) {
   if (key == "bubble_s") return {0.82, 0.82, 0.82};
   if (key == "overhead_s") return {0.65, 0.55, 0.40};
   return {0.45, 0.45, 0.45};  // optimizer
-}
-
-cairo_status_t AppendToString(void* closure, const unsigned char* data, unsigned int length) {
-  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-  return CAIRO_STATUS_SUCCESS;
-}
-
-void Text(cairo_t* cr, double x, double y, const std::string& text, double size, bool bold = false,
-          double align = 0) {
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
-                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, text.c_str(), &e);
-  cairo_move_to(cr, x - align * e.x_advance, y);
-  cairo_show_text(cr, text.c_str());
 }
 
 // A round step for about 8 ticks over `span` seconds.
@@ -158,7 +143,7 @@ std::string TracePng(const IterationTrace& t) {
     cairo_fill(cr);
   }
   cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-  for (int i = 0; i < rows; ++i) Text(cr, kLeft - 10, kTop + i * kRow + kBar / 2 + 5, t.tracks[i], 13, false, 1);
+  for (int i = 0; i < rows; ++i) CairoText(cr, kLeft - 10, kTop + i * kRow + kBar / 2 + 5, t.tracks[i], 13, false, 1);
   // Time axis.
   const double axis_y = kTop + rows * kRow + 4;
   cairo_set_line_width(cr, 1);
@@ -168,12 +153,12 @@ std::string TracePng(const IterationTrace& t) {
   for (double x = 0; x <= t.iteration_time_s * (1 + 1e-9); x += step) {
     cairo_move_to(cr, kLeft + x * scale, axis_y);
     cairo_line_to(cr, kLeft + x * scale, axis_y + 5);
-    Text(cr, kLeft + x * scale, axis_y + 19, fmt::format("{:g}", x), 11, false, 0.5);
+    CairoText(cr, kLeft + x * scale, axis_y + 19, fmt::format("{:g}", x), 11, false, 0.5);
   }
   cairo_stroke(cr);
-  Text(cr, kLeft + plot_w / 2, axis_y + 38, "time in the iteration (s)", 12, false, 0.5);
-  Text(cr, kLeft, 28, t.title, 16, true);
-  Text(cr, kLeft, 50, fmt::format("{}; iteration {:.4g} s", t.strategy, t.iteration_time_s), 13);
+  CairoText(cr, kLeft + plot_w / 2, axis_y + 38, "time in the iteration (s)", 12, false, 0.5);
+  CairoText(cr, kLeft, 28, t.title, 16, true);
+  CairoText(cr, kLeft, 50, fmt::format("{}; iteration {:.4g} s", t.strategy, t.iteration_time_s), 13);
   // Legend: the components present.
   double lx = kLeft;
   std::vector<std::string> seen;
@@ -185,11 +170,11 @@ std::string TracePng(const IterationTrace& t) {
     cairo_rectangle(cr, lx, axis_y + 56, 14, 14);
     cairo_fill(cr);
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-    Text(cr, lx + 19, axis_y + 68, s.label, 12);
+    CairoText(cr, lx + 19, axis_y + 68, s.label, 12);
     lx += 40 + 7.0 * double(std::string(s.label).size());
   }
   cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-  Text(cr, kLeft, axis_y + 92,
+  CairoText(cr, kLeft, axis_y + 92,
        t.microbatches == t.slices
            ? fmt::format("Each block is one micro-batch ({} in all).", t.microbatches)
            : fmt::format("Each block is {:.3g} micro-batches ({} in all, drawn as {}).",
