@@ -216,6 +216,10 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   for (std::string v : {"dgx-h10", "", "DGX-H100"}) cases.push_back({With(kCost, "--server", v), "--server"});
   cases.push_back({With(kCost, "--catalog", Mutated("default", "gpus", "0")), "/servers/0/gpus"});
   cases.push_back({With(kCost, "--catalog", Mutated("default", "power_w", "-1")), "/servers/0/power_w"});
+  cases.push_back({With(kCost, "--catalog", Mutated("default", "pue", "0.5")), "/operating/pue"});
+  cases.push_back({With(kCost, "--catalog", Mutated("default", "lifetime_years", "0")), "/operating/lifetime_years"});
+  cases.push_back({With(kCost, "--catalog", Mutated("default", "electricity_usd_per_kwh", "\"8c\"")),
+                   "/operating/electricity_usd_per_kwh"});
   for (std::string d : {"railonly", "", "spine-free", "RAIL-ONLY"}) cases.push_back({With(kNetwork, "--design", d), "--design"});
   cases.push_back({Without(kNetwork, "--design"), "--design"});
 
@@ -507,6 +511,14 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({With(With(kCollective, "--system", "dgx-a100"), "--protocol", "ll"), "--protocol"});  // no NCCL model
   cases.push_back({With(With(kCollective, "--op", "all-to-all"), "--protocol", "simple"), "--protocol"});
   cases.push_back({With(kCollective, "--algorithm", "forwarded"), "--algorithm"});  // not all-to-all
+  cases.push_back({With(kCollective, "--algorithm", "pat"), "--algorithm"});        // not all-reduce
+  // tp 1: the dp group has 8 members in each domain, PAT needs one.
+  cases.push_back({With(With(With(kCollective, "--op", "all-gather"), "--tp", "1"), "--algorithm", "pat"), "--algorithm"});
+  cases.push_back({With(With(kCollective, "--group", "tp"), "--algorithm", "nvls-tree"), "--algorithm"});  // one domain
+  cases.push_back({With(kCollective, "--system", Mutated("dgx-h100", "bandwidth_factor", "2")),
+                   "/nccl/pat/bandwidth_factor"});
+  cases.push_back({With(kCollective, "--system", Mutated("dgx-h100", "net_step_divisor", "0")),
+                   "/nccl/pat/net_step_divisor"});
   cases.push_back({With(With(kCollective, "--group", "tp"), "--algorithm", "hierarchical"), "--algorithm"});
   for (std::string flag : {"--tp", "--pp", "--cp", "--ep", "--dp"}) {
     for (std::string v : {"0", "-1", "x"}) cases.push_back({With(kCollective, flag, v), flag});

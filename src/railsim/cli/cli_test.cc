@@ -214,7 +214,7 @@ TEST(CliTest, CompareCsvIsEveryNumberAsANumber) {
   const std::string header =
       "section,hb_domain_size,radix,global_batch_size,network,dispatch,tiers,switches,transceivers,cost_usd,"
       "power_w,cost_saving,power_saving,cluster_cost_usd,network_cost_share,iteration_time_s,mfu,tp,pp,dp,cp,ep,"
-      "vp,micro_batch_size,gpus_used,no_fit,alltoall_s\n";
+      "vp,micro_batch_size,gpus_used,no_fit,alltoall_s,usd_per_pflops_day\n";
   ASSERT_EQ(0u, r.out.find(header)) << r.out;
   const std::vector<size_t> text_columns = {0, 4, 5, 25};
   std::vector<std::vector<std::string>> rows;
@@ -225,7 +225,7 @@ TEST(CliTest, CompareCsvIsEveryNumberAsANumber) {
     for (size_t at = 0, comma = line.find(','); comma != std::string::npos; at = comma + 1, comma = line.find(',', at)) {
       cells.push_back(line.substr(at, comma - at));
     }
-    ASSERT_EQ(27u, cells.size()) << line;
+    ASSERT_EQ(28u, cells.size()) << line;
     for (size_t i = 0; i < cells.size(); ++i) {
       if (cells[i].empty() || std::find(text_columns.begin(), text_columns.end(), i) != text_columns.end()) continue;
       char* parsed_to = nullptr;
@@ -236,8 +236,11 @@ TEST(CliTest, CompareCsvIsEveryNumberAsANumber) {
     start = end + 1;
   }
   bool saw_rail_only = false, saw_job = false;
+  double rail_only_cluster_usd = 0, rail_only_network_w = 0;
   for (const std::vector<std::string>& c : rows) {
     if (c[0] == "network" && c[4] == "rail-only") {
+      rail_only_cluster_usd = std::stod(c[13]);
+      rail_only_network_w = std::stod(c[10]);
       saw_rail_only = true;
       EXPECT_EQ("64", c[2]);
       EXPECT_EQ("192", c[7]);     // switches
@@ -252,6 +255,15 @@ TEST(CliTest, CompareCsvIsEveryNumberAsANumber) {
       saw_job = true;
       EXPECT_GT(std::stod(c[15]), 0);
       EXPECT_EQ(std::stoll(c[24]), std::stoll(c[17]) * std::stoll(c[18]) * std::stoll(c[19]) * std::stoll(c[20]));
+      // A day of the whole cluster (its price over 4 years, 512 x 10.2 kW
+      // of DGX H100 plus the network x PUE 1.25 at $0.08/kWh: the catalog's
+      // assumptions) over the model PFLOP/s the job delivers (MFU x GPUs x
+      // 989 TFLOP/s).
+      ASSERT_GT(rail_only_cluster_usd, 0);
+      const double per_day = rail_only_cluster_usd / (4 * 365.25) +
+                             (512 * 10200 + rail_only_network_w) / 1000 * 24 * 1.25 * 0.08;
+      const double pflops = std::stod(c[16]) * std::stod(c[24]) * 989e12 / 1e15;
+      EXPECT_NEAR(per_day / pflops, std::stod(c[27]), 1e-6 * per_day / pflops);
     }
   }
   EXPECT_TRUE(saw_rail_only) << r.out;

@@ -10,8 +10,9 @@ namespace {
 
 constexpr const char* kOpNames[] = {"all-reduce", "reduce-scatter", "all-gather",
                                     "all-to-all", "broadcast",      "send-recv"};
-constexpr const char* kAlgorithmNames[] = {"auto",      "ring",   "tree",     "hierarchical",
-                                           "in-switch", "direct", "forwarded"};
+constexpr const char* kAlgorithmNames[] = {"auto",   "ring",      "tree",      "hierarchical", "in-switch",
+                                           "direct", "forwarded", "nvls-tree", "pat"};
+constexpr int kAlgorithms = int(std::size(kAlgorithmNames));
 
 // Latency steps of a collective of n members with `factor` passes (2 for
 // all-reduce): a ring takes factor (n - 1); a tree about 2 factor log2 n.
@@ -179,7 +180,7 @@ std::optional<Op> ParseOp(std::string_view name) {
 }
 
 std::optional<Algorithm> ParseAlgorithm(std::string_view name) {
-  for (int i = 0; i < 7; ++i) {
+  for (int i = 0; i < kAlgorithms; ++i) {
     if (name == kAlgorithmNames[i]) return Algorithm(i);
   }
   return std::nullopt;
@@ -209,6 +210,19 @@ std::string AlgorithmInapplicable(Op op, Algorithm a, const GroupLayout& g, cons
     case Algorithm::kForwarded:
       if (op != Op::kAllToAll) return "forwarded runs all-to-all";
       if (!Hierarchical(g)) return "forwarded needs a group with several members in each of several HB domains";
+      return "";
+    case Algorithm::kNvlsTree:
+      if (op != Op::kAllReduce) return "nvls-tree runs all-reduce";
+      if (!c.nccl.enabled) return "nvls-tree needs the system's NCCL model (its preset's \"nccl\" object)";
+      if (!Hierarchical(g) || !g.rail_aligned) {
+        return "nvls-tree needs whole HB domains: several members in each of several domains, one per rail";
+      }
+      if (c.hb_in_network_allreduce_efficiency <= 0) return "the system's HB fabric has no in-switch reduction";
+      return "";
+    case Algorithm::kPat:
+      if (op != Op::kAllGather && op != Op::kReduceScatter) return "pat runs all-gather and reduce-scatter";
+      if (!c.nccl.pat.enabled) return "pat needs the system's NCCL model with its \"pat\" constants";
+      if (g.domains <= 1 || g.local > 1) return "pat needs one member in each of several HB domains";
       return "";
   }
   return "";
@@ -256,6 +270,19 @@ void AddNvlsTree(Plan* plan, double bytes, const GroupLayout& g, const ClusterFa
   tree.chunks = kDefaultForwardChunks;
 }
 
+// NCCL's PAT (Parallel Aggregated Trees) all-gather or reduce-scatter, one
+// member per domain: each member's shard reaches every other member (PAT
+// forwards through a logarithmic tree, but every member still sends and
+// receives (n - 1) / n of the buffer, as in the ring), so as flows it is all
+// pairs on the members' rail.
+void AddPat(Plan* plan, double bytes, const GroupLayout& g) {
+  Phase& p = plan->Add();
+  p.name = "pat";
+  p.pattern = Pattern::kAllPairs;
+  p.family = {g.size, g.stride};
+  p.bytes_per_flow = bytes / double(g.size);
+}
+
 // Whether NCCL runs `a` for `op` on `g` (reference section 3; NVLS only inside
 // one domain: across nodes it needs CollNet; NVLSTree only across domains,
 // with an NVSwitch that reduces, whole domains and heads on each rail).
@@ -268,6 +295,10 @@ bool NcclRuns(spec::NcclAlgo a, Op op, const GroupLayout& g, const ClusterFabric
     case spec::NcclAlgo::kNvlsTree:
       return op == Op::kAllReduce && g.domains > 1 && g.local > 1 && g.size % g.local == 0 && g.rail_aligned &&
              c.hb_in_network_allreduce_efficiency > 0;
+    case spec::NcclAlgo::kPat:
+      // NCCL_PAT_ENABLE's default: only with one rank per node.
+      return (op == Op::kAllGather || op == Op::kReduceScatter) && c.nccl.pat.enabled && g.domains > 1 &&
+             g.local <= 1;
   }
   return false;
 }
@@ -282,7 +313,8 @@ Algorithm AlgorithmOf(spec::NcclAlgo a) {
     case spec::NcclAlgo::kRing: return Algorithm::kRing;
     case spec::NcclAlgo::kTree: return Algorithm::kTree;
     case spec::NcclAlgo::kNvls: return Algorithm::kInSwitch;
-    case spec::NcclAlgo::kNvlsTree: return Algorithm::kAuto;  // chosen, never forced (no --algorithm name)
+    case spec::NcclAlgo::kNvlsTree: return Algorithm::kNvlsTree;
+    case spec::NcclAlgo::kPat: return Algorithm::kPat;
   }
   return Algorithm::kAuto;
 }
@@ -292,12 +324,13 @@ Algorithm AlgorithmOf(spec::NcclAlgo a) {
 void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes, const GroupLayout& g,
                    const ClusterFabrics& c, const NcclChannels& ch) {
   *plan = Plan();
-  plan->algorithm = a == spec::NcclAlgo::kNvlsTree ? "nvls-tree" : AlgorithmName(AlgorithmOf(a));
+  plan->algorithm = AlgorithmName(AlgorithmOf(a));
   plan->protocol = ProtocolName(p);
   if (a == spec::NcclAlgo::kRing) AddRing(plan, op, bytes, g, c, false);
   if (a == spec::NcclAlgo::kTree) AddNcclTree(plan, bytes, g);
   if (a == spec::NcclAlgo::kNvls) AddInSwitch(plan, bytes, g, c);
   if (a == spec::NcclAlgo::kNvlsTree) AddNvlsTree(plan, bytes, g, c);
+  if (a == spec::NcclAlgo::kPat) AddPat(plan, bytes, g);
   const double latency = NcclLatency(a, p, Factor(op) > 1 ? 2 : 1, bytes, g, c, ch);
   const ProtocolRate rate = NcclRate(a, p, bytes, g, c, ch);
   for (int i = 0; i < plan->count; ++i) {
@@ -305,6 +338,9 @@ void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes
     ph.latency_s = latency / plan->count;
     ph.bw_factor = rate.factor;
     ph.bus_cap_Bps = rate.cap_Bps;
+    // PAT's time is the buffer over its busBw, where the all-pairs phase
+    // moves (n - 1) / n of it through each NIC.
+    if (a == spec::NcclAlgo::kPat) ph.bw_factor *= double(g.size - 1) / double(g.size);
     if (a == spec::NcclAlgo::kTree) ph.nic_efficiency = c.nccl.nic_tree_efficiency;
     if (a == spec::NcclAlgo::kNvlsTree) {
       // The cap bounds the whole buffer; the heads' tree on each rail moves 1/local of it.
@@ -315,14 +351,14 @@ void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes
 }
 
 // NCCL's choice: the least estimated time over the (algorithm, protocol)
-// pairs allowed, scanned in NCCL's index order (Tree, Ring, NVLS; LL, LL128,
-// Simple) so that ties go to the lower index. `only` restricts the algorithm
+// pairs allowed, scanned in NCCL's index order (Tree, Ring, NVLS, NVLSTree,
+// PAT; LL, LL128, Simple) so that ties go to the lower index. `only` restricts the algorithm
 // (kAuto: any), `protocol` the protocol. Returns a negative time when no pair
 // runs. Writes the plan when `out` is given.
 double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const GroupLayout& g,
                   const ClusterFabrics& c, Plan* out) {
   constexpr spec::NcclAlgo kOrder[] = {spec::NcclAlgo::kTree, spec::NcclAlgo::kRing, spec::NcclAlgo::kNvls,
-                                       spec::NcclAlgo::kNvlsTree};
+                                       spec::NcclAlgo::kNvlsTree, spec::NcclAlgo::kPat};
   constexpr Protocol kProtocols[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
   const NcclChannels ch = SearchChannels(g, c);
   double best = -1;
@@ -346,7 +382,7 @@ double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const 
 bool NcclChooses(Op op, Algorithm a, const ClusterFabrics& c) {
   if (!c.nccl.enabled || !IsReduction(op)) return false;
   return a == Algorithm::kAuto || a == Algorithm::kRing || (a == Algorithm::kTree && op == Op::kAllReduce) ||
-         a == Algorithm::kInSwitch;
+         a == Algorithm::kInSwitch || a == Algorithm::kNvlsTree || a == Algorithm::kPat;
 }
 
 }  // namespace
@@ -445,7 +481,7 @@ Plan MakeNamedPlan(Op op, Algorithm a, double bytes, const GroupLayout& g, const
 std::string ProtocolInapplicable(Op op, Algorithm a, Protocol p, const GroupLayout& g, const ClusterFabrics& c) {
   if (p == Protocol::kAuto) return "";
   if (!c.nccl.enabled) return "the system has no NCCL model (its preset has no \"nccl\" object)";
-  if (!NcclChooses(op, a, c)) return "NCCL's protocols apply to all-reduce, reduce-scatter and all-gather by ring, tree or in-switch";
+  if (!NcclChooses(op, a, c)) return "NCCL's protocols apply to all-reduce, reduce-scatter and all-gather by ring, tree, in-switch, nvls-tree or pat";
   if (p == Protocol::kLL128 && !c.nccl.ll128_enabled) return "the system's NCCL does not enable LL128";
   if (g.size > 1 && NcclChoice(op, a, p, 1, g, c, nullptr) < 0) {
     return fmt::format("{} runs only the simple protocol", AlgorithmName(a));

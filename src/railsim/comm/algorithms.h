@@ -14,9 +14,14 @@
 //   forwarded     all-to-all forwarded through the HB domain (Rail-only): first
 //                 to the GPU on the destination rail, then along that rail;
 //                 sequential, or pipelined in chunks
+//   nvls-tree     NCCL's NVLSTree all-reduce: NVLink SHARP inside each domain
+//                 and a double binary tree of head GPUs across domains
+//   pat           NCCL's PAT all-gather and reduce-scatter (one member per HB
+//                 domain): logarithmic latency, three quarters of the ring's
+//                 bandwidth; needs the system's NCCL constants ("pat")
 //   auto          what NCCL picks. With the system's NCCL constants
 //                 (ClusterFabrics::nccl): NCCL's least estimated time over
-//                 ring, tree and in-switch (NVLS) and the protocols LL, LL128
+//                 ring, tree, in-switch (NVLS), nvls-tree and pat and the protocols LL, LL128
 //                 and Simple (comm/nccl_model.h), per call size. Without
 //                 them: the fastest of ring, hierarchical and in-switch, with
 //                 the latency of the cheaper of ring and tree steps.
@@ -37,7 +42,9 @@
 namespace railsim::comm {
 
 enum class Op : uint8_t { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kSendRecv };
-enum class Algorithm : uint8_t { kAuto, kRing, kTree, kHierarchical, kInSwitch, kDirect, kForwarded };
+enum class Algorithm : uint8_t {
+  kAuto, kRing, kTree, kHierarchical, kInSwitch, kDirect, kForwarded, kNvlsTree, kPat
+};
 
 const char* OpName(Op op);
 const char* AlgorithmName(Algorithm a);

@@ -70,11 +70,17 @@ double NcclLatency(spec::NcclAlgo algo, Protocol proto, int passes, double bytes
                    const ClusterFabrics& c, const NcclChannels& ch) {
   assert(c.nccl.enabled && g.size >= 2 && proto != Protocol::kAuto);
   const spec::NcclConstants& n = c.nccl;
+  const int64_t nodes = g.domains, ppn = g.local;
+  if (algo == spec::NcclAlgo::kPat) {
+    // One rank per node: the network step is the Tree's (InterLatency).
+    const double inter = InterLatency(int(spec::NcclAlgo::kTree), kSimple, g, n);
+    return n.pat.base_latency_s + Log2Floor(nodes) * inter / n.pat.net_step_divisor +
+           double(g.size) * n.pat.rank_latency_s;
+  }
   const int a = int(algo), p = ProtocolIndex(proto);
   const double base = n.base_latency_s[a][p];
   const double intra = n.nvlink_latency_s[a][p];
   const double inter = InterLatency(a, p, g, n);
-  const int64_t nodes = g.domains, ppn = g.local;
   switch (algo) {
     case spec::NcclAlgo::kRing: {
       const double steps = double(passes) * double(g.size - 1);
@@ -95,6 +101,8 @@ double NcclLatency(spec::NcclAlgo algo, Protocol proto, int passes, double bytes
       return intra + (nodes > 1 ? inter : 0);
     case spec::NcclAlgo::kNvlsTree:
       return base + intra + 2 * Log2Floor(nodes) * inter;
+    case spec::NcclAlgo::kPat:
+      break;  // above
   }
   return base;
 }
@@ -128,6 +136,9 @@ ProtocolRate NcclRate(spec::NcclAlgo algo, Protocol proto, double bytes, const G
       return r;
     case spec::NcclAlgo::kNvlsTree:
       r.cap_Bps = channels * n.nvls_tree_channel_Bps[s];
+      return r;
+    case spec::NcclAlgo::kPat:
+      r.factor = n.pat.bw_factor;
       return r;
   }
   return r;

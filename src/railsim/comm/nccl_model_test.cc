@@ -131,8 +131,54 @@ TEST(NcclModelTest, TwoNodeLargeAllReduceUsesNvlsTree) {
   ClusterFabrics off = c;
   off.hb_in_network_allreduce_efficiency = 0;
   EXPECT_STRNE("nvls-tree", Auto(Op::kAllReduce, s, 2, off, &t).algorithm);
-  // Forcing an algorithm never yields it (NCCL_ALGO has it, railsim's --algorithm does not).
+  // Forcing another algorithm never yields it; forcing it (NCCL_ALGO=NVLSTree) does.
   EXPECT_STREQ("tree", MakePlan(Op::kAllReduce, Algorithm::kTree, s, LayoutOf(16, 1, 8), c, {})->algorithm);
+  double forced = 0;
+  EXPECT_STREQ("nvls-tree",
+               MakePlan(Op::kAllReduce, Algorithm::kNvlsTree, s, LayoutOf(16, 1, 8), c, {}, &forced)->algorithm);
+  EXPECT_NEAR(hand, forced, 1e-9);
+  EXPECT_FALSE(MakePlan(Op::kAllReduce, Algorithm::kNvlsTree, s, LayoutOf(16, 1, 8), off, {}).has_value());
+}
+
+// PAT (reference 2.3, 2.5, 3): all-gather and reduce-scatter with one rank
+// per node, Simple only. 64 nodes (one GPU of each, on one rail): latency 8.0
+// + log2i(64) x 14 / 3.5 + 2.8 x 64 = 211.2 us (the network step is the
+// Tree's, 14 us, as with any algorithm at one rank per node); bandwidth the
+// buffer S over 0.75 x 47 GB/s (one 400 Gb/s NIC at 0.94). The ring's
+// latency is 8.4 + 63 x 14 = 890.4 us for Simple (S x 63/64 over 47 GB/s),
+// 6.6 + 63 x 5.0 = 321.6 us for LL. So PAT wins up to where the ring's
+// bandwidth catches up: S x (1/0.75 - 63/64) / 47 GB/s = 679.2 us, S = 91.5 MB.
+TEST(NcclModelTest, PatForOneRankPerNodeUpToTheCrossover) {
+  const ClusterFabrics c = DgxH100();
+  const GroupLayout g = LayoutOf(64, 8, 8);  // GPU 0, 8, 16, ...: one per node, rail 0
+  ASSERT_EQ(64, g.domains);
+  ASSERT_EQ(1, g.local);
+  EXPECT_NEAR(211.2e-6, NcclLatency(spec::NcclAlgo::kPat, Protocol::kSimple, 1, 0, g, c, SearchChannels(g, c)),
+              1e-12);
+  const double bw = 50e9 * 0.94;
+  const double crossover = 679.2e-6 * bw / (1 / 0.75 - 63.0 / 64.0);
+  for (Op op : {Op::kAllGather, Op::kReduceScatter}) {
+    double t = 0;
+    const Plan small = *MakePlan(op, Algorithm::kAuto, 1048576, g, c, {}, &t);
+    std::printf("  64 nodes x 1 GPU, 1 MiB %s: %s %s, %.1f us\n", OpName(op), small.algorithm, small.protocol, 1e6 * t);
+    EXPECT_STREQ("pat", small.algorithm);
+    EXPECT_STREQ("simple", small.protocol);
+    EXPECT_NEAR(211.2e-6 + 1048576 / (0.75 * bw), t, 1e-9);
+    EXPECT_STREQ("pat", MakePlan(op, Algorithm::kAuto, 0.9 * crossover, g, c, {})->algorithm);
+    const Plan large = *MakePlan(op, Algorithm::kAuto, 1.1 * crossover, g, c, {}, &t);
+    EXPECT_STREQ("ring", large.algorithm);
+    EXPECT_STREQ("simple", large.protocol);
+    EXPECT_NEAR(890.4e-6 + 1.1 * crossover * 63 / 64 / bw, t, 1e-9);
+  }
+  // Never with several ranks per node, never for all-reduce.
+  EXPECT_STREQ("ring", Auto(Op::kAllGather, 1048576, 64, c, nullptr).algorithm);
+  EXPECT_STRNE("pat", MakePlan(Op::kAllReduce, Algorithm::kAuto, 1048576, g, c, {})->algorithm);
+  EXPECT_FALSE(MakePlan(Op::kAllGather, Algorithm::kPat, 1048576, LayoutOf(512, 1, 8), c, {}).has_value());
+  EXPECT_FALSE(MakePlan(Op::kAllReduce, Algorithm::kPat, 1048576, g, c, {}).has_value());
+  // Without the system's PAT constants there is no PAT.
+  ClusterFabrics no_pat = c;
+  no_pat.nccl.pat.enabled = false;
+  EXPECT_STREQ("ring", MakePlan(Op::kAllGather, Algorithm::kAuto, 1048576, g, no_pat, {})->algorithm);
 }
 
 }  // namespace

@@ -33,6 +33,32 @@ std::vector<const study::NetworkCase*> CasesAt(const study::CompareResult& resul
   return out;
 }
 
+// The cost of one PFLOP/s-day of model FLOPs that `best` delivers on the
+// whole cluster built as `design` at the radix the job was timed on; 0 when
+// the server or that network is unknown.
+double UsdPerPflopsDay(const study::CompareResult& result, int64_t k, int radix, net::Design design,
+                       const search::RankedStrategy& best) {
+  if (!result.server || !(best.estimate.iteration_time_s > 0)) return 0;
+  for (const study::NetworkCase* c : CasesAt(result, k)) {
+    const study::DesignResult* d = DesignOf(*c, design);
+    if (c->params.radix != radix || !d) continue;
+    const double per_day = study::ClusterCostPerDay(study::WholeClusterCost(*d, *result.server), result.operating);
+    return study::CostPerPflopsDay(per_day,
+                                   best.estimate.model_flops_per_iteration / best.estimate.iteration_time_s);
+  }
+  return 0;
+}
+
+// UsdPerPflopsDay of a training case's best strategy on network i
+// (rail-optimized, Rail-only; the ideal network has no bill of materials).
+double TrainingUsdPerPflopsDay(const study::CompareResult& result, const study::TrainingCase& t, size_t i) {
+  if (i > 1 || !t.fits[i]) return 0;
+  return i == 0 ? UsdPerPflopsDay(result, t.hb_domain_size, t.rail_optimized_network.radix,
+                                  net::Design::kRailOptimized, t.rail_optimized)
+                : UsdPerPflopsDay(result, t.hb_domain_size, t.rail_only_network.radix, net::Design::kRailOnly,
+                                  t.rail_only);
+}
+
 // Rail-only's network cost saving at each radix of the scenario for HB
 // domain `k`: (radix, dollars).
 std::vector<std::pair<int, double>> CostSaved(const study::CompareResult& result, int64_t k) {
@@ -199,6 +225,14 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
                            : t.why[i] == study::NoFit::kNoLayout ? "no layout" : "no fit (memory)";
     }
     table.Row("iteration time", times);
+    if (result.server) {
+      Cells usd;
+      for (size_t i = 0; i < 3; ++i) {
+        const double x = TrainingUsdPerPflopsDay(result, t, i);
+        usd[i] = x > 0 ? Dollars(x) : "-";
+      }
+      table.Row("cost per PFLOP/s-day", usd);
+    }
     table.Best({t.fits[0] ? best[0] : nullptr, t.fits[1] ? best[1] : nullptr, t.fits[2] ? best[2] : nullptr},
                {k, k, sc.gpus});
   }
@@ -465,6 +499,14 @@ std::string CompareTable(const study::CompareResult& result) {
                  "the ideal network has no NIC network to buy.",
                  100, "");
   }
+  if (result.server && !result.training.empty()) {
+    const spec::OperatingCost& o = result.operating;
+    text += Wrap(fmt::format("cost per PFLOP/s-day: a day of the whole cluster ({} servers and the network: the "
+                             "price over {:g} years, plus its power x PUE {:g} at ${:g}/kWh; the catalog's "
+                             "assumptions) over the model PFLOP/s the best strategy delivers.",
+                             result.server->name, o.lifetime_years, o.pue, o.electricity_usd_per_kwh),
+                 100, "");
+  }
   if (!result.moe.empty()) {
     const spec::Scenario& sc = result.scenario;
     std::vector<std::string> all_to_all;
@@ -518,8 +560,8 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
   CsvTable csv({"section", "hb_domain_size", "radix", "global_batch_size", "network", "dispatch", "tiers",
                 "switches", "transceivers", "cost_usd", "power_w", "cost_saving", "power_saving",
                 "cluster_cost_usd", "network_cost_share", "iteration_time_s", "mfu", "tp", "pp", "dp", "cp", "ep",
-                "vp", "micro_batch_size", "gpus_used", "no_fit", "alltoall_s"});
-  constexpr size_t kColumns = 27;
+                "vp", "micro_batch_size", "gpus_used", "no_fit", "alltoall_s", "usd_per_pflops_day"});
+  constexpr size_t kColumns = 28;
   using Row = std::array<std::string, kColumns>;
   auto add = [&csv](const Row& r) { csv.AddRow(std::vector<std::string>(r.begin(), r.end())); };
   auto number = [](double x) { return CsvNumber(x); };
@@ -548,7 +590,7 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
   // One job's best strategy on one network (blank time and degrees when
   // nothing fits, with the reason).
   auto job = [&](const char* section, int64_t k, int64_t batch, const char* network, const char* dispatch,
-                 const search::RankedStrategy* best, const std::string& no_fit) {
+                 const search::RankedStrategy* best, const std::string& no_fit, double usd_per_pflops_day = 0) {
     Row r;
     r[0] = section;
     r[1] = std::to_string(k);
@@ -567,6 +609,7 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
       r[22] = std::to_string(s.vp);
       r[23] = std::to_string(s.micro_batch);
       r[24] = std::to_string(s.gpus());
+      if (usd_per_pflops_day > 0) r[27] = number(usd_per_pflops_day);
     } else {
       r[25] = no_fit;
     }
@@ -577,7 +620,7 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
     const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
     for (size_t i = 0; i < 3; ++i) {
       job("training", t.hb_domain_size, t.global_batch, networks[i], "", t.fits[i] ? best[i] : nullptr,
-          t.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory");
+          t.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory", TrainingUsdPerPflopsDay(result, t, i));
     }
   }
   for (const study::MoeCase& m : result.moe) {
@@ -611,7 +654,12 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
 std::string CompareJson(const study::CompareResult& result) {
   Json doc;
   doc["scenario"] = result.scenario.name;
-  if (result.server) doc["server"] = result.server->name;
+  if (result.server) {
+    doc["server"] = result.server->name;
+    doc["operating"] = {{"lifetime_years", result.operating.lifetime_years},
+                        {"electricity_usd_per_kwh", result.operating.electricity_usd_per_kwh},
+                        {"pue", result.operating.pue}};
+  }
   doc["network"] = Json::array();
   for (const study::NetworkCase& c : result.network) {
     Json entry;
@@ -655,6 +703,9 @@ std::string CompareJson(const study::CompareResult& result) {
         }
         entry[name + "_iteration_time_s"] = networks[i].second->estimate.iteration_time_s;
         entry[name + "_mfu"] = networks[i].second->estimate.mfu;
+        if (const double usd = TrainingUsdPerPflopsDay(result, tc, i); usd > 0) {
+          entry[name + "_usd_per_pflops_day"] = usd;
+        }
         entry[name + "_strategy"] = StrategyObject(networks[i].second->strategy);
       }
       if (const std::string why = NoFitSentence(result, tc); !why.empty()) entry["no_fit_reason"] = why;

@@ -73,6 +73,15 @@ Catalog ParseCatalogJson(std::string_view text) {
       catalog.servers.push_back(s);
     }
   }
+  if (r.Has("operating")) {
+    JsonReader o = r.Object("operating");
+    OperatingCost& op = catalog.operating;
+    op.lifetime_years = o.Number("lifetime_years", 0.1, 100);
+    op.electricity_usd_per_kwh = o.Number("electricity_usd_per_kwh", 0, 100);
+    op.pue = o.Number("pue", 1, 10);
+    op.sources = o.StringMapOr("sources");
+    o.Finish();
+  }
   r.Finish();
   return catalog;
 }
@@ -106,6 +115,11 @@ std::string CatalogToJson(const Catalog& catalog) {
       j["servers"].push_back(c);
     }
   }
+  const OperatingCost& op = catalog.operating;
+  j["operating"] = {{"lifetime_years", op.lifetime_years},
+                    {"electricity_usd_per_kwh", op.electricity_usd_per_kwh},
+                    {"pue", op.pue},
+                    {"sources", SourcesJson(op.sources)}};
   return j.dump(2) + "\n";
 }
 

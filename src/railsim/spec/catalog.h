@@ -35,11 +35,28 @@ struct ServerClass {
   std::map<std::string, std::string> sources;
 };
 
+/// How a cluster's cost per day of use is counted: its purchase spread
+/// evenly over its lifetime, plus the energy it draws with the data centre's
+/// overhead (PUE) at a price per kWh. Defaults are railsim's assumptions;
+/// a catalog's "operating" object replaces them.
+struct OperatingCost {
+  double lifetime_years = 4;
+  double electricity_usd_per_kwh = 0.08;
+  double pue = 1.25;
+  std::map<std::string, std::string> sources = {
+      {"lifetime_years", "assumption: GPU clusters are commonly depreciated over 4-6 years; 4 for AI accelerators"},
+      {"electricity_usd_per_kwh",
+       "assumption: about the US average industrial retail price in 2023-2024 (EIA Electric Power Monthly, "
+       "table 5.6.A: about 8 cents per kWh)"},
+      {"pue", "assumption: new AI data centres report 1.1-1.4 (Uptime Institute's 2024 survey average: 1.56)"}};
+};
+
 struct Catalog {
   std::string name;
   std::string description;
   std::vector<PortClass> port_classes;  ///< distinct speeds
   std::vector<ServerClass> servers;     ///< distinct names; may be empty
+  OperatingCost operating;
 
   /// The class for `port_speed_Bps`, or nullopt when the catalog has none.
   std::optional<PortClass> Find(double port_speed_Bps) const;

@@ -111,6 +111,15 @@ NcclConstants ReadNcclConstants(JsonReader r, std::map<std::string, std::string>
   n.nic_tree_efficiency = r.Number("nic_tree_efficiency", 0.01, 1.0);
   n.nic_alltoall_efficiency = r.Number("nic_alltoall_efficiency", 0.01, 1.0);
   n.p2p_peer_latency_s = r.NumberOr("p2p_peer_latency_us", 0, 0, kMaxLatency_us) * kUs;
+  if (r.Has("pat")) {
+    JsonReader pat = r.Object("pat");
+    n.pat.enabled = true;
+    n.pat.base_latency_s = pat.Number("base_latency_us", 0, kMaxLatency_us) * kUs;
+    n.pat.rank_latency_s = pat.Number("rank_latency_us", 0, kMaxLatency_us) * kUs;
+    n.pat.net_step_divisor = pat.Number("net_step_divisor", 0.01, 1000);
+    n.pat.bw_factor = pat.Number("bandwidth_factor", 0.01, 1);
+    pat.Finish();
+  }
   *sources = r.StringMapOr("sources");
   r.Finish();
   return n;
@@ -138,6 +147,12 @@ nlohmann::ordered_json NcclConstantsJson(const NcclConstants& n, const std::map<
   j["nic_tree_efficiency"] = n.nic_tree_efficiency;
   j["nic_alltoall_efficiency"] = n.nic_alltoall_efficiency;
   j["p2p_peer_latency_us"] = n.p2p_peer_latency_s / kUs;
+  if (n.pat.enabled) {
+    j["pat"]["base_latency_us"] = n.pat.base_latency_s / kUs;
+    j["pat"]["rank_latency_us"] = n.pat.rank_latency_s / kUs;
+    j["pat"]["net_step_divisor"] = n.pat.net_step_divisor;
+    j["pat"]["bandwidth_factor"] = n.pat.bw_factor;
+  }
   j["sources"] = SourcesJson(sources);
   return j;
 }

@@ -15,7 +15,9 @@
 namespace railsim::spec {
 
 /// NCCL's algorithm indices as this model uses them (a subset of NCCL's).
-enum class NcclAlgo : int { kRing = 0, kTree = 1, kNvls = 2, kNvlsTree = 3 };
+/// The first kNcclAlgos index the per-(algorithm, protocol) tables; PAT runs
+/// only Simple on one rank per node and has constants of its own (NcclPat).
+enum class NcclAlgo : int { kRing = 0, kTree = 1, kNvls = 2, kNvlsTree = 3, kPat = 4 };
 /// NCCL's protocol indices (LL = 0, LL128 = 1, Simple = 2).
 constexpr int kNcclProtocols = 3;
 constexpr int kNcclAlgos = 4;
@@ -28,6 +30,17 @@ constexpr int kMaxNcclSpeeds = 24;
 using PerScale = std::array<double, 3>;
 /// A value per (algorithm, protocol).
 using PerAlgoProto = std::array<std::array<double, kNcclProtocols>, kNcclAlgos>;
+
+/// NCCL's PAT all-gather and reduce-scatter (ncclTopoTuneModel): latency
+/// base + floor(log2 nodes) x the network step / net_step_divisor + ranks x
+/// rank_latency, bandwidth the tree graph's busBw x bw_factor, Simple only.
+struct NcclPat {
+  bool enabled = false;  ///< the system's "nccl" object has a "pat" object
+  double base_latency_s = 0;
+  double rank_latency_s = 0;
+  double net_step_divisor = 1;
+  double bw_factor = 1;
+};
 
 struct NcclConstants {
   bool enabled = false;
@@ -56,6 +69,7 @@ struct NcclConstants {
   /// Fixed cost of NCCL's send/recv schedule per peer of an all-to-all that
   /// leaves the node (rounds of permutations; NCCL has no model of its own).
   double p2p_peer_latency_s = 0;
+  NcclPat pat;
 };
 
 }  // namespace railsim::spec

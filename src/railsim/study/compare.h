@@ -93,6 +93,9 @@ struct CompareResult {
   /// The GPU server the whole cluster is priced with (WholeClusterCost),
   /// when the caller knows one; RunCompare leaves it empty.
   std::optional<spec::ServerClass> server;
+  /// How a day of the cluster is costed (the catalog's), for the cost per
+  /// delivered PFLOP/s-day of each timed job when `server` is known.
+  spec::OperatingCost operating;
 };
 
 /// Throws Error naming the scenario entry when a (K, radix) pair cannot be

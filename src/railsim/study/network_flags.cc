@@ -147,6 +147,7 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
   const spec::Catalog loaded = spec::LoadCatalog(catalog, "--catalog");
   in.port_class = PortClassFor(loaded, scenario.port_speed_Bps, "--port-speed");
   in.hb_port_class = FastestPortClass(loaded);
+  in.operating = loaded.operating;
   const std::string where = "--scenario " + scenario_name;
   auto source = [&](const std::string& flag, const std::string& key) {
     return flag.empty() ? where + ": /" + key : "--" + key;
@@ -214,6 +215,7 @@ CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(do
       RunCompare(in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
                  DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress);
   result.server = in.server;
+  result.operating = in.operating;
   return result;
 }
 

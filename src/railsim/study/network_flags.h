@@ -79,6 +79,7 @@ struct ScenarioInputs {
   std::optional<spec::SystemSpec> system;
   /// The catalog's server of the system's name (dgx-h100), or --server's.
   std::optional<spec::ServerClass> server;
+  spec::OperatingCost operating;  ///< the catalog's, for the cost per PFLOP/s-day
 };
 
 ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::string& catalog,

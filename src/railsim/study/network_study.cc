@@ -62,6 +62,16 @@ ClusterCost WholeClusterCost(const DesignResult& result, const spec::ServerClass
   return c;
 }
 
+double ClusterCostPerDay(const ClusterCost& cluster, const spec::OperatingCost& operating) {
+  const double capital = cluster.cost_usd / (operating.lifetime_years * 365.25);
+  const double energy = cluster.power_w / 1000 * 24 * operating.pue * operating.electricity_usd_per_kwh;
+  return capital + energy;
+}
+
+double CostPerPflopsDay(double cluster_usd_per_day, double model_flops_per_s) {
+  return model_flops_per_s > 0 ? cluster_usd_per_day / (model_flops_per_s / 1e15) : 0;
+}
+
 HbFabricCost EstimateHbFabricCost(int64_t gpus, int64_t hb_domain_size, int64_t server_gpus, double hb_bw_Bps,
                                   const spec::PortClass& port_class) {
   HbFabricCost c;

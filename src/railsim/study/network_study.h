@@ -36,6 +36,16 @@ struct ClusterCost {
 /// The whole cluster of `result`'s GPUs on `server` machines. Never throws.
 ClusterCost WholeClusterCost(const DesignResult& result, const spec::ServerClass& server);
 
+/// What the whole cluster costs per day of use: its price over its lifetime
+/// in days (365.25 a year) plus a day of its power, times the PUE, at the
+/// electricity price. Never throws.
+double ClusterCostPerDay(const ClusterCost& cluster, const spec::OperatingCost& operating);
+
+/// The cost of one PFLOP/s-day of model FLOPs: a day of the cluster over the
+/// PFLOP/s a job delivers on it (model FLOPs per iteration / iteration
+/// time). 0 when nothing is delivered. Never throws.
+double CostPerPflopsDay(double cluster_usd_per_day, double model_flops_per_s);
+
 /// The switch fabric that joins K GPUs into one HB domain when K is larger
 /// than a server's own (a DGX GH200's 256 GPUs joined by NVLink switches):
 /// a two-tier non-blocking fabric carrying each GPU's HB bandwidth, priced

@@ -67,5 +67,20 @@ TEST(ClusterCostTest, ServersPlusNetwork) {
   EXPECT_NEAR(1e6 / 6.33e6, c.network_cost_share, 1e-12);
 }
 
+// $100 M and 10 MW over 4 years at $0.08/kWh and PUE 1.25: 1e8 / 1,461 days
+// = $68,446.27 a day of capital, 10,000 kW x 24 h x 1.25 x $0.08 = $24,000 a
+// day of energy; a job delivering 100 PFLOP/s pays $924.46 per PFLOP/s-day.
+TEST(ClusterCostTest, CostPerPflopsDayByHand) {
+  ClusterCost c;
+  c.cost_usd = 1e8;
+  c.power_w = 10e6;
+  const spec::OperatingCost o;  // the defaults, which the default catalog repeats
+  EXPECT_EQ(4, o.lifetime_years);
+  const double per_day = ClusterCostPerDay(c, o);
+  EXPECT_NEAR(68446.27 + 24000, per_day, 0.01);
+  EXPECT_NEAR(924.4627, CostPerPflopsDay(per_day, 100e15), 1e-4);
+  EXPECT_EQ(0, CostPerPflopsDay(per_day, 0));
+}
+
 }  // namespace
 }  // namespace railsim::study
