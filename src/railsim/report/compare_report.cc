@@ -33,32 +33,6 @@ std::vector<const study::NetworkCase*> CasesAt(const study::CompareResult& resul
   return out;
 }
 
-// The cost of one PFLOP/s-day of model FLOPs that `best` delivers on the
-// whole cluster built as `design` at the radix the job was timed on; 0 when
-// the server or that network is unknown.
-double UsdPerPflopsDay(const study::CompareResult& result, int64_t k, int radix, net::Design design,
-                       const search::RankedStrategy& best) {
-  if (!result.server || !(best.estimate.iteration_time_s > 0)) return 0;
-  for (const study::NetworkCase* c : CasesAt(result, k)) {
-    const study::DesignResult* d = DesignOf(*c, design);
-    if (c->params.radix != radix || !d) continue;
-    const double per_day = study::ClusterCostPerDay(study::WholeClusterCost(*d, *result.server), result.operating);
-    return study::CostPerPflopsDay(per_day,
-                                   best.estimate.model_flops_per_iteration / best.estimate.iteration_time_s);
-  }
-  return 0;
-}
-
-// UsdPerPflopsDay of a training case's best strategy on network i
-// (rail-optimized, Rail-only; the ideal network has no bill of materials).
-double TrainingUsdPerPflopsDay(const study::CompareResult& result, const study::TrainingCase& t, size_t i) {
-  if (i > 1 || !t.fits[i]) return 0;
-  return i == 0 ? UsdPerPflopsDay(result, t.hb_domain_size, t.rail_optimized_network.radix,
-                                  net::Design::kRailOptimized, t.rail_optimized)
-                : UsdPerPflopsDay(result, t.hb_domain_size, t.rail_only_network.radix, net::Design::kRailOnly,
-                                  t.rail_only);
-}
-
 // Rail-only's network cost saving at each radix of the scenario for HB
 // domain `k`: (radix, dollars).
 std::vector<std::pair<int, double>> CostSaved(const study::CompareResult& result, int64_t k) {
@@ -228,7 +202,7 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     if (result.server) {
       Cells usd;
       for (size_t i = 0; i < 3; ++i) {
-        const double x = TrainingUsdPerPflopsDay(result, t, i);
+        const double x = study::TrainingUsdPerPflopsDay(result, t, i);
         usd[i] = x > 0 ? Dollars(x) : "-";
       }
       table.Row("cost per PFLOP/s-day", usd);
@@ -620,7 +594,7 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
     const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
     for (size_t i = 0; i < 3; ++i) {
       job("training", t.hb_domain_size, t.global_batch, networks[i], "", t.fits[i] ? best[i] : nullptr,
-          t.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory", TrainingUsdPerPflopsDay(result, t, i));
+          t.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory", study::TrainingUsdPerPflopsDay(result, t, i));
     }
   }
   for (const study::MoeCase& m : result.moe) {
@@ -703,7 +677,7 @@ std::string CompareJson(const study::CompareResult& result) {
         }
         entry[name + "_iteration_time_s"] = networks[i].second->estimate.iteration_time_s;
         entry[name + "_mfu"] = networks[i].second->estimate.mfu;
-        if (const double usd = TrainingUsdPerPflopsDay(result, tc, i); usd > 0) {
+        if (const double usd = study::TrainingUsdPerPflopsDay(result, tc, i); usd > 0) {
           entry[name + "_usd_per_pflops_day"] = usd;
         }
         entry[name + "_strategy"] = StrategyObject(networks[i].second->strategy);

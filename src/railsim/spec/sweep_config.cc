@@ -162,6 +162,25 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
           {"spare_policy", Type::kChoice, 0, 0, {"any", "same-rail", "domain", "ocs"}},
           {"target_availability", Type::kNumber, 0.5, 0.999999},
       };
+    case SweepStudy::kCompare:
+      // One comparison per point: one cluster, HB domain size, radix and
+      // batch (the scenario's, or the point's).
+      return {
+          {"scenario", Type::kString},
+          {"gpus", Type::kInt, 1, kMaxGpus},
+          {"hb_size", Type::kInt, 1, kMaxGpus},
+          {"radix", Type::kInt, 2, 65536},
+          {"port_speed", Type::kBandwidth},
+          {"oversubscription", Type::kNumber, 1, 65535},
+          {"model", Type::kString},
+          {"system", Type::kString},
+          {"global_batch_size", Type::kInt, 1, kMaxBatch},
+          {"moe_model", Type::kString},
+          {"moe_global_batch_size", Type::kInt, 1, kMaxBatch},
+          {"allow_idle_gpus", Type::kInt, 0, kMaxGpus},
+          {"catalog", Type::kString},
+          {"server", Type::kString},
+      };
     case SweepStudy::kSearch:
       return Concat(Concat(JobParams(),
                            {
@@ -180,6 +199,7 @@ const std::vector<std::pair<SweepStudy, const char*>>& StudyNames() {
       {SweepStudy::kNetwork, "network"},   {SweepStudy::kEstimate, "estimate"},
       {SweepStudy::kSearch, "search"},     {SweepStudy::kAllToAll, "alltoall"},
       {SweepStudy::kCollective, "collective"}, {SweepStudy::kFailures, "failures"},
+      {SweepStudy::kCompare, "compare"},
   };
   return names;
 }

@@ -18,7 +18,7 @@
 
 namespace railsim::spec {
 
-enum class SweepStudy { kNetwork, kEstimate, kSearch, kAllToAll, kCollective, kFailures };
+enum class SweepStudy { kNetwork, kEstimate, kSearch, kAllToAll, kCollective, kFailures, kCompare };
 
 const char* SweepStudyName(SweepStudy study);
 

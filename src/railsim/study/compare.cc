@@ -254,4 +254,21 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
   return result;
 }
 
+double TrainingUsdPerPflopsDay(const CompareResult& result, const TrainingCase& t, size_t network) {
+  if (!result.server || network > 1 || !t.fits[network]) return 0;
+  const net::Design design = network == 0 ? net::Design::kRailOptimized : net::Design::kRailOnly;
+  const int radix = network == 0 ? t.rail_optimized_network.radix : t.rail_only_network.radix;
+  const perf::Estimate& e = (network == 0 ? t.rail_optimized : t.rail_only).estimate;
+  if (!(e.iteration_time_s > 0)) return 0;
+  for (const NetworkCase& c : result.network) {
+    if (c.params.hb_domain_size != t.hb_domain_size || c.params.radix != radix) continue;
+    for (const DesignResult& d : c.designs) {
+      if (d.params.design != design) continue;
+      const double per_day = ClusterCostPerDay(WholeClusterCost(d, *result.server), result.operating);
+      return CostPerPflopsDay(per_day, e.model_flops_per_iteration / e.iteration_time_s);
+    }
+  }
+  return 0;
+}
+
 }  // namespace railsim::study

@@ -111,4 +111,12 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
                          const perf::NetworkOptions& timed = {}, const spec::ModelSpec* moe_model = nullptr,
                          const std::function<void(double)>& progress = {});
 
+/// The cost of one PFLOP/s-day of model FLOPs that training case `t`'s best
+/// strategy delivers on network `network` (0 rail-optimized, 1 Rail-only):
+/// a day of the whole cluster built as that design at the radix the job was
+/// timed on (ClusterCostPerDay) over the job's model FLOP/s. 0 when the
+/// result has no server, the job does not fit, or the network is the ideal
+/// one (it has no bill of materials).
+double TrainingUsdPerPflopsDay(const CompareResult& result, const TrainingCase& t, size_t network);
+
 }  // namespace railsim::study

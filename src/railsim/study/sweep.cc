@@ -46,7 +46,16 @@ SweepSpecs LoadSweepSpecs(const spec::SweepConfig& config) {
   // failures times on the command's default system when the config names none.
   LoadAll(config, "system", config.study == spec::SweepStudy::kFailures ? "dgx-h100" : "", &s.systems,
           spec::LoadSystem);
-  if (config.study == spec::SweepStudy::kNetwork) LoadAll(config, "catalog", "default", &s.catalogs, spec::LoadCatalog);
+  if (config.study == spec::SweepStudy::kNetwork || config.study == spec::SweepStudy::kCompare) {
+    LoadAll(config, "catalog", "default", &s.catalogs, spec::LoadCatalog);
+  }
+  if (config.study == spec::SweepStudy::kCompare) {
+    // moe_model "none" drops the scenario's MoE side.
+    LoadAll(config, "moe_model", "", &s.models, [](const std::string& name, const std::string& where) {
+      return name == "none" ? spec::ModelSpec() : spec::LoadModel(name, where);
+    });
+    LoadAll(config, "scenario", "paper-headline", &s.scenarios, spec::LoadScenario);
+  }
   if (config.study == spec::SweepStudy::kEstimate || config.study == spec::SweepStudy::kSearch ||
       config.study == spec::SweepStudy::kCollective) {
     LoadAll(config, "placement", "tp-cp-ep-dp-pp", &s.placements, spec::LoadPlacement);

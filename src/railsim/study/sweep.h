@@ -23,6 +23,7 @@
 #include "railsim/spec/failure_catalog.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/placement.h"
+#include "railsim/spec/scenario.h"
 #include "railsim/spec/sweep_config.h"
 #include "railsim/spec/system.h"
 
@@ -36,6 +37,7 @@ struct SweepSpecs {
   std::map<std::string, spec::Catalog> catalogs;
   std::map<std::string, spec::Placement> placements;
   std::map<std::string, spec::FailureCatalog> failure_catalogs;
+  std::map<std::string, spec::Scenario> scenarios;
 };
 
 /// Loads every spec named at any point of `config`. Throws Error whose

@@ -17,8 +17,10 @@
 #include "railsim/spec/strategy.h"
 #include "railsim/sim/simulator.h"
 #include "railsim/study/collective_study.h"
+#include "railsim/study/compare.h"
 #include "railsim/study/design_setup.h"
 #include "railsim/study/failures.h"
+#include "railsim/study/network_flags.h"
 #include "railsim/study/network_study.h"
 #include "railsim/study/idle_search.h"
 #include "railsim/study/sweep.h"
@@ -311,6 +313,98 @@ std::vector<double> RunFailuresPoint(const Point& p, const SweepSpecs& specs) {
           double(m.spare_domains), double(m.ocs_ports), m.ocs_cost_usd};
 }
 
+// One comparison of rail-optimized and Rail-only, as `railsim compare` runs
+// it, on one cluster, HB domain size, radix and global batch: the scenario's,
+// with the point's values in place of its lists.
+std::vector<double> RunComparePoint(const Point& p) {
+  ScenarioOverrides o;
+  auto text = [&p](const char* key) {
+    const spec::SweepValue* v = spec::FindParam(p, key);
+    if (!v) return std::string();
+    return v->kind == spec::SweepValue::Kind::kInt ? std::to_string(v->int_value) : v->text;
+  };
+  o.gpus = text("gpus");
+  o.hb_sizes = text("hb_size");
+  o.radixes = text("radix");
+  o.port_speed = text("port_speed");
+  o.model = text("model");
+  o.system = text("system");
+  o.batches = text("global_batch_size");
+  const bool no_moe = text("moe_model") == "none";
+  if (!no_moe) o.moe_model = text("moe_model");
+  o.moe_batch = text("moe_global_batch_size");
+  o.allow_idle = text("allow_idle_gpus");
+  ScenarioInputs in = LoadScenarioInputs(TextOr(p, "scenario", "paper-headline"), TextOr(p, "catalog", "default"), o,
+                                         TextOr(p, "server", ""));
+  spec::Scenario& sc = in.scenario;
+  if (no_moe) {
+    sc.moe_model.clear();
+    in.moe_model.reset();
+  }
+  sc.oversubscription = NumberOr(p, "oversubscription", sc.oversubscription);
+  auto one = [&sc](const char* key, size_t n, const std::string& what) {
+    if (n > 1) {
+      throw Error(key, fmt::format("a compare point compares one {}; scenario '{}' has {}: set {}", what, sc.name, n,
+                                   key));
+    }
+  };
+  one("hb_size", sc.hb_domain_sizes.size(), "HB domain size");
+  one("radix", sc.radixes.size(), "radix");
+  one("global_batch_size", sc.global_batch_sizes.size(), "global batch size");
+  ValidateScenarioNetworks(sc);
+  perf::NetworkOptions timed;
+  timed.oversubscription = sc.oversubscription;
+  CompareResult r = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
+                               1, timed, in.moe_model ? &*in.moe_model : nullptr);
+  r.server = in.server;
+  r.operating = in.operating;
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> out;
+  const NetworkCase& n = r.network.front();
+  const DesignResult* designs[2] = {};
+  for (const DesignResult& d : n.designs) {
+    if (d.params.design == net::Design::kRailOptimized) designs[0] = &d;
+    if (d.params.design == net::Design::kRailOnly) designs[1] = &d;
+  }
+  for (const DesignResult* d : designs) out.insert(out.end(), {double(d->bom.switches), d->bom.cost_usd, d->bom.power_w});
+  out.insert(out.end(), {designs[1]->cost_saving, designs[1]->power_saving});
+  for (const DesignResult* d : designs) {
+    if (!r.server) {
+      out.insert(out.end(), {none, none});
+      continue;
+    }
+    const ClusterCost c = WholeClusterCost(*d, *r.server);
+    out.insert(out.end(), {c.cost_usd, c.network_cost_share});
+  }
+  // The training side: each network's best time and MFU, Rail-only's time
+  // against rail-optimized, and the cost per delivered PFLOP/s-day.
+  if (r.training.empty()) {
+    out.insert(out.end(), 8, none);
+  } else {
+    const TrainingCase& t = r.training.front();
+    const search::RankedStrategy* best[3] = {&t.rail_optimized, &t.rail_only, &t.ideal};
+    double time[3];
+    for (size_t i = 0; i < 3; ++i) time[i] = t.fits[i] ? best[i]->estimate.iteration_time_s : none;
+    out.insert(out.end(), {time[0], time[1], time[2]});
+    for (size_t i = 0; i < 2; ++i) out.push_back(t.fits[i] ? best[i]->estimate.mfu : none);
+    out.push_back(time[1] / time[0] - 1);  // NaN unless both fit
+    for (size_t i = 0; i < 2; ++i) {
+      const double usd = TrainingUsdPerPflopsDay(r, t, i);
+      out.push_back(usd > 0 ? usd : none);
+    }
+  }
+  // The MoE side: each network's best time over both dispatch algorithms.
+  if (r.moe.empty()) {
+    out.insert(out.end(), 2, none);
+  } else {
+    const MoeCase& m = r.moe.front();
+    const int opt = m.best_rail_optimized(), only = m.best_rail_only();
+    out.push_back(opt >= 0 ? m.rail_optimized[size_t(opt)].estimate.iteration_time_s : none);
+    out.push_back(only >= 0 ? m.rail_only[size_t(only)].estimate.iteration_time_s : none);
+  }
+  return out;
+}
+
 const std::vector<std::string> kEstimateKeys = {
     "iteration_time_s", "mfu", "hfu", "tflops_per_gpu", "tokens_per_s", "microbatches",
     "memory_bytes", "memory_capacity_bytes", "fits_in_memory"};
@@ -335,6 +429,14 @@ std::vector<std::string> SweepResultKeys(spec::SweepStudy study) {
       return {"analytic_s", "simulated_s", "flows_simulated"};
     case spec::SweepStudy::kCollective:
       return {"analytic_s", "algbw_Bps", "simulated_s", "flows_simulated"};
+    case spec::SweepStudy::kCompare:
+      return {"rail_optimized_switches", "rail_optimized_cost_usd", "rail_optimized_power_w", "rail_only_switches",
+              "rail_only_cost_usd", "rail_only_power_w", "cost_saving", "power_saving",
+              "rail_optimized_cluster_cost_usd", "rail_optimized_network_cost_share", "rail_only_cluster_cost_usd",
+              "rail_only_network_cost_share", "rail_optimized_iteration_time_s", "rail_only_iteration_time_s",
+              "ideal_iteration_time_s", "rail_optimized_mfu", "rail_only_mfu", "rail_only_slowdown",
+              "rail_optimized_usd_per_pflops_day", "rail_only_usd_per_pflops_day",
+              "moe_rail_optimized_iteration_time_s", "moe_rail_only_iteration_time_s"};
     case spec::SweepStudy::kFailures:
       return {"interruptions_mean", "interruptions_ci95", "interruptions_p05", "interruptions_p95",
               "gpu_hours_lost_mean", "goodput", "network_share", "spares_needed", "spare_domains", "ocs_ports",
@@ -368,6 +470,9 @@ SweepRow RunSweepPoint(const spec::SweepConfig& config, const SweepSpecs& specs,
         break;
       case spec::SweepStudy::kFailures:
         row.results = RunFailuresPoint(row.point, specs);
+        break;
+      case spec::SweepStudy::kCompare:
+        row.results = RunComparePoint(row.point);
         break;
     }
   } catch (const Error& e) {

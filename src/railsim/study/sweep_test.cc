@@ -206,6 +206,51 @@ TEST(SweepTest, NetworkRowsCarryTheWholeClusterWithAServer) {
   EXPECT_NEAR(40'320.0 / 1'960'320, rows[0].results[14], 1e-12);
 }
 
+// A compare row, by hand where the network side allows: 4,096 GPUs in HB
+// domains of 8 at radix 64 and 400 Gb/s. Rail-optimized needs 3 tiers
+// (4,096 > 64^2 / 2): 5E/k = 320 switches, 20,480 ports x $694 + 24,576
+// transceivers x $199 = $19,103,744; Rail-only is 8 rails of 512 GPUs in 2
+// tiers, 8 x 3 x 512/64 = 192 switches, 12,288 ports x $694 + 16,384
+// transceivers x $199 = $11,788,288 (38.3% less). With 512 DGX H100 at $400,000: the cluster costs $216.6 M.
+// The training side is the compare study's own: the same times as
+// RunCompare gives for that scenario, and Rail-only no slower for a dense
+// GPT-3 (the paper's claim); MoE dropped with "none". A point whose
+// scenario keeps two HB domain sizes is an error row naming hb_size.
+TEST(SweepTest, CompareRowsAreTheComparisonAtOnePoint) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "compare",
+    "fixed": {"model": "gpt3-175b", "system": "dgx-h100", "global_batch_size": 1536, "radix": 64,
+              "moe_model": "none", "server": "dgx-h100"},
+    "axes": {"gpus": [4096], "hb_size": [8, 3]}})");
+  std::vector<SweepRow> rows = RunAll(c, 1);
+  ASSERT_EQ(2u, rows.size());
+  ASSERT_EQ("", rows[0].error);
+  const std::vector<double>& r = rows[0].results;
+  const std::vector<std::string> keys = SweepResultKeys(spec::SweepStudy::kCompare);
+  ASSERT_EQ(keys.size(), r.size());
+  auto at = [&](const std::string& key) { return r[size_t(std::find(keys.begin(), keys.end(), key) - keys.begin())]; };
+  EXPECT_EQ(320, at("rail_optimized_switches"));
+  EXPECT_EQ(19'103'744, at("rail_optimized_cost_usd"));
+  EXPECT_EQ(192, at("rail_only_switches"));
+  EXPECT_EQ(11'788'288, at("rail_only_cost_usd"));
+  EXPECT_NEAR(0.383, at("cost_saving"), 0.001);
+  EXPECT_EQ(512 * 400'000.0 + 11'788'288, at("rail_only_cluster_cost_usd"));
+  EXPECT_GT(at("rail_only_iteration_time_s"), 0);
+  EXPECT_NEAR(0, at("rail_only_slowdown"), 0.01);
+  EXPECT_NEAR(at("rail_only_iteration_time_s") / at("rail_optimized_iteration_time_s") - 1, at("rail_only_slowdown"),
+              1e-12);
+  EXPECT_GT(at("rail_optimized_usd_per_pflops_day"), at("rail_only_usd_per_pflops_day"));  // same speed, cheaper
+  EXPECT_TRUE(std::isnan(at("moe_rail_only_iteration_time_s")));
+  // HB domains of 3 do not divide 4,096 GPUs: an error row.
+  EXPECT_TRUE(rows[1].results.empty());
+  EXPECT_NE(std::string::npos, rows[1].error.find("does not divide")) << rows[1].error;
+  // Without hb_size the scenario's two sizes (8 and 256) are refused by name.
+  spec::SweepConfig two = spec::ParseSweepConfigJson(R"({"study": "compare",
+    "fixed": {"gpus": 4096, "radix": 64, "moe_model": "none", "model": "gpt3-175b", "global_batch_size": 1536}})");
+  std::vector<SweepRow> refused = RunAll(two, 1);
+  ASSERT_EQ(1u, refused.size());
+  EXPECT_EQ(0u, refused[0].error.find("hb_size: a compare point compares one HB domain size")) << refused[0].error;
+}
+
 TEST(SweepTest, RowsDoNotDependOnTheThreadCount) {
   spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
     "fixed": {"model": "gpt3-175b", "system": "dgx-a100", "tp": 8, "micro_batch_size": 1, "global_batch_size": 1024},
