@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <fstream>
+#include <tuple>
 #include <string>
 #include <thread>
 #include <vector>
@@ -653,6 +655,14 @@ TEST(CliTest, JsonOutputIsDeterministic) {
                       "64MiB", "--group", "dp", "--tp", "8", "--simulate", "--format", "json"});
   commands.push_back({"collective", "--system", "aws-p5", "--gpus", "64", "--op", "all-reduce", "--bytes", "32MiB",
                       "--group", "all", "--protocol", "ll128", "--format", "json"});
+  // A dp group placed inside the HB domains, and NCCL's PAT on a dp group of one GPU per domain, simulated.
+  commands.push_back({"collective", "--system", "dgx-h100", "--gpus", "256", "--op", "all-reduce", "--bytes",
+                      "16MiB", "--group", "dp", "--tp", "8", "--placement", "dp-tp-pp", "--format", "json"});
+  commands.push_back({"collective", "--system", "dgx-h100", "--gpus", "256", "--op", "all-gather", "--bytes", "1MiB",
+                      "--group", "dp", "--tp", "8", "--algorithm", "pat", "--simulate", "--format", "json"});
+  // The whole cluster's cost with a named server, and the cost per PFLOP/s-day.
+  commands.push_back({"compare", "--gpus", "1024", "--hb-sizes", "8", "--radixes", "32", "--server", "dgx-b200",
+                      "--format", "json"});
   // DeepEP's pipelined dispatch with an fp8 payload, simulated.
   commands.push_back({"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "moe-dispatch", "--model",
                       "deepseek-v3", "--group", "ep", "--ep", "16", "--pp", "8", "--moe-dispatch-precision", "fp8",
@@ -679,19 +689,36 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   // (rows arrive as points finish).
   {
     const std::string dir = MakeTempDir();
-    std::ofstream(dir + "/sweep.json") << R"({"study": "network", "fixed": {"hb_size": 8, "radix": 32},
-      "axes": {"design": ["rail-only", "rail-optimized", "fat-tree"], "gpus": [64, 128, 256, 100]}})";
-    std::vector<std::string> runs;
-    for (const char* name : {"a.jsonl", "b.jsonl"}) {
-      RunResult r = RunRailsim({"sweep", "--config", dir + "/sweep.json", "--out", dir + "/" + name,
-                                "--threads", "2"});
-      ASSERT_EQ(0, r.status) << r.err;
-      RunResult merged = RunRailsim({"sweep", "--merge", dir + "/" + name});
-      ASSERT_EQ(0, merged.status) << merged.err;
-      EXPECT_EQ(12, LineCount(merged.out));
-      runs.push_back(merged.out);
+    // (config, points, error rows: 100 GPUs are not a multiple of 8)
+    const std::vector<std::tuple<std::string, int, int>> configs = {
+        {R"({"study": "network", "fixed": {"hb_size": 8, "radix": 32},
+      "axes": {"design": ["rail-only", "rail-optimized", "fat-tree"], "gpus": [64, 128, 256, 100]}})", 12, 3},
+        {R"({"study": "collective", "fixed": {"system": "dgx-h100", "gpus": 256, "tp": 8, "group": "dp",
+      "simulate": true}, "axes": {"op": ["all-reduce", "all-gather"], "bytes": ["64KiB", "16MiB"]}})", 4, 0},
+        {R"({"study": "failures", "fixed": {"gpus": 256, "radix": 16, "trials": 200, "seed": 3},
+      "axes": {"network": ["rail-only", "rail-optimized"]}})", 2, 0},
+        {R"({"study": "compare", "fixed": {"gpus": 1024, "hb_size": 8, "radix": 32, "moe_model": "none",
+      "model": "gpt3-175b", "system": "dgx-h100"}, "axes": {"global_batch_size": [512, 1536]}})", 2, 0}};
+    for (const auto& [config, points, errors] : configs) {
+      std::ofstream(dir + "/sweep.json") << config;
+      std::vector<std::string> runs;
+      for (const char* name : {"a.jsonl", "b.jsonl"}) {
+        std::remove((dir + "/" + name).c_str());
+        RunResult r = RunRailsim({"sweep", "--config", dir + "/sweep.json", "--out", dir + "/" + name,
+                                  "--threads", "2"});
+        ASSERT_EQ(0, r.status) << r.err;
+        RunResult merged = RunRailsim({"sweep", "--merge", dir + "/" + name});
+        ASSERT_EQ(0, merged.status) << merged.err;
+        EXPECT_EQ(points, LineCount(merged.out)) << config;
+        int error_rows = 0;
+        for (size_t at = merged.out.find("\"error\""); at != std::string::npos; at = merged.out.find("\"error\"", at + 1)) {
+          ++error_rows;
+        }
+        EXPECT_EQ(errors, error_rows) << merged.out;
+        runs.push_back(merged.out);
+      }
+      EXPECT_EQ(runs[0], runs[1]) << config;
     }
-    EXPECT_EQ(runs[0], runs[1]);
   }
   for (const Args& args : commands) {
     RunResult a = RunRailsim(args), b = RunRailsim(args);

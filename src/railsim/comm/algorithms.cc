@@ -319,18 +319,27 @@ Algorithm AlgorithmOf(spec::NcclAlgo a) {
   return Algorithm::kAuto;
 }
 
-// NCCL's algorithm `a` with protocol `p` as a plan: its phases with NCCL's
-// latency, protocol factor and caps.
-void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes, const GroupLayout& g,
-                   const ClusterFabrics& c, const NcclChannels& ch) {
-  *plan = Plan();
+// NCCL's algorithm `a` as a plan: its phases, without what the protocol
+// sets (NcclProtocolOnPlan).
+void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
+  plan->count = 0;
   plan->algorithm = AlgorithmName(AlgorithmOf(a));
-  plan->protocol = ProtocolName(p);
   if (a == spec::NcclAlgo::kRing) AddRing(plan, op, bytes, g, c, false);
   if (a == spec::NcclAlgo::kTree) AddNcclTree(plan, bytes, g);
   if (a == spec::NcclAlgo::kNvls) AddInSwitch(plan, bytes, g, c);
   if (a == spec::NcclAlgo::kNvlsTree) AddNvlsTree(plan, bytes, g, c);
   if (a == spec::NcclAlgo::kPat) AddPat(plan, bytes, g);
+  for (int i = 0; i < plan->count; ++i) {
+    Phase& ph = plan->phases[i];
+    if (a == spec::NcclAlgo::kTree || a == spec::NcclAlgo::kNvlsTree) ph.nic_efficiency = c.nccl.nic_tree_efficiency;
+  }
+}
+
+// Protocol `p` on NCCL's plan of `a`: NCCL's latency, protocol factor and
+// caps, on every phase.
+void NcclProtocolOnPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes, const GroupLayout& g,
+                        const ClusterFabrics& c, const NcclChannels& ch) {
+  plan->protocol = ProtocolName(p);
   const double latency = NcclLatency(a, p, Factor(op) > 1 ? 2 : 1, bytes, g, c, ch);
   const ProtocolRate rate = NcclRate(a, p, bytes, g, c, ch);
   for (int i = 0; i < plan->count; ++i) {
@@ -341,20 +350,20 @@ void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes
     // PAT's time is the buffer over its busBw, where the all-pairs phase
     // moves (n - 1) / n of it through each NIC.
     if (a == spec::NcclAlgo::kPat) ph.bw_factor *= double(g.size - 1) / double(g.size);
-    if (a == spec::NcclAlgo::kTree) ph.nic_efficiency = c.nccl.nic_tree_efficiency;
+    // NVLSTree's cap bounds the whole buffer; the heads' tree on each rail moves 1/local of it.
     if (a == spec::NcclAlgo::kNvlsTree) {
-      // The cap bounds the whole buffer; the heads' tree on each rail moves 1/local of it.
       ph.bus_cap_Bps = ph.pattern == Pattern::kNodeTree ? rate.cap_Bps / double(g.local) : 0;
-      ph.nic_efficiency = c.nccl.nic_tree_efficiency;
     }
   }
 }
 
 // NCCL's choice: the least estimated time over the (algorithm, protocol)
 // pairs allowed, scanned in NCCL's index order (Tree, Ring, NVLS, NVLSTree,
-// PAT; LL, LL128, Simple) so that ties go to the lower index. `only` restricts the algorithm
-// (kAuto: any), `protocol` the protocol. Returns a negative time when no pair
-// runs. Writes the plan when `out` is given.
+// PAT; LL, LL128, Simple) so that ties go to the lower index. `only`
+// restricts the algorithm (kAuto: any), `protocol` the protocol. Returns a
+// negative time when no pair runs. Writes the plan when `out` is given. Each
+// algorithm's plan and loads are built once and its protocols tried on them:
+// this runs several times per strategy on the search's hot path.
 double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const GroupLayout& g,
                   const ClusterFabrics& c, Plan* out) {
   constexpr spec::NcclAlgo kOrder[] = {spec::NcclAlgo::kTree, spec::NcclAlgo::kRing, spec::NcclAlgo::kNvls,
@@ -363,12 +372,15 @@ double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const 
   const NcclChannels ch = SearchChannels(g, c);
   double best = -1;
   Plan candidate;
+  double raw[kMaxPhases];
   for (spec::NcclAlgo a : kOrder) {
     if (!NcclRuns(a, op, g, c) || (only != Algorithm::kAuto && AlgorithmOf(a) != only)) continue;
+    BuildNcclPlan(&candidate, a, op, bytes, g, c);
+    for (int i = 0; i < candidate.count; ++i) raw[i] = PhaseRawStep(candidate.phases[i], c);
     for (Protocol p : kProtocols) {
       if (!ProtocolRuns(a, p, c) || (protocol != Protocol::kAuto && p != protocol)) continue;
-      BuildNcclPlan(&candidate, a, p, op, bytes, g, c, ch);
-      const double t = PlanTime(candidate, c);
+      NcclProtocolOnPlan(&candidate, a, p, op, bytes, g, c, ch);
+      const double t = PlanTimeFromSteps(candidate, raw);
       if (best < 0 || t < best) {
         best = t;
         if (out) *out = candidate;

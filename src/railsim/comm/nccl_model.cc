@@ -28,7 +28,7 @@ double InterLatency(int a, int p, const GroupLayout& g, const spec::NcclConstant
 // / 64)), applied below 23.
 double TreeCorrection(int p, double bytes, const spec::NcclConstants& n) {
   if (bytes < 64) return n.tree_correction[p][0];
-  const int i = int(std::floor(std::log2(bytes / 64)));
+  const int i = std::ilogb(bytes / 64);  // floor(log2), exactly, without log2's cost
   return i < 23 ? n.tree_correction[p][i] : 1.0;
 }
 

@@ -107,35 +107,48 @@ StepLoad PhaseStepLoad(const Phase& p, const ClusterFabrics& c) {
   return load;
 }
 
-double PhaseTime(const Phase& p, const ClusterFabrics& c) {
-  if (p.bytes_per_flow <= 0 || (p.family.size <= 1 && p.pattern != Pattern::kViaSwitch)) return 0;
+double PhaseRawStep(const Phase& p, const ClusterFabrics& c) {
+  if (p.bytes_per_flow <= 0 || (p.family.size <= 1 && p.pattern != Pattern::kViaSwitch)) return -1;
   StepLoad load = PhaseStepLoad(p, c);
   const double nic_Bps = p.nic_efficiency > 0 ? c.nic.bw_Bps * p.nic_efficiency : c.nic.effective_Bps();
   double step = std::max(load.hb_bytes / c.hb.effective_Bps(), load.nic_bytes * load.leaf_factor / nic_Bps);
   if (p.flow_cap_Bps > 0) step = std::max(step, p.bytes_per_flow / p.flow_cap_Bps);
-  step /= p.bw_factor;
+  return step;
+}
+
+double PhaseTimeFromStep(const Phase& p, double raw_step) {
+  if (raw_step < 0) return 0;
+  double step = raw_step / p.bw_factor;
   if (p.bus_cap_Bps > 0) step = std::max(step, BusBytes(p) / p.bus_cap_Bps);
   return p.latency_s + double(p.repeat) * step;
 }
 
-double PlanTime(const Plan& plan, const ClusterFabrics& c) {
+double PhaseTime(const Phase& p, const ClusterFabrics& c) { return PhaseTimeFromStep(p, PhaseRawStep(p, c)); }
+
+double PlanTimeFromSteps(const Plan& plan, const double* raw_steps) {
   double total = 0;
   for (int i = 0; i < plan.count; ++i) {
     const Phase& p = plan.phases[i];
-    double t = PhaseTime(p, c);
+    const double t = PhaseTimeFromStep(p, raw_steps[i]);
     if (p.chunks > 1 && i > 0) {
       // Pipelined with the previous phase: the chunk of the slower phase sets
       // the pace, the faster one adds one chunk of fill. Undo the previous
       // phase's full time that was already counted.
       const Phase& q = plan.phases[i - 1];
-      double a = (PhaseTime(q, c) - q.latency_s) / p.chunks;
-      double bt = (t - p.latency_s) / p.chunks;
+      const double a = (PhaseTimeFromStep(q, raw_steps[i - 1]) - q.latency_s) / p.chunks;
+      const double bt = (t - p.latency_s) / p.chunks;
       total += -(a * p.chunks) + a + bt + (p.chunks - 1) * std::max(a, bt) + p.latency_s;
       continue;
     }
     total += t;
   }
   return total;
+}
+
+double PlanTime(const Plan& plan, const ClusterFabrics& c) {
+  double raw[kMaxPhases];
+  for (int i = 0; i < plan.count; ++i) raw[i] = PhaseRawStep(plan.phases[i], c);
+  return PlanTimeFromSteps(plan, raw);
 }
 
 int64_t PhaseFlowCount(const Phase& p, int64_t gpus) {

@@ -87,7 +87,11 @@ struct Plan {
   int count = 0;
   const char* algorithm = "";
   const char* protocol = "";  ///< NCCL protocol of the plan ("" outside NCCL's model)
-  Phase& Add() { return phases[count++]; }
+  /// A fresh phase at the end (reset: plans are reused on the hot path).
+  Phase& Add() {
+    phases[count] = Phase();
+    return phases[count++];
+  }
 };
 
 /// Per-step load of a phase on the busiest GPU.
@@ -104,9 +108,21 @@ StepLoad PhaseStepLoad(const Phase& phase, const ClusterFabrics& c);
 /// Analytic time of one phase alone: latency + repeat x step time.
 double PhaseTime(const Phase& phase, const ClusterFabrics& c);
 
+/// The part of a phase's step time that NCCL's protocols leave alone: the
+/// busiest GPU's bytes over the fabrics' rates (and the per-flow cap), before
+/// bw_factor and bus_cap_Bps; negative when the phase takes no time at all.
+double PhaseRawStep(const Phase& phase, const ClusterFabrics& c);
+
+/// PhaseTime from PhaseRawStep: trying NCCL's protocols on one plan changes
+/// only latency, bw_factor and bus_cap_Bps, so the loads are computed once.
+double PhaseTimeFromStep(const Phase& phase, double raw_step);
+
 /// Analytic time of the plan: phases in sequence, pipelined pairs overlapped
 /// chunk by chunk (a + b + (chunks - 1) max(a, b) per chunk times a, b).
 double PlanTime(const Plan& plan, const ClusterFabrics& c);
+
+/// PlanTime with each phase's PhaseRawStep given (`raw_steps[i]` for phase i).
+double PlanTimeFromSteps(const Plan& plan, const double* raw_steps);
 
 /// Number of flows one step of `phase` has over a cluster of `gpus` ranks.
 int64_t PhaseFlowCount(const Phase& phase, int64_t gpus);
