@@ -335,12 +335,11 @@ void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Op op, double bytes, const Grou
   }
 }
 
-// Protocol `p` on NCCL's plan of `a`: NCCL's latency, protocol factor and
-// caps, on every phase.
-void NcclProtocolOnPlan(Plan* plan, spec::NcclAlgo a, Protocol p, Op op, double bytes, const GroupLayout& g,
+// Protocol `p` on NCCL's plan of `a`: NCCL's latency (`latency`, from
+// NcclLatency), protocol factor and caps, on every phase.
+void NcclProtocolOnPlan(Plan* plan, spec::NcclAlgo a, Protocol p, double latency, double bytes, const GroupLayout& g,
                         const ClusterFabrics& c, const NcclChannels& ch) {
   plan->protocol = ProtocolName(p);
-  const double latency = NcclLatency(a, p, Factor(op) > 1 ? 2 : 1, bytes, g, c, ch);
   const ProtocolRate rate = NcclRate(a, p, bytes, g, c, ch);
   for (int i = 0; i < plan->count; ++i) {
     Phase& ph = plan->phases[i];
@@ -379,7 +378,10 @@ double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const 
     for (int i = 0; i < candidate.count; ++i) raw[i] = PhaseRawStep(candidate.phases[i], c);
     for (Protocol p : kProtocols) {
       if (!ProtocolRuns(a, p, c) || (protocol != Protocol::kAuto && p != protocol)) continue;
-      NcclProtocolOnPlan(&candidate, a, p, op, bytes, g, c, ch);
+      // The latency alone bounds the time from below.
+      const double latency = NcclLatency(a, p, Factor(op) > 1 ? 2 : 1, bytes, g, c, ch);
+      if (best >= 0 && latency >= best) continue;
+      NcclProtocolOnPlan(&candidate, a, p, latency, bytes, g, c, ch);
       const double t = PlanTimeFromSteps(candidate, raw);
       if (best < 0 || t < best) {
         best = t;
