@@ -515,6 +515,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   // tp 1: the dp group has 8 members in each domain, PAT needs one.
   cases.push_back({With(With(With(kCollective, "--op", "all-gather"), "--tp", "1"), "--algorithm", "pat"), "--algorithm"});
   cases.push_back({With(With(kCollective, "--group", "tp"), "--algorithm", "nvls-tree"), "--algorithm"});  // one domain
+  cases.push_back({With(With(kCollective, "--tp", "1"), "--algorithm", "collnet"), "--algorithm"});  // no SHARP
   cases.push_back({With(kCollective, "--system", Mutated("dgx-h100", "bandwidth_factor", "2")),
                    "/nccl/pat/bandwidth_factor"});
   cases.push_back({With(kCollective, "--system", Mutated("dgx-h100", "net_step_divisor", "0")),

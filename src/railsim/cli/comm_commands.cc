@@ -105,7 +105,7 @@ Action SetupCollective(CLI::App* sub) {
       ->capture_default_str();
   AddMoeFlags(sub, &f->moe);
   sub->add_option("--group", f->group, "tp, cp, ep, dp, pp or all: the groups as estimate places them")->required();
-  sub->add_option("--algorithm", f->algorithm, "auto, ring, tree, hierarchical, in-switch, direct, forwarded, nvls-tree or pat")
+  sub->add_option("--algorithm", f->algorithm, "auto, ring, tree, hierarchical, in-switch, direct, forwarded, nvls-tree, pat or collnet")
       ->capture_default_str();
   sub->add_option("--protocol", f->protocol,
                   "NCCL protocol: ll, ll128, simple, or auto (NCCL's least estimated time; needs the system's "

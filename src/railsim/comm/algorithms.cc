@@ -11,7 +11,7 @@ namespace {
 constexpr const char* kOpNames[] = {"all-reduce", "reduce-scatter", "all-gather",
                                     "all-to-all", "broadcast",      "send-recv"};
 constexpr const char* kAlgorithmNames[] = {"auto",   "ring",      "tree",      "hierarchical", "in-switch",
-                                           "direct", "forwarded", "nvls-tree", "pat"};
+                                           "direct", "forwarded", "nvls-tree", "pat",          "collnet"};
 constexpr int kAlgorithms = int(std::size(kAlgorithmNames));
 
 // Latency steps of a collective of n members with `factor` passes (2 for
@@ -203,8 +203,13 @@ std::string AlgorithmInapplicable(Op op, Algorithm a, const GroupLayout& g, cons
       return "";
     case Algorithm::kInSwitch:
       if (op != Op::kAllReduce) return "in-switch runs all-reduce";
-      if (g.domains > 1) return "in-switch reduction needs the group inside one HB domain";
       if (c.hb_in_network_allreduce_efficiency <= 0) return "the system's HB fabric has no in-switch reduction";
+      if (g.domains > 1 && !c.nccl.collnet.enabled) {
+        return "in-switch reduction needs the group inside one HB domain (across domains, NIC switches that reduce)";
+      }
+      if (g.domains > 1 && (!Hierarchical(g) || !g.rail_aligned)) {
+        return "in-switch reduction across HB domains needs whole domains, one member per rail";
+      }
       return "";
     case Algorithm::kDirect: return op == Op::kAllToAll ? "" : "direct runs all-to-all";
     case Algorithm::kForwarded:
@@ -223,6 +228,15 @@ std::string AlgorithmInapplicable(Op op, Algorithm a, const GroupLayout& g, cons
       if (op != Op::kAllGather && op != Op::kReduceScatter) return "pat runs all-gather and reduce-scatter";
       if (!c.nccl.pat.enabled) return "pat needs the system's NCCL model with its \"pat\" constants";
       if (g.domains <= 1 || g.local > 1) return "pat needs one member in each of several HB domains";
+      return "";
+    case Algorithm::kCollNet:
+      if (op != Op::kAllReduce) return "collnet runs all-reduce";
+      if (!c.nccl.collnet.enabled) {
+        return "collnet needs NIC switches that reduce (the system's \"nccl\" object with \"collnet\")";
+      }
+      if (!Hierarchical(g) || !g.rail_aligned || g.local > 8) {
+        return "collnet needs whole HB domains of at most 8 members: several in each of several domains, one per rail";
+      }
       return "";
   }
   return "";
@@ -283,6 +297,50 @@ void AddPat(Plan* plan, double bytes, const GroupLayout& g) {
   p.bytes_per_flow = bytes / double(g.size);
 }
 
+// The in-network reduction of each member's shard S / l in its rail's
+// switches (InfiniBand SHARP): S / l up each NIC and the result back. As
+// flows it is one ring step along the rail: each NIC sends and receives
+// S / l, as with SHARP, and the ring's hops stay inside the rail's leaves but
+// where consecutive domains sit under different leaves. Pipelined with the
+// phase before it, as NCCL pipelines its stages.
+void AddSharpStage(Plan* plan, double bytes, const GroupLayout& g) {
+  Phase& sharp = plan->Add();
+  sharp.name = "reduction in the rail's switches";
+  sharp.pattern = Pattern::kRing;
+  sharp.family = {g.domains, g.stride * g.local};
+  sharp.bytes_per_flow = bytes / double(g.local);
+  sharp.chunks = kDefaultForwardChunks;
+}
+
+// NCCL's CollNetDirect all-reduce: each member scatter-reduces the domain's
+// buffer to the member owning each shard over NVLink and later gathers the
+// reduced shards back, 2 S / l to each other member of its domain in all
+// (one NVLink phase: both halves load the same links), around the shard's
+// reduction in the rail's switches.
+void AddCollNet(Plan* plan, double bytes, const GroupLayout& g) {
+  Phase& nvlink = plan->Add();
+  nvlink.name = "scatter-reduce and gather in HB domain";
+  nvlink.pattern = Pattern::kAllPairs;
+  nvlink.family = {g.local, g.stride};
+  nvlink.bytes_per_flow = 2 * bytes / double(g.local);
+  AddSharpStage(plan, bytes, g);
+}
+
+// NCCL's NVLS across nodes, which it runs only with CollNet (NVLink SHARP
+// inside each domain, InfiniBand SHARP across them): the domain's reduction
+// in its NVSwitch (as in-switch) around the shards' reduction in the rails'
+// switches.
+void AddNvlsCollNet(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
+  Phase& in = plan->Add();
+  const double l = double(g.local);
+  in.name = "NVLS in HB domain";
+  in.pattern = Pattern::kViaSwitch;
+  in.family = {g.local, g.stride};
+  in.bytes_per_flow = bytes * (l + 1) / l;
+  in.flow_cap_Bps = c.hb.bw_Bps * c.hb_in_network_allreduce_efficiency * (l + 1) / (2 * (l - 1));
+  AddSharpStage(plan, bytes, g);
+}
+
 // Whether NCCL runs `a` for `op` on `g` (reference section 3; NVLS only inside
 // one domain: across nodes it needs CollNet; NVLSTree only across domains,
 // with an NVSwitch that reduces, whole domains and heads on each rail).
@@ -291,7 +349,9 @@ bool NcclRuns(spec::NcclAlgo a, Op op, const GroupLayout& g, const ClusterFabric
     case spec::NcclAlgo::kRing: return IsReduction(op);
     case spec::NcclAlgo::kTree: return op == Op::kAllReduce;
     case spec::NcclAlgo::kNvls:
-      return op == Op::kAllReduce && g.domains <= 1 && c.hb_in_network_allreduce_efficiency > 0;
+      // Across domains only with CollNet (NVLS + IB SHARP), on whole domains.
+      return op == Op::kAllReduce && c.hb_in_network_allreduce_efficiency > 0 &&
+             (g.domains <= 1 || (c.nccl.collnet.enabled && g.local > 1 && g.size % g.local == 0 && g.rail_aligned));
     case spec::NcclAlgo::kNvlsTree:
       return op == Op::kAllReduce && g.domains > 1 && g.local > 1 && g.size % g.local == 0 && g.rail_aligned &&
              c.hb_in_network_allreduce_efficiency > 0;
@@ -299,6 +359,10 @@ bool NcclRuns(spec::NcclAlgo a, Op op, const GroupLayout& g, const ClusterFabric
       // NCCL_PAT_ENABLE's default: only with one rank per node.
       return (op == Op::kAllGather || op == Op::kReduceScatter) && c.nccl.pat.enabled && g.domains > 1 &&
              g.local <= 1;
+    case spec::NcclAlgo::kCollNetDirect:
+      // NCCL: not with more than 8 local ranks.
+      return op == Op::kAllReduce && c.nccl.collnet.enabled && g.domains > 1 && g.local > 1 && g.local <= 8 &&
+             g.size % g.local == 0 && g.rail_aligned;
   }
   return false;
 }
@@ -315,6 +379,7 @@ Algorithm AlgorithmOf(spec::NcclAlgo a) {
     case spec::NcclAlgo::kNvls: return Algorithm::kInSwitch;
     case spec::NcclAlgo::kNvlsTree: return Algorithm::kNvlsTree;
     case spec::NcclAlgo::kPat: return Algorithm::kPat;
+    case spec::NcclAlgo::kCollNetDirect: return Algorithm::kCollNet;
   }
   return Algorithm::kAuto;
 }
@@ -326,9 +391,16 @@ void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Op op, double bytes, const Grou
   plan->algorithm = AlgorithmName(AlgorithmOf(a));
   if (a == spec::NcclAlgo::kRing) AddRing(plan, op, bytes, g, c, false);
   if (a == spec::NcclAlgo::kTree) AddNcclTree(plan, bytes, g);
-  if (a == spec::NcclAlgo::kNvls) AddInSwitch(plan, bytes, g, c);
+  if (a == spec::NcclAlgo::kNvls) {
+    if (g.domains > 1) {
+      AddNvlsCollNet(plan, bytes, g, c);
+    } else {
+      AddInSwitch(plan, bytes, g, c);
+    }
+  }
   if (a == spec::NcclAlgo::kNvlsTree) AddNvlsTree(plan, bytes, g, c);
   if (a == spec::NcclAlgo::kPat) AddPat(plan, bytes, g);
+  if (a == spec::NcclAlgo::kCollNetDirect) AddCollNet(plan, bytes, g);
   for (int i = 0; i < plan->count; ++i) {
     Phase& ph = plan->phases[i];
     if (a == spec::NcclAlgo::kTree || a == spec::NcclAlgo::kNvlsTree) ph.nic_efficiency = c.nccl.nic_tree_efficiency;
@@ -357,15 +429,16 @@ void NcclProtocolOnPlan(Plan* plan, spec::NcclAlgo a, Protocol p, double latency
 }
 
 // NCCL's choice: the least estimated time over the (algorithm, protocol)
-// pairs allowed, scanned in NCCL's index order (Tree, Ring, NVLS, NVLSTree,
-// PAT; LL, LL128, Simple) so that ties go to the lower index. `only`
+// pairs allowed, scanned in NCCL's index order (Tree, Ring, CollNetDirect,
+// NVLS, NVLSTree, PAT; LL, LL128, Simple) so that ties go to the lower index. `only`
 // restricts the algorithm (kAuto: any), `protocol` the protocol. Returns a
 // negative time when no pair runs. Writes the plan when `out` is given. Each
 // algorithm's plan and loads are built once and its protocols tried on them:
 // this runs several times per strategy on the search's hot path.
 double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const GroupLayout& g,
                   const ClusterFabrics& c, Plan* out) {
-  constexpr spec::NcclAlgo kOrder[] = {spec::NcclAlgo::kTree, spec::NcclAlgo::kRing, spec::NcclAlgo::kNvls,
+  constexpr spec::NcclAlgo kOrder[] = {spec::NcclAlgo::kTree,     spec::NcclAlgo::kRing,
+                                       spec::NcclAlgo::kCollNetDirect, spec::NcclAlgo::kNvls,
                                        spec::NcclAlgo::kNvlsTree, spec::NcclAlgo::kPat};
   constexpr Protocol kProtocols[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
   const NcclChannels ch = SearchChannels(g, c);
@@ -396,7 +469,7 @@ double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const 
 bool NcclChooses(Op op, Algorithm a, const ClusterFabrics& c) {
   if (!c.nccl.enabled || !IsReduction(op)) return false;
   return a == Algorithm::kAuto || a == Algorithm::kRing || (a == Algorithm::kTree && op == Op::kAllReduce) ||
-         a == Algorithm::kInSwitch || a == Algorithm::kNvlsTree || a == Algorithm::kPat;
+         a == Algorithm::kInSwitch || a == Algorithm::kNvlsTree || a == Algorithm::kPat || a == Algorithm::kCollNet;
 }
 
 }  // namespace
@@ -495,7 +568,7 @@ Plan MakeNamedPlan(Op op, Algorithm a, double bytes, const GroupLayout& g, const
 std::string ProtocolInapplicable(Op op, Algorithm a, Protocol p, const GroupLayout& g, const ClusterFabrics& c) {
   if (p == Protocol::kAuto) return "";
   if (!c.nccl.enabled) return "the system has no NCCL model (its preset has no \"nccl\" object)";
-  if (!NcclChooses(op, a, c)) return "NCCL's protocols apply to all-reduce, reduce-scatter and all-gather by ring, tree, in-switch, nvls-tree or pat";
+  if (!NcclChooses(op, a, c)) return "NCCL's protocols apply to all-reduce, reduce-scatter and all-gather by ring, tree, collnet, in-switch, nvls-tree or pat";
   if (p == Protocol::kLL128 && !c.nccl.ll128_enabled) return "the system's NCCL does not enable LL128";
   if (g.size > 1 && NcclChoice(op, a, p, 1, g, c, nullptr) < 0) {
     return fmt::format("{} runs only the simple protocol", AlgorithmName(a));

@@ -8,7 +8,9 @@
 //   tree          double binary tree: reduce up both trees, broadcast down
 //   hierarchical  reduce-scatter inside each HB domain, the collective across
 //                 domains on each rail, all-gather inside the domain
-//   in-switch     reduction in the NVLink switches (NVLink SHARP); one HB domain
+//   in-switch     reduction in the NVLink switches (NVLink SHARP); one HB domain,
+//                 or across domains where the NIC switches reduce too (NCCL's
+//                 NVLS with CollNet: NVLink SHARP, then InfiniBand SHARP)
 //   direct        all-to-all from every member to every other over the network
 //                 (on Rail-only, cross-rail pairs go NVLink first, per flow)
 //   forwarded     all-to-all forwarded through the HB domain (Rail-only): first
@@ -19,9 +21,13 @@
 //   pat           NCCL's PAT all-gather and reduce-scatter (one member per HB
 //                 domain): logarithmic latency, three quarters of the ring's
 //                 bandwidth; needs the system's NCCL constants ("pat")
+//   collnet       NCCL's CollNetDirect all-reduce on systems whose NIC switches
+//                 reduce (InfiniBand SHARP; the preset's "nccl" has "collnet"):
+//                 scatter-reduce and gather in each domain over NVLink, each
+//                 member's shard reduced in its rail's switches, pipelined
 //   auto          what NCCL picks. With the system's NCCL constants
 //                 (ClusterFabrics::nccl): NCCL's least estimated time over
-//                 ring, tree, in-switch (NVLS), nvls-tree and pat and the protocols LL, LL128
+//                 ring, tree, collnet, in-switch (NVLS), nvls-tree and pat and the protocols LL, LL128
 //                 and Simple (comm/nccl_model.h), per call size. Without
 //                 them: the fastest of ring, hierarchical and in-switch, with
 //                 the latency of the cheaper of ring and tree steps.
@@ -43,7 +49,7 @@ namespace railsim::comm {
 
 enum class Op : uint8_t { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kSendRecv };
 enum class Algorithm : uint8_t {
-  kAuto, kRing, kTree, kHierarchical, kInSwitch, kDirect, kForwarded, kNvlsTree, kPat
+  kAuto, kRing, kTree, kHierarchical, kInSwitch, kDirect, kForwarded, kNvlsTree, kPat, kCollNet
 };
 
 const char* OpName(Op op);

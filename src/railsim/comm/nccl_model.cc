@@ -77,6 +77,12 @@ double NcclLatency(spec::NcclAlgo algo, Protocol proto, int passes, double bytes
     return n.pat.base_latency_s + Log2Floor(nodes) * inter / n.pat.net_step_divisor +
            double(g.size) * n.pat.rank_latency_s;
   }
+  if (algo == spec::NcclAlgo::kCollNetDirect) {
+    const spec::NcclCollNet& cn = n.collnet;
+    const double inter = cn.net_latency_s + n.nic_reported_latency_s * 2;  // Simple only
+    return 2 * (double(std::min<int64_t>(1, ppn - 1)) * cn.nvlink_latency_s + double(ppn - 1) * cn.arity_latency_s) +
+           inter;
+  }
   const int a = int(algo), p = ProtocolIndex(proto);
   const double base = n.base_latency_s[a][p];
   const double intra = n.nvlink_latency_s[a][p];
@@ -102,6 +108,7 @@ double NcclLatency(spec::NcclAlgo algo, Protocol proto, int passes, double bytes
     case spec::NcclAlgo::kNvlsTree:
       return base + intra + 2 * Log2Floor(nodes) * inter;
     case spec::NcclAlgo::kPat:
+    case spec::NcclAlgo::kCollNetDirect:
       break;  // above
   }
   return base;
@@ -139,6 +146,9 @@ ProtocolRate NcclRate(spec::NcclAlgo algo, Protocol proto, double bytes, const G
       return r;
     case spec::NcclAlgo::kPat:
       r.factor = n.pat.bw_factor;
+      return r;
+    case spec::NcclAlgo::kCollNetDirect:
+      r.factor = n.collnet.bw_factor;
       return r;
   }
   return r;

@@ -181,5 +181,66 @@ TEST(NcclModelTest, PatForOneRankPerNodeUpToTheCrossover) {
   EXPECT_STREQ("ring", MakePlan(Op::kAllGather, Algorithm::kAuto, 1048576, g, no_pat, {})->algorithm);
 }
 
+// CollNet (reference 2.3, 2.5, 3) on dgx-h100 with NIC switches that reduce
+// (NCCL 2.30's constants: NVLink step 3.7 us, network step 31 us, 0.4 us
+// per arity step, busBw x 0.85 on Hopper), 4 nodes of 8 GPUs, S = 1 GiB.
+// CollNetDirect: latency 2 x (3.7 + 7 x 0.4) + 31 = 44.0 us; each GPU
+// scatter-reduces and later gathers 7 x S/8 each way over NVLink, 2 x 7/8 S
+// at 450 GB/s x hb_efficiency (A = 5.99 ms at the 0.85 factor), and sends
+// S/8 up its NIC to the switch and back at 50 GB/s x 0.94 (B = 3.36 ms);
+// pipelined in 16 chunks: 44 us + A + B/16 = 6.24 ms. With CollNet NCCL
+// also runs NVLS across nodes (NVLink SHARP, then InfiniBand SHARP): latency
+// 25 + 18 = 43 us; the in-switch stage S x 9/8 at 450 x 1.066 x 9/14 GB/s
+// (3.917 ms) pipelined with B at full rate (2.856 ms): 43 us + 3.917 +
+// 2.856/16 = 4.138 ms, faster than the ring (2 x 31/32 S over 8 NICs at 47
+// GB/s: 5.5 ms), so auto takes it. CollNetDirect is NVLink-bound here and
+// loses to the ring (6.03 ms); with 200 Gb/s NICs and no NVLink SHARP it is
+// NIC-bound at B' = 6.72 ms and wins: 44 us + A/16 + B'/16 + 15/16 B'
+// against the ring's 11 ms.
+TEST(NcclModelTest, CollNetWhereTheNicSwitchesReduce) {
+  ClusterFabrics c = DgxH100();
+  c.nccl.collnet = {true, 3.7e-6, 31e-6, 0.4e-6, 0.85};
+  const spec::SystemSpec s = spec::LoadSystem("dgx-h100", "--system");
+  const GroupLayout g = LayoutOf(32, 1, 8);
+  const NcclChannels ch = SearchChannels(g, c);
+  EXPECT_NEAR(44.0e-6, NcclLatency(spec::NcclAlgo::kCollNetDirect, Protocol::kSimple, 2, 0, g, c, ch), 1e-12);
+  EXPECT_NEAR(43.0e-6, NcclLatency(spec::NcclAlgo::kNvls, Protocol::kSimple, 2, 0, g, c, ch), 1e-12);
+  const double bytes = 1073741824.0;
+  const double a = 2 * 7 * bytes / 8 / (450e9 * s.hb_efficiency) / 0.85;
+  const double b = bytes / 8 / (50e9 * 0.94);
+  const double collnet = 44.0e-6 + a + b / 0.85 / 16;
+  const double nvls = bytes * 9 / 8 / (450e9 * 1.066 * 9 / 14);
+  const double nvls_collnet = 43.0e-6 + nvls + b / 16;
+  double t = 0;
+  const Plan p = Auto(Op::kAllReduce, bytes, 4, c, &t);
+  std::printf("  4 nodes, 1 GiB all-reduce with SHARP: %s %s, %.3f ms (hand %.3f ms; collnet %.3f ms)\n",
+              p.algorithm, p.protocol, 1e3 * t, 1e3 * nvls_collnet, 1e3 * collnet);
+  EXPECT_STREQ("in-switch", p.algorithm);
+  EXPECT_STREQ("simple", p.protocol);
+  EXPECT_NEAR(nvls_collnet, t, 1e-9);
+  double forced = 0;
+  EXPECT_STREQ("collnet", MakePlan(Op::kAllReduce, Algorithm::kCollNet, bytes, g, c, {}, &forced)->algorithm);
+  EXPECT_NEAR(collnet, forced, 1e-9);
+  EXPECT_STREQ("ring", Auto(Op::kAllReduce, bytes, 4, [&] {
+                  ClusterFabrics no_nvls = c;
+                  no_nvls.hb_in_network_allreduce_efficiency = 0;
+                  return no_nvls;
+                }(), nullptr).algorithm);
+  ClusterFabrics slow_nics = c;
+  slow_nics.hb_in_network_allreduce_efficiency = 0;
+  slow_nics.nic.bw_Bps = 25e9;
+  const double b2 = bytes / 8 / (25e9 * 0.94) / 0.85;
+  ASSERT_GT(b2, a);
+  EXPECT_STREQ("collnet", Auto(Op::kAllReduce, bytes, 4, slow_nics, &t).algorithm);
+  EXPECT_NEAR(44.0e-6 + a / 16 + b2 / 16 + 15 * b2 / 16, t, 1e-9);
+  // Not without the NIC switches' reduction, not for all-gather, not with one member per domain.
+  EXPECT_STRNE("collnet", Auto(Op::kAllReduce, bytes, 4, DgxH100(), nullptr).algorithm);
+  EXPECT_STRNE("in-switch", Auto(Op::kAllReduce, bytes, 4, DgxH100(), nullptr).algorithm);
+  EXPECT_FALSE(MakePlan(Op::kAllReduce, Algorithm::kCollNet, bytes, g, DgxH100(), {}).has_value());
+  EXPECT_FALSE(MakePlan(Op::kAllReduce, Algorithm::kInSwitch, bytes, g, DgxH100(), {}).has_value());
+  EXPECT_FALSE(MakePlan(Op::kAllGather, Algorithm::kCollNet, bytes, g, c, {}).has_value());
+  EXPECT_FALSE(MakePlan(Op::kAllReduce, Algorithm::kCollNet, bytes, LayoutOf(32, 8, 8), c, {}).has_value());
+}
+
 }  // namespace
 }  // namespace railsim::comm

@@ -120,6 +120,15 @@ NcclConstants ReadNcclConstants(JsonReader r, std::map<std::string, std::string>
     n.pat.bw_factor = pat.Number("bandwidth_factor", 0.01, 1);
     pat.Finish();
   }
+  if (r.Has("collnet")) {
+    JsonReader cn = r.Object("collnet");
+    n.collnet.enabled = true;
+    n.collnet.nvlink_latency_s = cn.Number("nvlink_latency_us", 0, kMaxLatency_us) * kUs;
+    n.collnet.net_latency_s = cn.Number("net_latency_us", 0, kMaxLatency_us) * kUs;
+    n.collnet.arity_latency_s = cn.Number("arity_latency_us", 0, kMaxLatency_us) * kUs;
+    n.collnet.bw_factor = cn.Number("bandwidth_factor", 0.01, 1);
+    cn.Finish();
+  }
   *sources = r.StringMapOr("sources");
   r.Finish();
   return n;
@@ -152,6 +161,12 @@ nlohmann::ordered_json NcclConstantsJson(const NcclConstants& n, const std::map<
     j["pat"]["rank_latency_us"] = n.pat.rank_latency_s / kUs;
     j["pat"]["net_step_divisor"] = n.pat.net_step_divisor;
     j["pat"]["bandwidth_factor"] = n.pat.bw_factor;
+  }
+  if (n.collnet.enabled) {
+    j["collnet"]["nvlink_latency_us"] = n.collnet.nvlink_latency_s / kUs;
+    j["collnet"]["net_latency_us"] = n.collnet.net_latency_s / kUs;
+    j["collnet"]["arity_latency_us"] = n.collnet.arity_latency_s / kUs;
+    j["collnet"]["bandwidth_factor"] = n.collnet.bw_factor;
   }
   j["sources"] = SourcesJson(sources);
   return j;

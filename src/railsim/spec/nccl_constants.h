@@ -16,8 +16,9 @@ namespace railsim::spec {
 
 /// NCCL's algorithm indices as this model uses them (a subset of NCCL's).
 /// The first kNcclAlgos index the per-(algorithm, protocol) tables; PAT runs
-/// only Simple on one rank per node and has constants of its own (NcclPat).
-enum class NcclAlgo : int { kRing = 0, kTree = 1, kNvls = 2, kNvlsTree = 3, kPat = 4 };
+/// only Simple on one rank per node and has constants of its own (NcclPat),
+/// as CollNetDirect has (NcclCollNet).
+enum class NcclAlgo : int { kRing = 0, kTree = 1, kNvls = 2, kNvlsTree = 3, kPat = 4, kCollNetDirect = 5 };
 /// NCCL's protocol indices (LL = 0, LL128 = 1, Simple = 2).
 constexpr int kNcclProtocols = 3;
 constexpr int kNcclAlgos = 4;
@@ -39,6 +40,20 @@ struct NcclPat {
   double base_latency_s = 0;
   double rank_latency_s = 0;
   double net_step_divisor = 1;
+  double bw_factor = 1;
+};
+
+/// NCCL's CollNetDirect all-reduce (in-network reduction in the NIC
+/// fabric's switches: InfiniBand SHARP through NCCL's CollNet plugin,
+/// NCCL_COLLNET_ENABLE=1). Present only when the system says its switches
+/// reduce. Latency 2 x (NVLink step + (ppn - 1) x arity step) + the network
+/// step (ncclTopoTuneModel, base 0); busBw x bw_factor (0.85 on SM90+);
+/// Simple only.
+struct NcclCollNet {
+  bool enabled = false;  ///< the system's "nccl" object has a "collnet" object
+  double nvlink_latency_s = 0;
+  double net_latency_s = 0;
+  double arity_latency_s = 0;
   double bw_factor = 1;
 };
 
@@ -70,6 +85,7 @@ struct NcclConstants {
   /// leaves the node (rounds of permutations; NCCL has no model of its own).
   double p2p_peer_latency_s = 0;
   NcclPat pat;
+  NcclCollNet collnet;
 };
 
 }  // namespace railsim::spec

@@ -129,7 +129,7 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
           {"radix", Type::kInt, 2, 65536},
           {"oversubscription", Type::kNumber, 1, 65535},
           {"algorithm", Type::kChoice, 0, 0,
-           {"auto", "ring", "tree", "hierarchical", "in-switch", "direct", "forwarded", "nvls-tree", "pat"}},
+           {"auto", "ring", "tree", "hierarchical", "in-switch", "direct", "forwarded", "nvls-tree", "pat", "collnet"}},
           {"protocol", Type::kChoice, 0, 0, {"auto", "ll", "ll128", "simple"}},
           {"tp", Type::kInt, 1, kMaxDegree},
           {"pp", Type::kInt, 1, kMaxDegree},
