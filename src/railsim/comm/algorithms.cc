@@ -90,19 +90,25 @@ void AddTree(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabric
   }
 }
 
-// NVLink SHARP: every GPU pushes its buffer into the switch (S) and takes its
-// reduced shard (S/n), then writes the shard back for multicast (S/n up, S
-// down): S (n + 1) / n each way. The achieved rate is the system's in-switch
-// busbw, quoted against the ring factor 2 (n - 1) / n.
-void AddInSwitch(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
+// NVLink SHARP over `family` (members of one HB domain): every GPU pushes its
+// buffer into the switch (S) and takes its reduced shard (S/n), then writes
+// the shard back for multicast (S/n up, S down): S (n + 1) / n each way. The
+// achieved rate is the system's in-switch busbw, quoted against the ring
+// factor 2 (n - 1) / n.
+Phase& AddSwitchReduction(Plan* plan, const char* name, double bytes, GroupFamily family, const ClusterFabrics& c) {
   Phase& p = plan->Add();
-  const double n = double(g.size);
-  p.name = "in-switch reduction";
+  const double n = double(family.size);
+  p.name = name;
   p.pattern = Pattern::kViaSwitch;
-  p.family = {g.size, g.stride};
+  p.family = family;
   p.bytes_per_flow = bytes * (n + 1) / n;
   p.flow_cap_Bps = c.hb.bw_Bps * c.hb_in_network_allreduce_efficiency * (n + 1) / (2 * (n - 1));
-  p.latency_s = 2 * c.hb.latency_s;
+  return p;
+}
+
+// In-switch all-reduce of a group inside one HB domain.
+void AddInSwitch(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
+  AddSwitchReduction(plan, "in-switch reduction", bytes, {g.size, g.stride}, c).latency_s = 2 * c.hb.latency_s;
 }
 
 // Under NCCL's model an all-to-all is NCCL's send/recv schedule: a fixed
@@ -269,13 +275,8 @@ void AddNcclTree(Plan* plan, double bytes, const GroupLayout& g) {
 // perChMaxNVLSTreeBw) bounds the whole buffer's rate, so each rail's tree
 // takes 1/local of it.
 void AddNvlsTree(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
-  Phase& in = plan->Add();
   const double l = double(g.local);
-  in.name = "NVLS in HB domain";
-  in.pattern = Pattern::kViaSwitch;
-  in.family = {g.local, g.stride};
-  in.bytes_per_flow = bytes * (l + 1) / l;
-  in.flow_cap_Bps = c.hb.bw_Bps * c.hb_in_network_allreduce_efficiency * (l + 1) / (2 * (l - 1));
+  AddSwitchReduction(plan, "NVLS in HB domain", bytes, {g.local, g.stride}, c);
   Phase& tree = plan->Add();
   tree.name = "tree of heads across domains";
   tree.pattern = Pattern::kNodeTree;
@@ -331,13 +332,7 @@ void AddCollNet(Plan* plan, double bytes, const GroupLayout& g) {
 // in its NVSwitch (as in-switch) around the shards' reduction in the rails'
 // switches.
 void AddNvlsCollNet(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
-  Phase& in = plan->Add();
-  const double l = double(g.local);
-  in.name = "NVLS in HB domain";
-  in.pattern = Pattern::kViaSwitch;
-  in.family = {g.local, g.stride};
-  in.bytes_per_flow = bytes * (l + 1) / l;
-  in.flow_cap_Bps = c.hb.bw_Bps * c.hb_in_network_allreduce_efficiency * (l + 1) / (2 * (l - 1));
+  AddSwitchReduction(plan, "NVLS in HB domain", bytes, {g.local, g.stride}, c);
   AddSharpStage(plan, bytes, g);
 }
 
