@@ -80,6 +80,7 @@ class Engine {
     }
     used_.assign(directed, 0);
     unfrozen_.assign(directed, 0);
+    live_.assign(directed, 0);
     count_.assign(directed, 0);
     share_.assign(directed, kInf);
     least_.assign(directed, kInf);
@@ -113,7 +114,11 @@ class Engine {
         } else {
           FinishTask(e.id);
         }
-        if (pending_full_) Refill(true, 0);
+        if (pending_full_) {
+          Refill(true, 0);
+        } else if (pending_new_) {
+          FillNew();
+        }
         continue;
       }
       FinishFlows(next_flow);
@@ -177,8 +182,10 @@ class Engine {
     timers_.push({now_ + latency, id, kTimerStart});
   }
 
-  // Adds the step's flows (those with a live path) after the live ones; a
-  // full refill follows.
+  // Adds the step's flows (those with a live path) after the live ones. A
+  // full refill follows, or, when they share no link with a live flow, a
+  // fill of the new flows alone (max-min fairness is separate on link-disjoint
+  // flows: a pipelined schedule's NVLink and NIC chunks).
   void StartStep(int id) {
     Task& task = tasks_[id];
     PhaseSpan& span = spans_[task.phase];
@@ -187,9 +194,13 @@ class Engine {
     for (Task& other : tasks_) {
       if (other.flows_left > 0) other.shared = true;
     }
-    Unfreeze(0);
     Phase p = plan_.phases[task.phase];
     p.chunks = task.chunks;
+    const bool apart = LinksApart(p);
+    if (!apart) {
+      Unfreeze(0);
+      pending_full_ = true;
+    }
     const size_t first = flows_.size();
     flows_.Reserve(first + size_t(comm::PhaseFlowCount(p, t_.gpus())));
     double flow_bytes = 0;
@@ -213,7 +224,30 @@ class Engine {
       return;
     }
     ++active_tasks_;
-    pending_full_ = true;
+    pending_new_ = apart;
+  }
+
+  // Whether no flow of `p` crosses a link that a live flow crosses (false
+  // when none is live: a full fill then starts from empty links).
+  bool LinksApart(const Phase& p) const {
+    if (flows_done_ >= flows_simulated_) return false;
+    bool apart = true;
+    int32_t path[net::kMaxRouteHops];
+    comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double) {
+      const int n = apart ? PathOf(src, dst, path) : 0;
+      for (int h = 0; h < n; ++h) apart = apart && live_[path[h]] == 0;
+    });
+    return apart;
+  }
+
+  // Fills the flows added since the last fill, apart from the live ones.
+  void FillNew() {
+    ++events_;
+    pending_new_ = false;
+    const size_t first = groups_.size();
+    assert(first > 0 && "LinksApart() is false when nothing is live");
+    Fill(groups_.back().end);
+    for (size_t i = first; i < groups_.size(); ++i) PushGroup(i);
   }
 
   // The flow's directed links (PCIe left out), around the failures if there
@@ -333,7 +367,11 @@ class Engine {
     if (flows_done_ + finished < flows_simulated_) {
       for (const Finished& f : finished_) {
         CountLinks(f.begin, f.end);
-        for (int32_t l : counted_) used_[l] -= double(TakeCount(l)) * f.level;
+        for (int32_t l : counted_) {
+          const int64_t c = TakeCount(l);
+          used_[l] -= double(c) * f.level;
+          live_[l] -= c;
+        }
       }
     }
     for (const Finished& f : finished_) FlowsDone(f.begin, f.end);
@@ -405,7 +443,10 @@ class Engine {
   // now_, moved together from groups_[first].begin (the finished ones
   // dropped) and their rates taken off the links. Returns where they start.
   size_t Unfreeze(size_t first) {
-    if (first == 0) std::fill(used_.begin(), used_.end(), 0.0);
+    if (first == 0) {
+      std::fill(used_.begin(), used_.end(), 0.0);
+      std::fill(live_.begin(), live_.end(), 0);
+    }
     if (first == groups_.size()) return groups_.empty() ? 0 : groups_.back().end;
     assert(flows_.size() == groups_.back().end && "no unfrozen flows while groups are reopened");
     const size_t start = groups_[first].begin;
@@ -414,7 +455,11 @@ class Engine {
       const Group& g = groups_[k];
       if (first > 0 && g.cursor < g.end) {
         CountLinks(g.cursor, g.end);
-        for (int32_t l : counted_) used_[l] -= double(TakeCount(l)) * g.level;
+        for (int32_t l : counted_) {
+          const int64_t c = TakeCount(l);
+          used_[l] -= double(c) * g.level;
+          live_[l] -= c;
+        }
       }
       const double sent_per_flow = g.level * (now_ - g.updated_s);
       for (size_t i = g.cursor; i < g.end; ++i) {
@@ -425,6 +470,7 @@ class Engine {
     }
     flows_.shrink(write);
     groups_.resize(first);
+    level_max_.resize(first);
     return start;
   }
 
@@ -438,9 +484,11 @@ class Engine {
     if (full) {
       pending_full_ = false;
     } else {
+      // Groups filled apart (FillNew) can follow faster ones: reopen from
+      // the first group at or above the threshold (refilling slower groups
+      // after it gives them their rates again).
       const double threshold = r_min * (1 - 1e-12);
-      first = groups_.size();
-      while (first > 0 && groups_[first - 1].level >= threshold) --first;
+      first = size_t(std::lower_bound(level_max_.begin(), level_max_.end(), threshold) - level_max_.begin());
     }
     Fill(Unfreeze(first));
     // Entries of reopened groups go stale in the completion heap; rebuild it
@@ -645,6 +693,7 @@ class Engine {
         for (int h = 0; h < hops; ++h) {
           used_[path[h]] += level;
           --unfrozen_[path[h]];
+          ++live_[path[h]];
         }
       }
     }
@@ -682,6 +731,7 @@ class Engine {
     auto by_remaining = [](const Flow& x, const Flow& y) { return x.remaining_bytes < y.remaining_bytes; };
     if (!std::is_sorted(b, e, by_remaining)) std::sort(b, e, by_remaining);
     groups_.push_back({level, now_, begin, end, begin, next_serial_++});
+    level_max_.push_back(level_max_.empty() ? level : std::max(level, level_max_.back()));
   }
 
   // American flag sort: moves each flow of the round into its bucket's range
@@ -708,6 +758,7 @@ class Engine {
       const int64_t c = TakeCount(l);
       used_[l] += double(c) * level;
       unfrozen_[l] -= c;
+      live_[l] += c;
     }
     NewGroup(level, begin, end);
   }
@@ -751,6 +802,7 @@ class Engine {
   // Per directed link (2 x link + direction).
   std::vector<double> capacity_, used_, bytes_;
   std::vector<int64_t> unfrozen_, count_;
+  std::vector<int64_t> live_;          // frozen flows not finished, for LinksApart()
   std::vector<int32_t> slot_;          // index in touched_ while building lists, else -1
   std::vector<double> share_, least_;  // this round's share; least flow share across it
   std::vector<uint8_t> freeze_;        // frozen this round
@@ -771,6 +823,7 @@ class Engine {
   // Flows, in group order, then the unfrozen ones.
   FlowStore flows_;
   std::vector<Group> groups_;
+  std::vector<double> level_max_;  // per group: the highest level up to it (groups filled apart break the order)
   std::vector<double> levels_;  // rates frozen this round (or fill by lists), ascending
   std::vector<uint32_t> list_begin_, list_, list_at_, group_of_;  // FillByLists' buffers
   std::vector<HeapEntry> heap_items_;
@@ -779,7 +832,7 @@ class Engine {
   int64_t flows_done_ = 0, flows_simulated_ = 0, events_ = 0, unroutable_ = 0;
   MinHeap group_heap_, timers_;
   uint32_t next_serial_ = 0;
-  bool pending_full_ = false;
+  bool pending_full_ = false, pending_new_ = false;
   int active_tasks_ = 0;
   double now_ = 0;
   std::vector<Task> tasks_;
