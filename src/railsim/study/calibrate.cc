@@ -351,23 +351,36 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
 
 std::string Percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
 
-std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTestsRun>& runs, bool any_steps) {
+// Whether calibrate times the rows of `run` (broadcast and single-rank runs
+// are read but not fitted).
+bool Fitted(const NcclTestsRun& run) { return run.collective != NcclCollective::kBroadcast && run.ranks >= 2; }
+
+// What the rows measured and how well the fit holds on them: the sizes,
+// collectives and largest node count of the fitted runs, the step runs'
+// largest GPU count.
+std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTestsRun>& runs,
+                          const std::vector<StepRun>& steps) {
   std::string text;
   if (r.comm_fit.rows > 0) {
     int64_t nodes = 0, gpus = 0;
     double lo = 1e300, hi = 0;
+    std::vector<std::string> ops;
     for (const NcclTestsRun& run : runs) {
+      if (!Fitted(run)) continue;
       nodes = std::max(nodes, run.nodes);
       gpus = std::max(gpus, run.ranks);
+      const std::string op = NcclCollectiveName(run.collective);
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
       for (const NcclTestsRow& row : run.rows) {
         lo = std::min(lo, row.size_bytes);
         hi = std::max(hi, row.size_bytes);
       }
     }
-    text = fmt::format("Communication within {} (mean {}) on the sizes measured ({} to {}){}; not fitted above {} "
-                       "nodes ({} GPUs)",
+    std::sort(ops.begin(), ops.end());
+    text = fmt::format("Communication within {} (mean {}) on the sizes measured ({} to {} of {}){}; not fitted "
+                       "above {} nodes ({} GPUs)",
                        Percent(r.comm_fit.worst), Percent(r.comm_fit.mean_abs), units::FormatBytes(lo),
-                       units::FormatBytes(hi),
+                       units::FormatBytes(hi), fmt::join(ops, ", "),
                        r.comm_held_out.rows > 0 ? fmt::format(", {} on held-out rows", Percent(r.comm_held_out.worst))
                                                 : "",
                        nodes, gpus);
@@ -375,13 +388,15 @@ std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTest
     text = "Communication not fitted (no collective row)";
   }
   if (r.step_fit.rows > 0) {
-    text += fmt::format("; step times within {} (mean {}) on {} run{}{}", Percent(r.step_fit.worst),
-                        Percent(r.step_fit.mean_abs), r.step_fit.rows, r.step_fit.rows == 1 ? "" : "s",
+    int64_t gpus = 0;
+    for (const StepRun& s : steps) gpus = std::max(gpus, s.gpus);
+    text += fmt::format("; step times within {} (mean {}) on {} run{} of up to {} GPUs{}", Percent(r.step_fit.worst),
+                        Percent(r.step_fit.mean_abs), r.step_fit.rows, r.step_fit.rows == 1 ? "" : "s", gpus,
                         r.step_held_out.rows > 0 ? fmt::format(", {} on {} held-out runs",
                                                                Percent(r.step_held_out.worst), r.step_held_out.rows)
                                                  : "");
   } else {
-    text += any_steps ? "" : "; compute not fitted (no --steps)";
+    text += steps.empty() ? "; compute not fitted (no --steps)" : "";
   }
   return text + ".";
 }
@@ -434,7 +449,7 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
   };
   std::vector<Pending> pending;
   for (const NcclTestsRun& run : runs) {
-    if (run.collective == NcclCollective::kBroadcast || run.ranks < 2) {
+    if (!Fitted(run)) {
       r.notes.push_back(fmt::format("{}: {} on {} GPU(s) not fitted: {}", run.file, NcclCollectiveName(run.collective),
                                     run.ranks, run.ranks < 2 ? "a single rank moves nothing"
                                                              : "railsim has no broadcast model"));
@@ -507,7 +522,7 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
   r.comm_held_out = Summarize(r.rows, RowKind::kCollective, true);
   r.step_fit = Summarize(r.rows, RowKind::kStep, false);
   r.step_held_out = Summarize(r.rows, RowKind::kStep, true);
-  r.trust = TrustSentence(r, runs, !steps.empty());
+  r.trust = TrustSentence(r, runs, steps);
   return r;
 }
 

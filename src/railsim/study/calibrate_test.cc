@@ -166,6 +166,12 @@ TEST(CalibrateTest, RecoversAwsP5PresetFromAPerturbedBase) {
   std::printf("  mean error %.2f%%, worst %.2f%%\n", 100 * r.comm_fit.mean_abs, 100 * r.comm_fit.worst);
   EXPECT_LE(r.comm_fit.mean_abs, 0.07);
   EXPECT_LE(r.comm_fit.worst, 0.19);
+  // The sentence names what was measured: sizes, collectives, nodes.
+  EXPECT_EQ(fmt::format("Communication within {:.1f}% (mean {:.1f}%) on the sizes measured (32MiB to 8GiB of "
+                        "all_gather, all_reduce, alltoall); not fitted above 8 nodes (64 GPUs); compute not fitted "
+                        "(no --steps).",
+                        100 * r.comm_fit.worst, 100 * r.comm_fit.mean_abs),
+            r.trust);
   // The preset itself is where the fit ends: calibrating it changes nothing.
   CalibrationResult again = Calibrate(p5, ReadNcclTests(DataPath("nccl-tests/p5-8nodes.csv"), "x"), {}, {});
   for (const FittedParameter& p : again.parameters) EXPECT_EQ(p.before, p.after) << p.key;
