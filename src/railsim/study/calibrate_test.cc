@@ -75,12 +75,22 @@ TEST(CalibrateTest, RecoversKnownCommunicationParametersWithinTheNoise) {
   truth.hb_in_network_allreduce_efficiency = 0.9;
   truth.nic_efficiency = 0.86;
   truth.nic_latency_s = 12e-6;
+  // NCCL's model's own: trees and all-to-all slower than rings, an EFA-like
+  // plugin latency, a per-peer all-to-all cost.
+  truth.nccl.nic_tree_efficiency = 0.8;
+  truth.nccl.nic_alltoall_efficiency = 0.83;
+  truth.nccl.nic_reported_latency_s = 20e-6;
+  truth.nccl.p2p_peer_latency_s = 4e-6;
   const double noise = 0.02;
   CalibrationResult r = Calibrate(base, SyntheticRuns(truth, noise), {}, {});
   std::printf("  %-36s %10s %10s %10s\n", "parameter", "base", "true", "fitted");
   for (auto [key, value] : {std::pair{"hb_efficiency", truth.hb_efficiency}, {"hb_latency", truth.hb_latency_s},
                             {"hb_in_network_allreduce_efficiency", truth.hb_in_network_allreduce_efficiency},
-                            {"nic_efficiency", truth.nic_efficiency}, {"nic_latency", truth.nic_latency_s}}) {
+                            {"nic_efficiency", truth.nic_efficiency}, {"nic_latency", truth.nic_latency_s},
+                            {"nccl.nic_tree_efficiency", truth.nccl.nic_tree_efficiency},
+                            {"nccl.nic_alltoall_efficiency", truth.nccl.nic_alltoall_efficiency},
+                            {"nccl.nic_reported_latency_us", truth.nccl.nic_reported_latency_s},
+                            {"nccl.p2p_peer_latency_us", truth.nccl.p2p_peer_latency_s}}) {
     const FittedParameter& p = Param(r, key);
     std::printf("  %-36s %10.4g %10.4g %10.4g\n", key, p.before, value, p.after);
     EXPECT_TRUE(p.fitted) << key;
