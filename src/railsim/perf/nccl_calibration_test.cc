@@ -2,8 +2,10 @@
 // 8 AWS p5 nodes (tests/data/nccl-tests-p5-8nodes.csv). Prints predicted vs
 // measured for every row, with the algorithm and protocol railsim chose.
 //
-// The bounds are what the model reaches (7.1% mean, 19.4% worst; 8.0% before
-// NCCL's NVLSTree joined the choice, which now takes all-reduce from 256 MiB
+// The bounds are what the model reaches (6.9% mean, 18.4% worst since
+// `railsim calibrate` refitted the preset's NIC efficiencies and latencies;
+// 7.1% and 19.4% with the earlier hand fit, 8.0% mean before NCCL's NVLSTree
+// joined the choice, which now takes all-reduce from 256 MiB
 // to 2 GiB and brings those rows from +18.4%, +15.5%, +6.4%, -1.8% to +9.3%, +9.1%, +0.1%, -3.5%), not issue
 // 20's goal (5%, 12%), which no latency-plus-bandwidth model of this kind can
 // reach on these rows: its time is the least of affine functions of the size
@@ -50,11 +52,11 @@ TEST(NcclCalibrationTest, AwsP5EightNodes) {
                 1e6 * predicted_s, plan.algorithm, plan.protocol, 100 * error);
     sum += std::fabs(error);
     worst = std::max(worst, std::fabs(error));
-    EXPECT_LE(std::fabs(error), 0.20) << r[0] << " " << r[3] << " MiB";
+    EXPECT_LE(std::fabs(error), 0.19) << r[0] << " " << r[3] << " MiB";
   }
   const double mean = sum / double(rows.size());
   std::printf("mean absolute error %.1f%%, worst %.1f%%\n", 100 * mean, 100 * worst);
-  EXPECT_LE(mean, 0.075);
+  EXPECT_LE(mean, 0.07);
 }
 
 }  // namespace

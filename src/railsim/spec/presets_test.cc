@@ -147,7 +147,7 @@ TEST(SystemSpecTest, RejectsBadNcclConstants) {
   EXPECT_EQ("/nccl/ring_plateau_factor: expected a number in [1, 10], got 0.5",
             error_with("\"ring_plateau_factor\": 1.4", "\"ring_plateau_factor\": 0.5"));
   EXPECT_EQ("/nccl/nic_tree_efficiency: expected a number in [0.01, 1], got 1.5",
-            error_with("\"nic_tree_efficiency\": 0.8", "\"nic_tree_efficiency\": 1.5"));
+            error_with("\"nic_tree_efficiency\": 0.8453", "\"nic_tree_efficiency\": 1.5"));
   EXPECT_EQ("/nics_per_gpu: expected an integer in [1, 64], got 0", error_with("\"nics_per_gpu\": 4", "\"nics_per_gpu\": 0"));
   EXPECT_EQ(0u, error_with("\"nic_fabric\": \"efa\"", "\"nic_fabric\": \"ib\"").find("/nic_fabric: "));
 }

@@ -33,19 +33,41 @@ struct ParamDef {
 // SHARP's busbw counts bytes the switch adds, about 1.07 of line rate on H100,
 // so it may reach 1.5). Latencies: NCCL's own per-step constants are 1-15 us
 // (reference nccl-model section 2.2); 50 us on NVLink and 100 us per NIC
-// step leave room for slow hosts. Compute: large GEMMs reach 30-95% of
-// peak, fused attention 20-90%; the TP-overlap cost is a fraction; a fixed
-// per-kernel cost beyond 20 us is a stalled launch queue, not a kernel.
+// step leave room for slow hosts. The net plugin's reported latency is 0 on
+// InfiniBand and 50 us for EFA (aws-p5's fit), so up to 200 us; NCCL's
+// all-to-all schedule costs aws-p5 10 us per remote peer, so up to 50 us.
+// Compute: large GEMMs reach 30-95% of peak, fused attention 20-90%; the
+// overlap costs are fractions; the fixed costs per iteration (optimizer,
+// gradient norm, batch loading, logging: 185 ms on DGX H100) and per
+// pipeline chunk (600 us there) up to 1 s and 10 ms, beyond which a step
+// is stalled rather than slow.
+//
+// The order matters: when the rows cannot tell two parameters apart (the
+// all-to-all rows of one node count see the per-peer cost, the NIC latency
+// and the NVLink latency only as one sum), the earlier one is fitted and the
+// later one kept (Separable). NCCL's own parameters come first, as those
+// are what its cost model uses; nic_latency and hb_latency are the older
+// model's, which NCCL's uses only for all-to-all and send/recv.
+// kernel_overhead is not fitted: it trades against the GEMM efficiency and
+// the per-iteration cost, and the step rows cannot split them.
 const ParamDef kParams[] = {
-    {"hb_efficiency", false, 0.3, 1.0, [](spec::SystemSpec& s) -> double& { return s.hb_efficiency; },
+    {"nic_efficiency", false, 0.3, 1.0, [](spec::SystemSpec& s) -> double& { return s.nic_efficiency; },
      RowKind::kCollective},
-    {"hb_latency", true, 0, 50e-6, [](spec::SystemSpec& s) -> double& { return s.hb_latency_s; },
+    {"nccl.nic_tree_efficiency", false, 0.3, 1.0,
+     [](spec::SystemSpec& s) -> double& { return s.nccl.nic_tree_efficiency; }, RowKind::kCollective},
+    {"nccl.nic_alltoall_efficiency", false, 0.3, 1.0,
+     [](spec::SystemSpec& s) -> double& { return s.nccl.nic_alltoall_efficiency; }, RowKind::kCollective},
+    {"hb_efficiency", false, 0.3, 1.0, [](spec::SystemSpec& s) -> double& { return s.hb_efficiency; },
      RowKind::kCollective},
     {"hb_in_network_allreduce_efficiency", false, 0.3, 1.5,
      [](spec::SystemSpec& s) -> double& { return s.hb_in_network_allreduce_efficiency; }, RowKind::kCollective},
-    {"nic_efficiency", false, 0.3, 1.0, [](spec::SystemSpec& s) -> double& { return s.nic_efficiency; },
-     RowKind::kCollective},
+    {"nccl.nic_reported_latency_us", true, 0, 200e-6,
+     [](spec::SystemSpec& s) -> double& { return s.nccl.nic_reported_latency_s; }, RowKind::kCollective},
+    {"nccl.p2p_peer_latency_us", true, 0, 50e-6,
+     [](spec::SystemSpec& s) -> double& { return s.nccl.p2p_peer_latency_s; }, RowKind::kCollective},
     {"nic_latency", true, 0, 100e-6, [](spec::SystemSpec& s) -> double& { return s.nic_latency_s; },
+     RowKind::kCollective},
+    {"hb_latency", true, 0, 50e-6, [](spec::SystemSpec& s) -> double& { return s.hb_latency_s; },
      RowKind::kCollective},
     {"gpu.gemm_efficiency", false, 0.3, 0.95, [](spec::SystemSpec& s) -> double& { return s.gpu.gemm_efficiency; },
      RowKind::kStep},
@@ -53,17 +75,26 @@ const ParamDef kParams[] = {
      [](spec::SystemSpec& s) -> double& { return s.gpu.fp8_gemm_efficiency; }, RowKind::kStep},
     {"gpu.flash_attention_efficiency", false, 0.2, 0.9,
      [](spec::SystemSpec& s) -> double& { return s.gpu.flash_attention_efficiency; }, RowKind::kStep},
+    {"gpu.iteration_overhead", true, 0, 1.0,
+     [](spec::SystemSpec& s) -> double& { return s.gpu.iteration_overhead_s; }, RowKind::kStep},
+    {"gpu.pipeline_chunk_overhead", true, 0, 10e-3,
+     [](spec::SystemSpec& s) -> double& { return s.gpu.pipeline_chunk_overhead_s; }, RowKind::kStep},
     {"gpu.tp_comm_overlap_cost", false, 0, 1,
      [](spec::SystemSpec& s) -> double& { return s.gpu.tp_comm_overlap_cost; }, RowKind::kStep},
-    {"gpu.kernel_overhead", true, 0, 20e-6, [](spec::SystemSpec& s) -> double& { return s.gpu.kernel_overhead_s; },
-     RowKind::kStep},
 };
 
 // A prediction must move by more than this (relative) across a parameter's
 // whole range for the row to count as constraining it.
 constexpr double kSensitivity = 1e-3;
 // ... and, after the fit, across this share of its range around its value.
-constexpr double kLocalStep = 0.05;
+constexpr double kLocalStep = 0.01;
+// Two parameters the rows cannot tell apart: the slope of the rows' log
+// predictions in one lies within this share of its length of the span of
+// the slopes of those before it (about 3 degrees). Exact ties (latencies
+// that add up on every row) leave less than 1e-6.
+constexpr double kDistinct = 0.05;
+// The step of those slopes, as a share of each parameter's range.
+constexpr double kSlopeStep = 1e-3;
 
 // The measured rows of one kind, and how to predict each on a system.
 struct RowSet {
@@ -143,7 +174,8 @@ ErrorSummary Summarize(const std::vector<CalibrationRow>& rows, RowKind kind, bo
 }
 
 // The parameters of `kind` that `system` has (no in-switch reduction
-// without an HB fabric that reduces, no FP8 efficiency without an FP8 peak).
+// without an HB fabric that reduces, no FP8 efficiency without an FP8 peak,
+// none of NCCL's without the system's NCCL model).
 std::vector<const ParamDef*> Candidates(RowKind kind, const spec::SystemSpec& system) {
   std::vector<const ParamDef*> defs;
   for (const ParamDef& p : kParams) {
@@ -151,6 +183,7 @@ std::vector<const ParamDef*> Candidates(RowKind kind, const spec::SystemSpec& sy
     if (p.kind != kind) continue;
     if (key == "hb_in_network_allreduce_efficiency" && system.hb_in_network_allreduce_efficiency <= 0) continue;
     if (key == "gpu.fp8_gemm_efficiency" && system.gpu.peak_flops_fp8 <= 0) continue;
+    if (key.rfind("nccl.", 0) == 0 && !system.nccl.enabled) continue;
     defs.push_back(&p);
   }
   return defs;
@@ -173,8 +206,69 @@ std::vector<const CalibrationRow*> RowsMoved(const RowSet& set, const spec::Syst
   return moved;
 }
 
-// Least squares over `free` from `*system`; writes the rounded values.
-void FitValues(const std::vector<const ParamDef*>& free, const RowSet& set, spec::SystemSpec* system) {
+double SumOfSquares(const std::vector<double>& r) {
+  double sum = 0;
+  for (double v : r) sum += v * v;
+  return sum;
+}
+
+double Dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double sum = 0;
+  for (size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+// The slope of the fitted rows' log predictions in `p` at its value in `s`
+// (central differences, one-sided at a bound).
+std::vector<double> LogSlope(const RowSet& set, const spec::SystemSpec& s, const ParamDef& p) {
+  spec::SystemSpec copy = s;  // not const: ParamDef::field hands out references
+  const double x = p.field(copy), h = kSlopeStep * (p.hi - p.lo);
+  const double a = std::max(p.lo, x - h), b = std::min(p.hi, x + h);
+  const std::vector<double> lo = LogRatios(set, With(s, p, a), false), hi = LogRatios(set, With(s, p, b), false);
+  std::vector<double> d(lo.size());
+  for (size_t i = 0; i < d.size(); ++i) d[i] = (hi[i] - lo[i]) / (b - a);
+  return d;
+}
+
+// For each of `free` (in kParams order), null when the rows can tell it
+// apart from those before it, else the earlier parameter its slope lies
+// closest to (Gram-Schmidt on the slopes at `s`). A parameter flat at `s`
+// is kept: the rows see it elsewhere, and the fit may move it there.
+std::vector<const ParamDef*> Separable(const std::vector<const ParamDef*>& free, const RowSet& set,
+                                       const spec::SystemSpec& s) {
+  std::vector<std::vector<double>> basis, unit;  // orthonormal; each kept slope normalised
+  std::vector<const ParamDef*> kept, tie(free.size(), nullptr);
+  for (size_t j = 0; j < free.size(); ++j) {
+    std::vector<double> v = LogSlope(set, s, *free[j]);
+    const double length = std::sqrt(Dot(v, v));
+    if (length == 0) continue;
+    for (size_t i = 0; i < v.size(); ++i) v[i] /= length;
+    std::vector<double> rest = v;
+    for (const std::vector<double>& e : basis) {
+      const double c = Dot(rest, e);
+      for (size_t i = 0; i < rest.size(); ++i) rest[i] -= c * e[i];
+    }
+    const double left = std::sqrt(Dot(rest, rest));
+    if (left < kDistinct) {
+      double best = -1;
+      for (size_t k = 0; k < kept.size(); ++k) {
+        if (std::fabs(Dot(v, unit[k])) > best) best = std::fabs(Dot(v, unit[k])), tie[j] = kept[k];
+      }
+      continue;
+    }
+    for (size_t i = 0; i < rest.size(); ++i) rest[i] /= left;
+    basis.push_back(rest);
+    unit.push_back(v);
+    kept.push_back(free[j]);
+  }
+  return tie;
+}
+
+// Least squares over `free` from `*system`; writes the rounded values and
+// returns true, or keeps the base values and returns false when they fit the
+// rows at least as well (a fit that ends where it started, or that rounding
+// made worse): calibrating never makes a system worse on its own rows.
+bool FitValues(const std::vector<const ParamDef*>& free, const RowSet& set, spec::SystemSpec* system) {
   spec::SystemSpec base = *system;  // not const: ParamDef::field hands out references
   Bounds bounds;
   std::vector<double> start, middle;
@@ -190,7 +284,10 @@ void FitValues(const std::vector<const ParamDef*>& free, const RowSet& set, spec
     return LogRatios(set, s, false);
   };
   std::vector<double> x = FitLeastSquares(residuals, {start, middle}, bounds);
-  for (size_t j = 0; j < free.size(); ++j) free[j]->field(*system) = Rounded(x[j]);
+  for (double& v : x) v = Rounded(v);
+  if (SumOfSquares(residuals(x)) >= SumOfSquares(LogRatios(set, base, false))) return false;
+  for (size_t j = 0; j < free.size(); ++j) free[j]->field(*system) = x[j];
+  return true;
 }
 
 // Fits the parameters of `kind` on the fitted rows of `set`, writing the
@@ -201,7 +298,7 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
   const std::vector<const ParamDef*> defs = Candidates(kind, base);
   std::vector<FittedParameter> records;
   std::vector<std::vector<const CalibrationRow*>> seen;  // per parameter, the rows that depend on it
-  std::vector<const ParamDef*> free;
+  std::vector<const ParamDef*> moved;
   for (const ParamDef* p : defs) {
     FittedParameter f;
     f.key = p->key;
@@ -212,15 +309,26 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
     seen.push_back(RowsMoved(set, With(base, *p, p->lo), With(base, *p, p->hi)));
     f.rows = int(seen.back().size());
     f.fitted = f.rows > 0;
-    if (f.fitted) free.push_back(p);
+    if (f.fitted) moved.push_back(p);
     records.push_back(f);
   }
-  if (!free.empty()) FitValues(free, set, system);
+  const std::vector<const ParamDef*> ties = Separable(moved, set, base);
+  std::map<const ParamDef*, const ParamDef*> tie_of;
+  std::vector<const ParamDef*> free;
+  for (size_t j = 0; j < moved.size(); ++j) {
+    if (ties[j]) tie_of[moved[j]] = ties[j];
+    else free.push_back(moved[j]);
+  }
+  const bool improved = free.empty() || FitValues(free, set, system);
   for (size_t i = 0; i < defs.size(); ++i) {
     const ParamDef& p = *defs[i];
     FittedParameter& f = records[i];
     if (!f.fitted) {
       f.provenance = "not fitted: no measured row depends on it";
+    } else if (tie_of.count(&p)) {
+      f.fitted = false;
+      f.provenance = fmt::format("not fitted: the {} measured rows that depend on it see it only as they see {}",
+                                 f.rows, tie_of[&p]->key);
     } else if (const double x = p.field(*system), step = kLocalStep * (p.hi - p.lo);
                RowsMoved(set, With(*system, p, std::max(p.lo, x - step)), With(*system, p, std::min(p.hi, x + step)))
                    .empty()) {
@@ -231,9 +339,9 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
       p.field(*system) = f.before;
     } else {
       f.provenance = fmt::format(
-          "railsim calibrate: fitted to {} measured rows ({}); before {}, bounds [{}, {}]{}{}", f.rows,
+          "railsim calibrate: fitted to {} measured rows ({}); before {}, bounds [{}, {}]{}{}{}", f.rows,
           LineList(seen[i]), ValueText(p, f.before), ValueText(p, f.lo), ValueText(p, f.hi),
-          x <= f.lo || x >= f.hi ? ", at its bound" : "",
+          x <= f.lo || x >= f.hi ? ", at its bound" : "", improved ? "" : ", the base values fit the rows best",
           o.holdout > 0 ? fmt::format(", {:g} of the rows held out (seed {})", o.holdout, o.seed) : "");
     }
     f.after = p.field(*system);
@@ -243,23 +351,36 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
 
 std::string Percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
 
-std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTestsRun>& runs, bool any_steps) {
+// Whether calibrate times the rows of `run` (broadcast and single-rank runs
+// are read but not fitted).
+bool Fitted(const NcclTestsRun& run) { return run.collective != NcclCollective::kBroadcast && run.ranks >= 2; }
+
+// What the rows measured and how well the fit holds on them: the sizes,
+// collectives and largest node count of the fitted runs, the step runs'
+// largest GPU count.
+std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTestsRun>& runs,
+                          const std::vector<StepRun>& steps) {
   std::string text;
   if (r.comm_fit.rows > 0) {
     int64_t nodes = 0, gpus = 0;
     double lo = 1e300, hi = 0;
+    std::vector<std::string> ops;
     for (const NcclTestsRun& run : runs) {
+      if (!Fitted(run)) continue;
       nodes = std::max(nodes, run.nodes);
       gpus = std::max(gpus, run.ranks);
+      const std::string op = NcclCollectiveName(run.collective);
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
       for (const NcclTestsRow& row : run.rows) {
         lo = std::min(lo, row.size_bytes);
         hi = std::max(hi, row.size_bytes);
       }
     }
-    text = fmt::format("Communication within {} (mean {}) on the sizes measured ({} to {}){}; not fitted above {} "
-                       "nodes ({} GPUs)",
+    std::sort(ops.begin(), ops.end());
+    text = fmt::format("Communication within {} (mean {}) on the sizes measured ({} to {} of {}){}; not fitted "
+                       "above {} nodes ({} GPUs)",
                        Percent(r.comm_fit.worst), Percent(r.comm_fit.mean_abs), units::FormatBytes(lo),
-                       units::FormatBytes(hi),
+                       units::FormatBytes(hi), fmt::join(ops, ", "),
                        r.comm_held_out.rows > 0 ? fmt::format(", {} on held-out rows", Percent(r.comm_held_out.worst))
                                                 : "",
                        nodes, gpus);
@@ -267,13 +388,15 @@ std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTest
     text = "Communication not fitted (no collective row)";
   }
   if (r.step_fit.rows > 0) {
-    text += fmt::format("; step times within {} (mean {}) on {} run{}{}", Percent(r.step_fit.worst),
-                        Percent(r.step_fit.mean_abs), r.step_fit.rows, r.step_fit.rows == 1 ? "" : "s",
+    int64_t gpus = 0;
+    for (const StepRun& s : steps) gpus = std::max(gpus, s.gpus);
+    text += fmt::format("; step times within {} (mean {}) on {} run{} of up to {} GPUs{}", Percent(r.step_fit.worst),
+                        Percent(r.step_fit.mean_abs), r.step_fit.rows, r.step_fit.rows == 1 ? "" : "s", gpus,
                         r.step_held_out.rows > 0 ? fmt::format(", {} on {} held-out runs",
                                                                Percent(r.step_held_out.worst), r.step_held_out.rows)
                                                  : "");
   } else {
-    text += any_steps ? "" : "; compute not fitted (no --steps)";
+    text += steps.empty() ? "; compute not fitted (no --steps)" : "";
   }
   return text + ".";
 }
@@ -326,7 +449,7 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
   };
   std::vector<Pending> pending;
   for (const NcclTestsRun& run : runs) {
-    if (run.collective == NcclCollective::kBroadcast || run.ranks < 2) {
+    if (!Fitted(run)) {
       r.notes.push_back(fmt::format("{}: {} on {} GPU(s) not fitted: {}", run.file, NcclCollectiveName(run.collective),
                                     run.ranks, run.ranks < 2 ? "a single rank moves nothing"
                                                              : "railsim has no broadcast model"));
@@ -386,16 +509,20 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
 
   for (const FittedParameter& f : r.parameters) {
     if (!f.fitted) continue;
-    std::map<std::string, std::string>& sources = f.key.rfind("gpu.", 0) == 0 ? r.system.gpu.sources
-                                                                               : r.system.sources;
-    sources[f.key.rfind("gpu.", 0) == 0 ? f.key.substr(4) : f.key] = f.provenance;
+    // "gpu.x" is the GPU's field x, "nccl.x" the NCCL object's.
+    const size_t dot = f.key.find('.');
+    const std::string group = dot == std::string::npos ? "" : f.key.substr(0, dot);
+    std::map<std::string, std::string>& sources = group == "gpu"    ? r.system.gpu.sources
+                                                  : group == "nccl" ? r.system.nccl_sources
+                                                                    : r.system.sources;
+    sources[f.key.substr(dot == std::string::npos ? 0 : dot + 1)] = f.provenance;
   }
   r.system.name = base.name + "-calibrated";
   r.comm_fit = Summarize(r.rows, RowKind::kCollective, false);
   r.comm_held_out = Summarize(r.rows, RowKind::kCollective, true);
   r.step_fit = Summarize(r.rows, RowKind::kStep, false);
   r.step_held_out = Summarize(r.rows, RowKind::kStep, true);
-  r.trust = TrustSentence(r, runs, !steps.empty());
+  r.trust = TrustSentence(r, runs, steps);
   return r;
 }
 

@@ -1,22 +1,27 @@
 // Calibration: fit a system's parameters to measurements from the user's own
 // cluster (`railsim calibrate`, docs/calibrate.md).
 //
-// The communication parameters (NVLink and NIC efficiency and latency, the
-// in-switch all-reduce efficiency) are fitted to nccl-tests rows
-// (study/nccl_tests.h), each timed with comm::'s collective times on the
-// fabrics perf::MakeClusterNetwork builds from the system; then the compute
-// parameters (GEMM, FP8 GEMM and attention efficiency, the TP-overlap cost,
-// the fixed per-kernel cost) to measured step times (study/step_times.h),
-// each timed with perf::EstimateIteration on the system with the fitted
-// communication. The fit goes through those public functions only, so it
-// follows whatever model they implement.
+// The communication parameters (the NIC efficiency of rings, trees and
+// all-to-all, NVLink and in-switch efficiency, the net plugin's latency and
+// the all-to-all's per-peer cost of NCCL's model, the older model's NIC and
+// NVLink latencies) are fitted to nccl-tests rows (study/nccl_tests.h), each
+// timed with comm::'s collective times on the fabrics
+// perf::MakeClusterNetwork builds from the system; then the compute
+// parameters (GEMM, FP8 GEMM and attention efficiency, the fixed costs per
+// iteration and per pipeline chunk, the TP-overlap cost) to measured step
+// times (study/step_times.h), each timed with perf::EstimateIteration on the
+// system with the fitted communication. The fit goes through those public
+// functions only, so it follows whatever model they implement.
 //
 // The fit: least squares on log(predicted / measured), a bounded
 // Levenberg-Marquardt from the base system's values and from the middle of
-// the bounds (the better end point kept), with a fixed iteration budget. A
-// parameter the fitted rows cannot move (less than 0.1% change in every
-// prediction across its whole range, or across a twentieth of it around the
-// fitted value) is left at its base value and reported as not fitted.
+// the bounds (the better end point kept), polished by coordinate sweeps,
+// with a fixed iteration budget; when it does not beat the base values on
+// the fitted rows, the base values stay. A parameter the fitted rows cannot
+// move (less than 0.1% change in every prediction across its whole range,
+// or across a fiftieth of it around the fitted value), or can move only as
+// they move one before it in the list (calibrate.cc's kParams), is left at
+// its base value and reported as not fitted.
 // Fitted values are rounded to four significant digits. With a held-out
 // share, that share of each kind of row is
 // chosen by a seeded shuffle and only reported. Deterministic: the same
@@ -45,8 +50,9 @@ struct CalibrationOptions {
 
 /// One system parameter the fit may move.
 struct FittedParameter {
-  std::string key;   ///< its JSON name: "nic_efficiency", "gpu.gemm_efficiency"
-  bool seconds = false;  ///< a time (JSON writes it with a unit)
+  /// its JSON name: "nic_efficiency", "gpu.gemm_efficiency", "nccl.p2p_peer_latency_us"
+  std::string key;
+  bool seconds = false;  ///< a time, in seconds here (the system file may keep it in us)
   double before = 0, after = 0;
   double lo = 0, hi = 0;  ///< bounds of the fit
   bool fitted = false;    ///< false: no fitted row depends on it; left at `before`

@@ -1,6 +1,7 @@
 // The calibration fit: it recovers known parameters from rows railsim itself
-// generated with noise, fits the published DGX H100 step times as well as
-// the developers' own fit (perf/h100_calibration_test.cc: mean 4%, worst 8%),
+// generated with noise, recovers aws-p5's fitted NCCL numbers from the p5
+// nccl-tests files, fits the published DGX H100 step times as well as
+// the developers' own fit (perf/h100_calibration_test.cc: mean 1.5%, worst 6%),
 // reports held-out rows, and reads the nccl-tests text and CSV forms of the
 // same rows to the same answer. Prints predicted against measured.
 #include "railsim/study/calibrate.h"
@@ -74,12 +75,22 @@ TEST(CalibrateTest, RecoversKnownCommunicationParametersWithinTheNoise) {
   truth.hb_in_network_allreduce_efficiency = 0.9;
   truth.nic_efficiency = 0.86;
   truth.nic_latency_s = 12e-6;
+  // NCCL's model's own: trees and all-to-all slower than rings, an EFA-like
+  // plugin latency, a per-peer all-to-all cost.
+  truth.nccl.nic_tree_efficiency = 0.8;
+  truth.nccl.nic_alltoall_efficiency = 0.83;
+  truth.nccl.nic_reported_latency_s = 20e-6;
+  truth.nccl.p2p_peer_latency_s = 4e-6;
   const double noise = 0.02;
   CalibrationResult r = Calibrate(base, SyntheticRuns(truth, noise), {}, {});
   std::printf("  %-36s %10s %10s %10s\n", "parameter", "base", "true", "fitted");
   for (auto [key, value] : {std::pair{"hb_efficiency", truth.hb_efficiency}, {"hb_latency", truth.hb_latency_s},
                             {"hb_in_network_allreduce_efficiency", truth.hb_in_network_allreduce_efficiency},
-                            {"nic_efficiency", truth.nic_efficiency}, {"nic_latency", truth.nic_latency_s}}) {
+                            {"nic_efficiency", truth.nic_efficiency}, {"nic_latency", truth.nic_latency_s},
+                            {"nccl.nic_tree_efficiency", truth.nccl.nic_tree_efficiency},
+                            {"nccl.nic_alltoall_efficiency", truth.nccl.nic_alltoall_efficiency},
+                            {"nccl.nic_reported_latency_us", truth.nccl.nic_reported_latency_s},
+                            {"nccl.p2p_peer_latency_us", truth.nccl.p2p_peer_latency_s}}) {
     const FittedParameter& p = Param(r, key);
     std::printf("  %-36s %10.4g %10.4g %10.4g\n", key, p.before, value, p.after);
     EXPECT_TRUE(p.fitted) << key;
@@ -98,13 +109,16 @@ TEST(CalibrateTest, RecoversKnownCommunicationParametersWithinTheNoise) {
 }
 
 // The published H100 step times, from a system whose compute numbers are
-// off (GEMM 0.75, attention 0.5, overlap cost 0.5): the fit must land
-// within the developers' own calibration error of those rows.
+// off (GEMM 0.75, attention 0.5, overlap cost 0.5, no fixed costs): the fit
+// must land within the developers' own calibration error of those rows
+// (H100CalibrationTest.Bf16StepTimes: mean 1.5%, worst 6%).
 TEST(CalibrateTest, H100StepTimesWithinTheCalibrationTestsError) {
   spec::SystemSpec base = spec::LoadSystem("dgx-h100", "--system");
   base.gpu.gemm_efficiency = 0.75;
   base.gpu.flash_attention_efficiency = 0.5;
   base.gpu.tp_comm_overlap_cost = 0.5;
+  base.gpu.iteration_overhead_s = 0;
+  base.gpu.pipeline_chunk_overhead_s = 0;
   std::vector<StepRun> steps = ReadSteps(DataPath("h100-steps.csv"), "--steps");
   CalibrationResult r = Calibrate(base, {}, steps, {});
   PrintRows(r);
@@ -113,13 +127,67 @@ TEST(CalibrateTest, H100StepTimesWithinTheCalibrationTestsError) {
   }
   std::printf("  mean error %.2f%%, worst %.2f%%\n", 100 * r.step_fit.mean_abs, 100 * r.step_fit.worst);
   EXPECT_EQ(20, r.step_fit.rows);
-  EXPECT_LE(r.step_fit.mean_abs, 0.04);
-  EXPECT_LE(r.step_fit.worst, 0.08);
-  // The developers' fit (H100CalibrationTest.FitFixedCosts, with the shape
-  // terms and fixed costs this fit keeps) found GEMM 0.64 with a 4 us kernel
-  // cost; the two trade against each other, so only the sum of what they
-  // explain is pinned down: the fitted GEMM efficiency stays near theirs.
-  EXPECT_NEAR(0.64, r.system.gpu.gemm_efficiency, 0.05);
+  EXPECT_LE(r.step_fit.mean_abs, 0.015);
+  EXPECT_LE(r.step_fit.worst, 0.06);
+  // The fixed costs are fitted: every row pays the per-iteration cost and,
+  // per micro-batch and virtual stage, the per-chunk cost.
+  EXPECT_TRUE(Param(r, "gpu.iteration_overhead").fitted);
+  EXPECT_TRUE(Param(r, "gpu.pipeline_chunk_overhead").fitted);
+  EXPECT_EQ(20, Param(r, "gpu.iteration_overhead").rows);
+  EXPECT_EQ(20, Param(r, "gpu.pipeline_chunk_overhead").rows);
+  // Not asserted: the split between GEMM and attention efficiency. These
+  // rows leave it loose (from this base 0.75 and 0.37, from the preset's
+  // 0.63 and 0.74, both 0.7% mean), as docs/calibrate.md says.
+  // No FP8 row: the FP8 GEMM efficiency is left as it was.
+  EXPECT_FALSE(Param(r, "gpu.fp8_gemm_efficiency").fitted);
+  EXPECT_EQ(base.gpu.fp8_gemm_efficiency, r.system.gpu.fp8_gemm_efficiency);
+}
+
+// aws-p5's NIC efficiencies and latencies were fitted (by this command) on
+// the p5 nccl-tests rows. From a base with each of them 5% off, the fit
+// comes back to the preset's numbers within 1%, and to its errors on those
+// rows (NcclCalibrationTest.AwsP5EightNodes: 6.9% mean, 18.4% worst).
+// Further off, the ring's efficiency can land where the rows no longer see
+// it: above 0.919 the ring is bound elsewhere, so the rows give only that
+// lower bound.
+TEST(CalibrateTest, RecoversAwsP5PresetFromAPerturbedBase) {
+  const spec::SystemSpec p5 = spec::LoadSystem("aws-p5", "--system");
+  spec::SystemSpec base = p5;
+  base.nic_efficiency *= 0.95;
+  base.nccl.nic_tree_efficiency *= 1.05;
+  base.nccl.nic_alltoall_efficiency *= 0.95;
+  base.nccl.nic_reported_latency_s *= 1.05;
+  base.nccl.p2p_peer_latency_s *= 0.95;
+  CalibrationResult r = Calibrate(base, ReadNcclTests(DataPath("nccl-tests/p5-8nodes.csv"), "x"), {}, {});
+  PrintRows(r);
+  std::printf("  %-32s %10s %10s %10s\n", "parameter", "base", "preset", "fitted");
+  for (auto [key, value] :
+       {std::pair{"nic_efficiency", p5.nic_efficiency}, {"nccl.nic_tree_efficiency", p5.nccl.nic_tree_efficiency},
+        {"nccl.nic_alltoall_efficiency", p5.nccl.nic_alltoall_efficiency},
+        {"nccl.nic_reported_latency_us", p5.nccl.nic_reported_latency_s},
+        {"nccl.p2p_peer_latency_us", p5.nccl.p2p_peer_latency_s}}) {
+    const FittedParameter& p = Param(r, key);
+    std::printf("  %-32s %10.4g %10.4g %10.4g\n", key, p.before, value, p.after);
+    EXPECT_TRUE(p.fitted) << key;
+    EXPECT_NEAR(value, p.after, 0.01 * value) << key;
+  }
+  // The older model's latencies add to the per-peer cost on every
+  // all-to-all row of one node count: the rows cannot split them.
+  EXPECT_FALSE(Param(r, "nic_latency").fitted);
+  EXPECT_EQ("not fitted: the 7 measured rows that depend on it see it only as they see nccl.p2p_peer_latency_us",
+            Param(r, "nic_latency").provenance);
+  std::printf("  mean error %.2f%%, worst %.2f%%\n", 100 * r.comm_fit.mean_abs, 100 * r.comm_fit.worst);
+  EXPECT_LE(r.comm_fit.mean_abs, 0.07);
+  EXPECT_LE(r.comm_fit.worst, 0.19);
+  // The sentence names what was measured: sizes, collectives, nodes.
+  EXPECT_EQ(fmt::format("Communication within {:.1f}% (mean {:.1f}%) on the sizes measured (32MiB to 8GiB of "
+                        "all_gather, all_reduce, alltoall); not fitted above 8 nodes (64 GPUs); compute not fitted "
+                        "(no --steps).",
+                        100 * r.comm_fit.worst, 100 * r.comm_fit.mean_abs),
+            r.trust);
+  // The preset itself is where the fit ends: calibrating it changes nothing.
+  CalibrationResult again = Calibrate(p5, ReadNcclTests(DataPath("nccl-tests/p5-8nodes.csv"), "x"), {}, {});
+  for (const FittedParameter& p : again.parameters) EXPECT_EQ(p.before, p.after) << p.key;
 }
 
 TEST(CalibrateTest, HoldOutReportsRowsTheFitDidNotSee) {

@@ -113,6 +113,32 @@ std::vector<double> Run(const ResidualFunction& f, std::vector<double> x, const 
   return x;
 }
 
+// Coordinate sweeps around `x`: each parameter in turn over kSweepPoints
+// steps of kSweepStep of its range either side, the best point kept. The
+// fitted models are piecewise (NCCL's choice of algorithm and protocol
+// switches as a parameter moves, a hidden tier starts to bind), and
+// Levenberg-Marquardt's local slopes stop at such kinks; a sweep steps over
+// them.
+constexpr int kSweepPoints = 10;
+constexpr double kSweepStep = 0.01;
+constexpr int kSweepRounds = 2;
+
+std::vector<double> Sweep(const ResidualFunction& f, std::vector<double> x, const Bounds& b, double* cost) {
+  for (size_t j = 0; j < x.size(); ++j) {
+    const double at = x[j], step = kSweepStep * (b.hi[j] - b.lo[j]);
+    for (int k = -kSweepPoints; k <= kSweepPoints; ++k) {
+      std::vector<double> xk = x;
+      xk[j] = std::clamp(at + k * step, b.lo[j], b.hi[j]);
+      const double c = SumOfSquares(f(xk));
+      if (c < *cost) {
+        *cost = c;
+        x = xk;
+      }
+    }
+  }
+  return x;
+}
+
 }  // namespace
 
 std::vector<double> FitLeastSquares(const ResidualFunction& residuals, const std::vector<std::vector<double>>& starts,
@@ -128,6 +154,14 @@ std::vector<double> FitLeastSquares(const ResidualFunction& residuals, const std
       best = x;
       best_cost = cost;
     }
+  }
+  for (int round = 0; round < kSweepRounds; ++round) {
+    double cost = best_cost;
+    std::vector<double> x = Sweep(residuals, best, bounds, &cost);
+    if (!(cost < best_cost)) break;
+    x = Run(residuals, x, bounds, &cost);
+    best = x;
+    best_cost = cost;
   }
   return best;
 }

@@ -23,7 +23,9 @@ constexpr int kMaxLeastSquaresIterations = 40;
 
 /// The x within `bounds` with the least sum of squared residuals that
 /// Levenberg-Marquardt reaches from each of `starts` (clamped into the
-/// bounds); the best end point, the earlier start on a tie.
+/// bounds); the best end point, the earlier start on a tie, then polished by
+/// coordinate sweeps (a hundredth of each range, ten steps either side) and
+/// Levenberg-Marquardt again, which steps over the kinks of piecewise models.
 /// Requires at least one start, each as long as the bounds.
 std::vector<double> FitLeastSquares(const ResidualFunction& residuals, const std::vector<std::vector<double>>& starts,
                                     const Bounds& bounds);
