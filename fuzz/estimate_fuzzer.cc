@@ -1,5 +1,6 @@
 // libFuzzer target: the iteration-time model on fuzzed models and strategies.
-// Input: 12 bytes of strategy choices, then a model JSON document. Any model
+// Input: 12 bytes of strategy choices (with the interleave group size and the
+// stack profile), then a model JSON document. Any model
 // the parser accepts and any strategy the validator accepts must give finite,
 // non-negative times and memory: a NaN, an infinity or a crash is a bug.
 #include <cmath>
@@ -29,6 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     s.cp = 1 << (choice[2] % 4);
     s.ep = 1 << (choice[3] % 4);
     s.vp = 1 + choice[4] % 4;
+    // Interleave group size: 0 (pp) or 1-3 x pp (ValidateStrategy's range checks).
+    s.microbatch_group_size_per_vp_stage = int64_t{s.pp} * ((choice[4] >> 4) % 4);
     s.micro_batch = 1 + choice[5] % 8;
     s.dp = 1 + choice[6] % 16;
     s.global_batch = s.dp * s.micro_batch * (1 + choice[7] % 16);
@@ -49,6 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int64_t hb = 1 << (choice[11] % 6);
     if (gpus % hb != 0) hb = 1;
     perf::PerfContext c = perf::MakePerfContext(model, system, gpus, network, hb);
+    perf::ApplyStack(static_cast<spec::Stack>((choice[8] >> 4) % 5), &c);
     perf::Estimate e = perf::EstimateIteration(c, s);
     const perf::TimeBreakdown& t = e.breakdown;
     for (double x : {e.iteration_time_s, e.mfu, e.hfu, e.tflops_per_gpu, t.compute_s, t.recompute_s, t.tp_comm_s,

@@ -132,7 +132,8 @@ void BindMoe(Keywords& k, study::MoeFlags* f) {
 void BindStrategy(Keywords& k, study::StrategyFlags* f) {
   for (auto [name, field] : {std::pair{"tp", &f->tp}, {"pp", &f->pp}, {"dp", &f->dp}, {"cp", &f->cp}, {"ep", &f->ep},
                              {"vp", &f->vp}, {"micro_batch_size", &f->micro_batch}, {"recompute", &f->recompute},
-                             {"precision", &f->precision}}) {
+                             {"precision", &f->precision},
+                             {"microbatch_group_size_per_vp_stage", &f->group_size}}) {
     k.Text(name, field);
   }
   for (auto [name, field] : {std::pair{"sequence_parallel", &f->sequence_parallel},
@@ -159,7 +160,7 @@ void BindJob(Keywords& k, study::JobFlags* f, bool design) {
   k.Text("gpus", &f->gpus);
   k.Text("global_batch_size", &f->global_batch);
   k.Text(design ? "design" : "network", &f->network);
-  for (auto [name, field] : {std::pair{"hb_size", &f->hb_size}, {"attention", &f->attention},
+  for (auto [name, field] : {std::pair{"hb_size", &f->hb_size}, {"attention", &f->attention}, {"stack", &f->stack},
                              {"radix", &f->radix}, {"oversubscription", &f->oversubscription},
                              {"placement", &f->placement}}) {
     k.Text(name, field);

@@ -452,6 +452,19 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
                    "--fsdp-shard-group-size"});
   cases.push_back({With(kEstimate, "--fsdp-shard-group-size", "4"), "--fsdp-shard-group-size"});
   cases.push_back({Plus(kSearch, "--explore-optimizer=bogus"), "--explore-optimizer"});
+  // Stack profiles and Megatron-Core's interleave group size (issue 21).
+  for (const Args& base : {kEstimate, kSearch, kTraffic}) {
+    for (std::string v : {"", "nemo2", "Megatron-Core", "megatron"}) cases.push_back({With(base, "--stack", v), "--stack"});
+    cases.push_back({With(base, "--attention", ""), "--attention"});
+  }
+  {
+    // gpt3-175b, tp 8 pp 8 on 1024 A100s: dp 16, 512 / 16 = 32 micro-batches; vp 2 (6 layers a chunk).
+    const Args interleaved = With(kEstimate, "--vp", "2");
+    const std::string flag = "--microbatch-group-size-per-virtual-pipeline-stage";
+    for (std::string v : {"", "x", "0", "-8", "4", "7", "33", "1e3", "pp8"}) cases.push_back({With(interleaved, flag, v), flag});
+    cases.push_back({With(kEstimate, flag, "8"), flag});  // no interleaving
+    cases.push_back({With(interleaved, flag, "10"), flag});  // last group 32 mod 10 = 2 < pp 8
+  }
   // Search: its own limits.
   for (std::string v : {"0", "-1", "x", "10001", "100000"}) cases.push_back({With(kSearch, "--top", v), "--top"});
   for (std::string v : {"0", "-2", "x", "5000"}) cases.push_back({With(kSearch, "--threads", v), "--threads"});

@@ -528,7 +528,9 @@ TEST(CliTest, EmptySearchSaysWhy) {
   EXPECT_NE(std::string::npos, r.out.find("no combination of degrees uses exactly 5,128 GPUs with global batch 2,520"));
   RunResult m = RunRailsim({"search", "--model", "megatron-1t", "--system", "dgx-a100", "--gpus", "8",
                             "--global-batch-size", "8"});
-  EXPECT_NE(std::string::npos, m.out.find("no strategy fits in memory: all 1,362 strategies need more than the 80.0 GiB"));
+  // 1,818: the 1,362 before the interleave group size, plus N = 2 pp for the
+  // 456 interleaved ones with at least 2 pp micro-batches.
+  EXPECT_NE(std::string::npos, m.out.find("no strategy fits in memory: all 1,818 strategies need more than the 80.0 GiB"));
   // With idle GPUs allowed, 5,120 of the 5,128 (8 x 641) have layouts for batch 2,520: 8 stay idle.
   RunResult idle = RunRailsim({"search", "--model", "gpt3-175b", "--system", "dgx-h100", "--gpus", "5128",
                                "--global-batch-size", "2520", "--allow-idle-gpus", "64", "--quiet", "--format", "json"});
@@ -623,6 +625,51 @@ TEST(CliTest, HfConfigEstimatesAsThePreset) {
   EXPECT_GT(double(ja["iteration_time_s"]), 0);
 }
 
+TEST(CliTest, StackProfileSetsDefaultsAndFlagsOverrideThem) {
+  Args json = kEstimate;
+  json.insert(json.end(), {"--format", "json"});
+  nlohmann::json plain = JsonOf(json);
+  EXPECT_EQ("megatron-core", plain["stack"]);
+  EXPECT_EQ("flash", plain["strategy"]["attention"]);
+  json.insert(json.end(), {"--stack", "megatron-2021"});
+  nlohmann::json old = JsonOf(json);
+  EXPECT_EQ("megatron-2021", old["stack"]);
+  EXPECT_EQ("classic", old["strategy"]["attention"]);
+  EXPECT_EQ(false, old["strategy"]["overlap_dp_comm"]);
+  EXPECT_EQ(true, old["strategy"]["grad_reduce_in_bf16"]);
+  json.insert(json.end(), {"--attention", "flash"});  // a flag given wins over the profile
+  nlohmann::json mixed = JsonOf(json);
+  EXPECT_EQ("flash", mixed["strategy"]["attention"]);
+  EXPECT_EQ(false, mixed["strategy"]["overlap_dp_comm"]);
+  Args table = kEstimate;
+  table.insert(table.end(), {"--stack", "nemo"});
+  RunResult r = RunRailsim(table);
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("\nstack: nemo (")) << r.out;
+}
+
+TEST(CliTest, ModelFileWithoutArchitectureFieldsWarnsOnce) {
+  // megatron-1.7b's preset leaves out swiglu and untie_embeddings_and_output_weights
+  // (GPT-2-shaped on purpose): as a preset it is silent, as a user's file it warns.
+  const std::string dir = MakeTempDir();
+  const std::string path = dir + "/my-model.json";
+  {
+    std::ofstream out(path);
+    out << Slurp(std::string(RAILSIM_SOURCE_DIR) + "/presets/models/megatron-1.7b.json");
+  }
+  Args args = {"estimate", "--model", "megatron-1.7b", "--system", "dgx-a100", "--gpus", "8", "--tp", "8", "--pp", "1",
+               "--micro-batch-size", "1", "--global-batch-size", "8"};
+  RunResult preset = RunRailsim(args);
+  ASSERT_EQ(0, preset.status) << preset.err;
+  EXPECT_EQ("", preset.err);
+  args[2] = path;
+  RunResult file = RunRailsim(args);
+  ASSERT_EQ(0, file.status) << file.err;
+  EXPECT_EQ("railsim: warning: --model " + path + " leaves out architecture fields; using swiglu false, "
+            "untie_embeddings_and_output_weights false\n",
+            file.err);
+}
+
 TEST(CliTest, JsonOutputIsDeterministic) {
   std::vector<Args> commands = {
       {"compare", "--format", "json"},
@@ -645,6 +692,15 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   }
   sharded_traffic.insert(sharded_traffic.end(), {"--fsdp-shard-group-size", "1"});  // dp 2: two replicas
   explore.push_back("--explore-optimizer");
+  // Stack profiles and the interleave group size (kEstimate: pp 16, m 2048 / 32 = 64).
+  Args stacked = estimate, grouped = estimate, stacked_search = search;
+  stacked.insert(stacked.end(), {"--stack", "megatron-2021"});
+  grouped.insert(grouped.end(), {"--vp", "2", "--microbatch-group-size-per-virtual-pipeline-stage", "32", "--stack",
+                                 "nemo"});
+  stacked_search.insert(stacked_search.end(), {"--stack", "fsdp"});
+  commands.push_back(stacked);
+  commands.push_back(grouped);
+  commands.push_back(stacked_search);
   commands.push_back(sharded);
   commands.push_back(sharded_traffic);
   commands.push_back(explore);

@@ -55,7 +55,11 @@ void AddJobFlags(CLI::App* sub, JobFlags* flags, bool design_flag = false) {
                   "rank order fastest first (tp-cp-ep-dp-pp is Megatron's; e.g. dp-tp-pp) or a placement JSON file")
       ->capture_default_str();
   sub->add_option("--hb-size", f->hb_size, "override the system's HB domain size K (what-if)");
-  sub->add_option("--attention", f->attention, "flash or classic (materialised softmax)")
+  sub->add_option("--attention", f->attention, "flash, classic (materialised softmax) or stack (the stack's)")
+      ->capture_default_str();
+  sub->add_option("--stack", f->stack,
+                  "software stack profile: megatron-2021, megatron-core, nemo, torchtitan or fsdp (its attention, "
+                  "overlaps, optimizer defaults and fixed costs; flags given override them)")
       ->capture_default_str();
   sub->add_option("--radix", f->radix,
                   "switch radix of the NIC network timed (default 64, larger if 64 needs over three tiers)");

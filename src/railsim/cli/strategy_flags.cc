@@ -23,13 +23,14 @@ void AddMoeFlags(CLI::App* sub, MoeFlags* f) {
 }
 
 CLI::Option* AddOptimizerFlags(CLI::App* sub, OptimizerFlags* f) {
-  sub->add_option("--main-grads-dtype", f->main_grads_dtype, "main-gradient buffer: fp32 or bf16")
-      ->capture_default_str();
+  sub->add_option("--main-grads-dtype", f->main_grads_dtype, "main-gradient buffer: fp32, bf16 or stack (the "
+                  "stack profile's)")->capture_default_str();
   sub->add_option("--main-params-dtype", f->main_params_dtype,
-                  "master weights: fp32, fp16 (16-bit remainders of the fp32 master) or none")
+                  "master weights: fp32, fp16 (16-bit remainders of the fp32 master), none or stack")
       ->capture_default_str();
-  sub->add_option("--exp-avg-dtype", f->exp_avg_dtype, "Adam's first moment: fp32 or bf16")->capture_default_str();
-  sub->add_option("--exp-avg-sq-dtype", f->exp_avg_sq_dtype, "Adam's second moment: fp32 or bf16")
+  sub->add_option("--exp-avg-dtype", f->exp_avg_dtype, "Adam's first moment: fp32, bf16 or stack")
+      ->capture_default_str();
+  sub->add_option("--exp-avg-sq-dtype", f->exp_avg_sq_dtype, "Adam's second moment: fp32, bf16 or stack")
       ->capture_default_str();
   CLI::Option* sharding = sub->add_option("--data-parallel-sharding", f->data_parallel_sharding,
                   "shard over data-parallel ranks: optimizer (ZeRO-1), gradients (ZeRO-2) or full (ZeRO-3/FSDP)");
@@ -47,6 +48,10 @@ CLI::Option* AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
   sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
   sub->add_option("--ep", f->ep, "expert-parallel degree (MoE)")->capture_default_str();
   sub->add_option("--vp", f->vp, "virtual pipeline stages per rank (1 = no interleaving)")->capture_default_str();
+  sub->add_option("--microbatch-group-size-per-virtual-pipeline-stage", f->group_size,
+                  "with --vp > 1, micro-batches run through one virtual stage before the next (Megatron-Core's "
+                  "N, in [pp, micro-batches]; larger holds more warm-up activations, hides the wrap-around sends)")
+      ->capture_default_str();
   sub->add_option("--micro-batch-size", f->micro_batch, "sequences per micro-batch")->required(!optional);
   sub->add_option("--recompute", f->recompute, "none, selective or full")->capture_default_str();
   sub->add_flag("--sequence-parallel", f->sequence_parallel, "sequence parallelism (with tp > 1)");

@@ -10,6 +10,7 @@
 #include "railsim/perf/model_stats.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/placement.h"
+#include "railsim/spec/stack.h"
 #include "railsim/spec/system.h"
 
 namespace railsim::perf {
@@ -56,7 +57,14 @@ struct PerfContext {
   /// The gradient-norm all-reduce of one fp32 number over every GPU before
   /// the optimizer step (the same for every strategy).
   double grad_norm_allreduce_s = 0;
+  /// The software stack (--stack) the job runs on: its fixed costs are in
+  /// `gpu`, its strategy defaults are the callers' (spec::ApplyStackDefaults).
+  spec::Stack stack = spec::Stack::kMegatronCore;
 };
+
+/// Sets c->stack and replaces the GPU's fixed costs with the stack's where
+/// the profile has its own fitted values.
+void ApplyStack(spec::Stack stack, PerfContext* c);
 
 /// Default switch radix of the network a job is timed on.
 constexpr int kDefaultRadix = 64;

@@ -226,6 +226,15 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
       // cover are exposed.
       const double chunk = std::min(slowest.fwd, slowest.bwd) / s.vp;
       t.pp_comm_s = 2 * (s.pp - 1) * p2p + 2 * s.vp * m * std::max(0.0, p2p - chunk);
+      // The fill and the drain wrap from the last rank back to the first
+      // vp - 1 times each. The wrapped input comes back after pp chunks and
+      // pp sends, while the first rank has N chunks of its own to run: a
+      // group of N = pp leaves the pp sends exposed at each wrap, every
+      // micro-batch beyond pp hides a chunk's worth of them.
+      const double spare = double(s.group_size() - s.pp);
+      const double fwd_chunk = slowest.fwd / s.vp, bwd_chunk = slowest.bwd / s.vp;
+      t.pp_comm_s += (s.vp - 1) * (std::max(0.0, s.pp * p2p - spare * fwd_chunk) +
+                                   std::max(0.0, s.pp * p2p - spare * bwd_chunk));
     } else {
       t.pp_comm_s = 2 * (s.vp * m + s.pp - 1) * p2p;
     }

@@ -284,6 +284,7 @@ TEST(H100CalibrationTest, FitFixedCosts) {
     for (size_t i = 0; i < extra.size(); ++i) {
       const testutil::Expressed& x = extra[i];
       PerfContext c = MakePerfContext(x.model, s, x.gpus, comm::NetworkKind::kRailOptimized);
+      ApplyStack(x.stack, &c);
       double e = std::fabs(EstimateIteration(c, x.strategy).iteration_time_s / measured[i] - 1);
       sum += e;
       worst = std::max(worst, e);

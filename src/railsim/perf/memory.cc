@@ -38,9 +38,11 @@ double MicrobatchesInFlight(const spec::Strategy& s, Stage stage) {
   const int64_t r = stage == Stage::kFirst ? 0 : stage == Stage::kMiddle ? 1 : s.pp - 1;
   const int64_t m = s.num_microbatches();
   if (s.vp == 1) return double(std::min<int64_t>(m, s.pp - r));  // 1F1B: pp - r
-  // Megatron-Core's interleaved schedule (group size pp): 2 (pp - r - 1) +
-  // (vp - 1) pp warm-up chunks, one more in steady state, at most m vp.
-  const int64_t chunks = std::min<int64_t>(m * s.vp, 2 * (s.pp - r - 1) + int64_t{s.vp - 1} * s.pp + 1);
+  // Megatron-Core's interleaved schedule (get_pp_rank_microbatches) with
+  // group size N: 2 (pp - r - 1) + (vp - 1) N warm-up chunks, one more in
+  // steady state, at most m vp.
+  const int64_t chunks =
+      std::min<int64_t>(m * s.vp, 2 * (s.pp - r - 1) + int64_t{s.vp - 1} * s.group_size() + 1);
   return double(chunks) / s.vp;
 }
 

@@ -59,10 +59,10 @@ struct StageParams {
 
 /// Micro-batches whose activations a stage holds at its peak, in units of
 /// the stage's layers: under 1F1B pp - r on pipeline rank r (the first
-/// stage pp, the busiest middle pp - 1, the last 1); interleaved, Megatron-
-/// Core's (2 (pp - r - 1) + (vp - 1) pp + 1) chunks of 1/vp of the layers
-/// (first stage pp + (pp - 1)/vp, last pp - (pp - 1)/vp); at most the
-/// micro-batches there are.
+/// stage pp, the busiest middle pp - 1, the last 1); interleaved with group
+/// size N (s.group_size()), Megatron-Core's (2 (pp - r - 1) + (vp - 1) N + 1)
+/// chunks of 1/vp of the layers (with N = pp: first stage pp + (pp - 1)/vp,
+/// last pp - (pp - 1)/vp); at most the m vp chunks there are.
 double MicrobatchesInFlight(const spec::Strategy& s, Stage stage);
 
 /// Layers held by one GPU of `stage` (spec::Strategy's uneven-split rule).

@@ -44,15 +44,16 @@ TEST(PublicStepTimesTest, PredictsEveryExpressibleRow) {
       continue;
     }
     PerfContext c = MakePerfContext(x.model, x.system, x.gpus, comm::NetworkKind::kRailOptimized);
+    ApplyStack(x.stack, &c);
     Estimate e = EstimateIteration(c, x.strategy);
     const double error = e.iteration_time_s / r.step_time_s - 1;
     const bool fit = testutil::IsFitRow(r.id);
-    std::printf("  %-62s %-14s %7.3fs %8.3fs %+6.1f%%%s\n", r.id.substr(0, 62).c_str(), x.stack.c_str(),
+    std::printf("  %-62s %-14s %7.3fs %8.3fs %+6.1f%%%s\n", r.id.substr(0, 62).c_str(), spec::StackName(x.stack),
                 r.step_time_s, e.iteration_time_s, 100 * error, fit ? "  (fit)" : "");
-    Sum& s = by_stack[x.stack];
+    Sum& s = by_stack[spec::StackName(x.stack)];
     s.abs += std::fabs(error);
     ++s.n;
-    if (x.stack == "megatron/nemo") {
+    if (x.megatron()) {
       Sum& group = fit ? fitted : held_out;
       group.abs += std::fabs(error);
       ++group.n;
@@ -60,7 +61,8 @@ TEST(PublicStepTimesTest, PredictsEveryExpressibleRow) {
   }
   std::printf("  %d rows skipped\n", skipped);
   for (const auto& [stack, s] : by_stack) {
-    std::printf("  stack %-14s %3d rows, mean absolute error %.1f%%\n", stack.c_str(), s.n, 100 * s.abs / s.n);
+    std::printf("  stack profile %-14s %3d rows, mean absolute error %.1f%%\n", stack.c_str(), s.n,
+                100 * s.abs / s.n);
   }
   ASSERT_GT(held_out.n, 20);
   const double mean = held_out.abs / held_out.n;

@@ -76,11 +76,13 @@ Expressed Express(const PublicRow& r) {
   else if (StartsWith(r.gpu, "GB200")) system = "gb200-nvl72";
   else return no("GPU " + r.gpu + " has no system preset");
   // The stack.
-  if (Contains(r.stack, "megatron") || StartsWith(r.stack, "nemo (") || StartsWith(r.stack, "nemo2") ||
-      StartsWith(r.stack, "nemo 2")) {
-    x.stack = "megatron/nemo";
+  if (StartsWith(r.id, "mlm-golden")) {
+    x.stack = spec::Stack::kMegatronCore;  // Megatron-LM's functional tests
+  } else if (Contains(r.stack, "megatron") || StartsWith(r.stack, "nemo (") || StartsWith(r.stack, "nemo2") ||
+             StartsWith(r.stack, "nemo 2")) {
+    x.stack = spec::Stack::kNemo;
   } else if (Contains(r.stack, "llm-foundry") || Contains(r.stack, "automodel")) {
-    x.stack = "fsdp";
+    x.stack = spec::Stack::kFsdp;
   } else {
     return no("stack " + r.stack.substr(0, 24) + " not modelled");
   }
@@ -125,16 +127,12 @@ Expressed Express(const PublicRow& r) {
                 : StartsWith(r.recompute, "selective") ? spec::Recompute::kSelective
                                                        : spec::Recompute::kNone;
   s.precision = Contains(r.precision, "fp8") ? spec::Precision::kFp8 : spec::Precision::kBf16;
-  s.overlap_dp_comm = true;
-  if (x.stack == "megatron/nemo") {
-    s.sequence_parallel = s.tp > 1;
-    s.dp_sharding = spec::DpSharding::kOptimizer;
-    // NeMo's recipes turn TP-communication overlap on with tp > 1; the
-    // Megatron-LM functional tests do not.
-    s.tp_comm_overlap = s.tp > 1 && !StartsWith(r.id, "mlm-golden");
-  } else {
-    s.dp_sharding = spec::DpSharding::kFull;
-  }
+  s.sequence_parallel = x.megatron() && s.tp > 1;
+  // The profile: NeMo's recipes bring the distributed optimizer and TP
+  // overlap; Megatron-Core's functional tests pass
+  // --use-distributed-optimizer but not --tp-comm-overlap; FSDP shards all.
+  spec::ApplyStackDefaults(spec::StackProfileOf(x.stack), &s);
+  if (x.stack == spec::Stack::kMegatronCore) s.dp_sharding = spec::DpSharding::kOptimizer;
   try {
     x.system = spec::LoadSystem(system, "--system");
     // Megatron-LM's GB200 functional tests run on 2 nodes x 4 GPUs.

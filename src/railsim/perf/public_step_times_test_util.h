@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "railsim/spec/model.h"
+#include "railsim/spec/stack.h"
 #include "railsim/spec/strategy.h"
 #include "railsim/spec/system.h"
 
@@ -23,17 +24,22 @@ std::vector<PublicRow> ReadPublicRows();
 
 struct Expressed {
   std::string why_not;  ///< empty when the row is expressed
-  std::string stack;    ///< "megatron/nemo", "fsdp" (llm-foundry, AutoModel), ...
+  /// The stack profile the row runs with: nemo (NeMo, Megatron-Bridge and
+  /// dgxc-benchmarking recipes), megatron-core (Megatron-LM's functional
+  /// tests), fsdp (llm-foundry, NeMo AutoModel).
+  spec::Stack stack = spec::Stack::kMegatronCore;
+  /// A Megatron/NeMo row (nemo or megatron-core): what the held-out check covers.
+  bool megatron() const { return stack == spec::Stack::kNemo || stack == spec::Stack::kMegatronCore; }
   spec::ModelSpec model;
   spec::SystemSpec system;
   spec::Strategy strategy;
   int64_t gpus = 0;
 };
 
-/// The row as a railsim estimate's inputs: Megatron/NeMo rows with the
-/// distributed optimizer, overlapped DP communication, sequence parallelism
-/// where tp > 1 and TP-communication overlap as their recipes set it; FSDP
-/// stacks with full sharding and without sequence parallelism.
+/// The row as a railsim estimate's inputs: its stack profile's defaults
+/// (spec::ApplyStackDefaults), sequence parallelism where tp > 1 on
+/// Megatron/NeMo rows (none on FSDP rows), and the distributed optimizer on
+/// Megatron-LM's functional tests (their flags set it).
 Expressed Express(const PublicRow& r);
 
 /// The Megatron/NeMo rows the fixed costs were fitted on (with the H100

@@ -18,6 +18,8 @@ Json StrategyObject(const spec::Strategy& s) {
   j["cp"] = s.cp;
   j["ep"] = s.ep;
   j["vp"] = s.vp;
+  // Megatron-Core's interleave group size in use (0 without interleaving).
+  j["microbatch_group_size_per_vp_stage"] = s.vp > 1 ? s.group_size() : int64_t{0};
   j["micro_batch_size"] = s.micro_batch;
   j["global_batch_size"] = s.global_batch;
   j["microbatches"] = s.num_microbatches();
@@ -109,7 +111,14 @@ Json ContextObject(const perf::PerfContext& c) {
   j["hb_domain_size"] = c.fabrics.hb_domain_size;
   j["model_params"] = perf::CountParams(c.model).total;
   j["placement"] = c.placement.Name();
+  j["stack"] = spec::StackName(c.stack);
   return j;
+}
+
+// "nemo (NeMo recipes: ...; fixed costs: the GPU's (H100: ...))"
+std::string StackLine(const perf::PerfContext& c) {
+  const spec::StackProfile& p = spec::StackProfileOf(c.stack);
+  return fmt::format("{} ({}; fixed costs {})", p.name, p.description, p.costs_source);
 }
 
 // "rail-optimized network (radix 64, 3 tiers, 2:1 leaves)"
@@ -125,6 +134,7 @@ std::string StrategyDegrees(const spec::Strategy& s) {
   std::string line = fmt::format("tp {} pp {} dp {} cp {}", s.tp, s.pp, s.dp, s.cp);
   if (s.ep > 1) line += fmt::format(" ep {}", s.ep);
   if (s.vp > 1) line += fmt::format(" vp {}", s.vp);
+  if (s.vp > 1 && s.group_size() != s.pp) line += fmt::format(" N {}", s.group_size());
   return line;
 }
 
@@ -135,6 +145,12 @@ std::string OptimizerDtypes(const spec::Strategy& s) {
   return fmt::format("{}/{}/{}/{}", spec::MainGradsDtypeName(s.main_grads_dtype),
                      spec::MainParamsDtypeName(s.main_params_dtype), spec::MomentDtypeName(s.exp_avg_dtype),
                      spec::MomentDtypeName(s.exp_avg_sq_dtype));
+}
+
+// vp, and the interleave group size N when it is not pp ("4 N16").
+std::string VirtualStagesCell(const spec::Strategy& s) {
+  if (s.vp == 1 || s.group_size() == s.pp) return std::to_string(s.vp);
+  return fmt::format("{} N{}", s.vp, s.group_size());
 }
 
 bool DefaultOptimizerDtypes(const spec::Strategy& s) { return OptimizerDtypes(s) == "fp32/fp32/fp32/fp32"; }
@@ -213,8 +229,8 @@ std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const p
 
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
   std::string out = fmt::format(
-      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\n{}\n", c.model.name, Grouped(c.gpus),
-      c.system.name, NetworkLine(c), c.fabrics.hb_domain_size, StrategyLine(s),
+      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\nstack: {}\n{}\n", c.model.name, Grouped(c.gpus),
+      c.system.name, NetworkLine(c), c.fabrics.hb_domain_size, StrategyLine(s), StackLine(c),
       c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
   TextTable t;
   t.AddColumn("time", TextTable::Align::kLeft);
@@ -272,9 +288,9 @@ std::string EstimateJson(const perf::PerfContext& c, const spec::Strategy& s, co
 std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& r) {
   std::string out = fmt::format(
       "{} on {} x {} ({}, HB domain {}), global batch {}\n"
-      "{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n{}\n",
+      "stack: {}\n{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n{}\n",
       c.model.name, Grouped(c.gpus), c.system.name, NetworkLine(c),
-      c.fabrics.hb_domain_size, Grouped(r.global_batch),
+      c.fabrics.hb_domain_size, Grouped(r.global_batch), StackLine(c),
       Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads,
       c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
   if (r.idle_gpus_allowed > 0) {
@@ -310,7 +326,7 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
     const perf::Estimate& e = rs.estimate;
     std::vector<std::string> row = {
         std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
-        std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
+        std::to_string(s.cp), std::to_string(s.ep), VirtualStagesCell(s), std::to_string(s.micro_batch),
         spec::RecomputeName(s.recompute), s.sequence_parallel ? "yes" : "no", s.tp_comm_overlap ? "yes" : "no",
         ShardingCell(s.dp_sharding), spec::PrecisionName(s.precision)};
     if (dtypes) row.push_back(OptimizerDtypes(s));

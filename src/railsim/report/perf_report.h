@@ -18,6 +18,8 @@ std::string StrategyLine(const spec::Strategy& s);
 std::string StrategyDegrees(const spec::Strategy& s);
 /// "rail-optimized network (radix 64, 3 tiers, 2:1 leaves)".
 std::string NetworkLine(const perf::PerfContext& c);
+/// The stack profile: its name, what it sets and where its fixed costs come from.
+std::string StackLine(const perf::PerfContext& c);
 /// The largest loss against pure compute, as a short clause from the
 /// estimate's breakdown: "pipeline bubble 62% (64 stages, 1 micro-batch per
 /// pipeline)", "TP communication across HB domains 48% (tp 16 > K 8)", ...

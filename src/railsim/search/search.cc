@@ -113,12 +113,22 @@ struct OptimizerChoice {
   spec::MomentDtype moments = spec::MomentDtype::kFp32;
 };
 
-std::vector<OptimizerChoice> OptimizerChoices(const SearchOptions& o, const Unit& u) {
+std::vector<OptimizerChoice> OptimizerChoices(const perf::PerfContext& c, const SearchOptions& o, const Unit& u) {
   const bool shards = u.dp * u.cp > 1;
   std::vector<OptimizerChoice> out;
   if (!o.explore_optimizer) {
-    out.push_back({});
-    if (shards) out.push_back({spec::DpSharding::kOptimizer});
+    // The stack's dtypes; no sharding, the distributed optimizer, and the
+    // stack's own sharding when it is another (FSDP's full).
+    const spec::StackProfile& p = spec::StackProfileOf(c.stack);
+    const OptimizerChoice base{spec::DpSharding::kNone, p.main_grads_dtype, p.main_params_dtype, p.exp_avg_dtype};
+    out.push_back(base);
+    if (!shards) return out;
+    out.push_back(base);
+    out.back().sharding = spec::DpSharding::kOptimizer;
+    if (p.dp_sharding != spec::DpSharding::kNone && p.dp_sharding != spec::DpSharding::kOptimizer) {
+      out.push_back(base);
+      out.back().sharding = p.dp_sharding;
+    }
     return out;
   }
   for (spec::DpSharding sharding : {spec::DpSharding::kNone, spec::DpSharding::kOptimizer,
@@ -142,6 +152,13 @@ size_t UsableVirtualStages(const std::vector<int64_t>& vps, int64_t microbatches
   return microbatches % pp == 0 ? vps.size() : 1;
 }
 
+// Interleave group sizes tried with vp > 1: Megatron-Core's default pp, and
+// 2 pp where there are that many micro-batches (it hides the wrap-around
+// sends behind pp more chunks at the cost of (vp - 1) pp more in flight;
+// larger N only adds memory once the sends are hidden). Both leave a last
+// group of 0 or pp micro-batches, as Megatron-Core requires. 0 stands for pp.
+int GroupSizeCount(int vp, int64_t microbatches, int pp) { return vp > 1 && microbatches >= 2 * pp ? 2 : 1; }
+
 constexpr spec::Recompute kRecomputeModes[] = {spec::Recompute::kNone, spec::Recompute::kSelective,
                                                spec::Recompute::kFull};
 
@@ -155,7 +172,8 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
   const std::vector<int64_t> vps = VirtualStages(m, u);
   const std::vector<int64_t> eps = ExpertDegrees(m, u);
   const std::vector<LayerChoice> choices = LayerChoices(c, o, u);
-  const std::vector<OptimizerChoice> optimizers = OptimizerChoices(o, u);
+  const std::vector<OptimizerChoice> optimizers = OptimizerChoices(c, o, u);
+  const spec::StackProfile& stack = spec::StackProfileOf(c.stack);
   for (int64_t b : Divisors(o.global_batch / u.dp)) {
     const size_t usable_vps = UsableVirtualStages(vps, o.global_batch / (u.dp * b), u.pp);
     for (int64_t e : eps) {
@@ -177,17 +195,24 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
         s.moe_imbalance = o.moe.moe_imbalance;
         s.moe_max_domains = o.moe.moe_max_domains;
         s.moe_dispatch_precision = o.moe.moe_dispatch_precision;
+        s.overlap_dp_comm = stack.overlap_dp_comm;
+        s.overlap_p2p_comm = stack.overlap_p2p_comm;
+        s.grad_reduce_16bit = stack.grad_reduce_16bit;
         on_group(s);
+        const int64_t microbatches = o.global_batch / (u.dp * b);
         for (size_t i = 0; i < usable_vps; ++i) {
           s.vp = int(vps[i]);
-          for (spec::Recompute r : kRecomputeModes) {
-            s.recompute = r;
-            for (const OptimizerChoice& opt : optimizers) {
-              s.dp_sharding = opt.sharding;
-              s.main_grads_dtype = opt.grads;
-              s.main_params_dtype = opt.master;
-              s.exp_avg_dtype = s.exp_avg_sq_dtype = opt.moments;
-              visit(s);
+          for (int g = 0; g < GroupSizeCount(s.vp, microbatches, u.pp); ++g) {
+            s.microbatch_group_size_per_vp_stage = g == 0 ? 0 : 2 * int64_t{u.pp};
+            for (spec::Recompute r : kRecomputeModes) {
+              s.recompute = r;
+              for (const OptimizerChoice& opt : optimizers) {
+                s.dp_sharding = opt.sharding;
+                s.main_grads_dtype = opt.grads;
+                s.main_params_dtype = opt.master;
+                s.exp_avg_dtype = s.exp_avg_sq_dtype = opt.moments;
+                visit(s);
+              }
             }
           }
         }
@@ -197,7 +222,7 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
 }
 
 auto Key(const spec::Strategy& s) {
-  return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.vp, s.micro_batch, int(s.recompute),
+  return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.vp, s.group_size(), s.micro_batch, int(s.recompute),
                          s.sequence_parallel, int(s.dp_sharding), s.tp_comm_overlap, int(s.precision),
                          int(s.main_grads_dtype), int(s.main_params_dtype), int(s.exp_avg_dtype),
                          int(s.exp_avg_sq_dtype));
@@ -240,8 +265,11 @@ int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& o) {
     const int64_t groups_per_b =
         int64_t(ExpertDegrees(c.model, u).size() * LayerChoices(c, o, u).size());
     for (int64_t b : Divisors(o.global_batch / u.dp)) {
-      int64_t usable_vps = int64_t(UsableVirtualStages(vps, o.global_batch / (u.dp * b), u.pp));
-      count += groups_per_b * usable_vps * int64_t(std::size(kRecomputeModes)) * int64_t(OptimizerChoices(o, u).size());
+      const int64_t microbatches = o.global_batch / (u.dp * b);
+      const size_t usable_vps = UsableVirtualStages(vps, microbatches, u.pp);
+      int64_t layouts = 0;  // (vp, group size) pairs
+      for (size_t i = 0; i < usable_vps; ++i) layouts += GroupSizeCount(int(vps[i]), microbatches, u.pp);
+      count += groups_per_b * layouts * int64_t(std::size(kRecomputeModes)) * int64_t(OptimizerChoices(c, o, u).size());
     }
   }
   return count;

@@ -1,5 +1,6 @@
 // The parallelisation search: every valid strategy (tp, pp, dp, cp, ep,
-// micro-batch, virtual stages, recomputation, sequence parallelism,
+// micro-batch, virtual stages and their interleave group size (pp or 2 pp),
+// recomputation, sequence parallelism,
 // distributed optimizer, and on request data-parallel sharding and optimizer
 // precision) for a model on a cluster, memory-infeasible ones
 // discarded before timing, the rest timed and ranked by iteration time.

@@ -74,12 +74,15 @@ TEST(SearchTest, BestEqualsBruteForceMinimum) {
           for (int vp = 1; vp <= 36; ++vp) {
             for (auto rc : {spec::Recompute::kNone, spec::Recompute::kSelective, spec::Recompute::kFull}) {
               for (int sp = 0; sp < 3; ++sp) {  // 2: with TP-communication overlap, which dominates 1
-                for (int dist = 0; dist < 2; ++dist) {
+                for (int dist = 0; dist < 4; ++dist) {  // 2, 3: interleave group size 2 pp
                   spec::Strategy s;
                   s.tp = tp, s.pp = pp, s.cp = cp, s.vp = vp, s.micro_batch = b, s.global_batch = 64;
+                  // The search tries N = pp and 2 pp; the validator rejects 2 pp
+                  // without interleaving or with fewer micro-batches.
+                  s.microbatch_group_size_per_vp_stage = dist >= 2 ? 2 * int64_t{pp} : 0;
                   s.dp = 64 / (int64_t{tp} * pp * cp) > 0 ? 64 / (int64_t{tp} * pp * cp) : 1;
                   s.recompute = rc, s.sequence_parallel = sp > 0;
-                  s.dp_sharding = dist ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
+                  s.dp_sharding = dist % 2 ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
                   s.tp_comm_overlap = sp == 2;
                   if (sp && tp == 1) continue;
                   if (sp == 1) {
@@ -92,7 +95,7 @@ TEST(SearchTest, BestEqualsBruteForceMinimum) {
                     }
                     continue;
                   }
-                  if (dist && s.dp * cp == 1) continue;
+                  if (dist % 2 && s.dp * cp == 1) continue;
                   if (!spec::IsValidStrategy(c.model, 64, s)) continue;
                   perf::Estimate e = perf::EstimateIteration(c, s);
                   if (!e.memory.fits) continue;

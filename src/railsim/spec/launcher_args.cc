@@ -37,6 +37,8 @@ constexpr Field kFields[] = {
     {"--gpus", "--tensor-model-parallel-size", "model.tensor_model_parallel_size"},
     {"--sequence-parallel", "--sequence-parallel", "model.sequence_parallel"},
     {"--tp-comm-overlap", "--tp-comm-overlap", "model.ub_tp_comm_overlap"},
+    {"--microbatch-group-size-per-virtual-pipeline-stage", "--microbatch-group-size-per-virtual-pipeline-stage",
+     "--microbatch-group-size-per-virtual-pipeline-stage"},
 };
 
 std::string Int(int64_t v) { return std::to_string(v); }
@@ -50,6 +52,9 @@ Args MegatronArgs(const Strategy& s, const ModelSpec& m) {
       a.push_back({"--num-layers-per-virtual-pipeline-stage", Int(m.num_layers / (s.pp * s.vp))});
     } else {
       a.push_back({"--virtual-pipeline-model-parallel-size", Int(s.vp)});
+    }
+    if (s.group_size() != s.pp) {
+      a.push_back({"--microbatch-group-size-per-virtual-pipeline-stage", Int(s.group_size())});
     }
   }
   a.insert(a.end(), {{"--context-parallel-size", Int(s.cp)},
@@ -186,7 +191,7 @@ const std::vector<std::string> kMegatronFlags = {
     "--micro-batch-size", "--global-batch-size", "--sequence-parallel", "--recompute-granularity",
     "--recompute-method", "--recompute-num-layers", "--use-distributed-optimizer", "--overlap-grad-reduce",
     "--overlap-param-gather", "--grad-reduce-in-bf16", "--no-overlap-p2p-communication", "--tp-comm-overlap",
-    "--bf16", "--fp8-format", "--use-flash-attn"};
+    "--bf16", "--fp8-format", "--use-flash-attn", "--microbatch-group-size-per-virtual-pipeline-stage"};
 
 const std::vector<std::string> kBareMegatronFlags = {
     "--sequence-parallel", "--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
@@ -233,6 +238,10 @@ Strategy ReadMegatron(const Reader& r, const ModelSpec& m) {
   }
   s.micro_batch = r.Int("--micro-batch-size", 1, kMaxGlobalBatch);
   s.global_batch = r.Int("--global-batch-size", 1, kMaxGlobalBatch);
+  if (r.Has("--microbatch-group-size-per-virtual-pipeline-stage")) {
+    s.microbatch_group_size_per_vp_stage =
+        r.Int("--microbatch-group-size-per-virtual-pipeline-stage", 1, kMaxGlobalBatch);
+  }
   s.sequence_parallel = r.Has("--sequence-parallel");
   if (r.Has("--recompute-granularity")) {
     const bool full = r.Choice("--recompute-granularity", {"selective", "full"}) == "full";

@@ -135,6 +135,12 @@ ModelSpec ParseModelJson(std::string_view text) {
     }
   }
   m.qk_layernorm = r.BoolOr("qk_layernorm", false);
+  // What a file that leaves these out silently becomes: GPT-2 (dropout
+  // masks, a learned position table, LayerNorm, biases, a tied output layer).
+  for (const char* key : {"swiglu", "position_embedding_type", "normalization", "add_bias_linear",
+                          "untie_embeddings_and_output_weights", "hidden_dropout", "attention_dropout"}) {
+    if (!r.Has(key)) m.defaulted.push_back(key);
+  }
   std::string pos = r.EnumOr("position_embedding_type", {"learned_absolute", "rope"},
                              "learned_absolute");
   m.position_embedding_type =
@@ -146,6 +152,15 @@ ModelSpec ParseModelJson(std::string_view text) {
   m.hidden_dropout = r.NumberOr("hidden_dropout", 0.1, 0.0, 1.0);
   m.attention_dropout = r.NumberOr("attention_dropout", 0.1, 0.0, 1.0);
   r.Finish();
+  for (std::string& key : m.defaulted) {
+    if (key == "swiglu") key += fmt::format(" {}", m.swiglu);
+    if (key == "position_embedding_type") key += " learned_absolute";
+    if (key == "normalization") key += " LayerNorm";
+    if (key == "add_bias_linear") key += fmt::format(" {}", m.add_bias_linear);
+    if (key == "untie_embeddings_and_output_weights") key += fmt::format(" {}", m.untie_embeddings_and_output_weights);
+    if (key == "hidden_dropout") key += fmt::format(" {:g}", m.hidden_dropout);
+    if (key == "attention_dropout") key += fmt::format(" {:g}", m.attention_dropout);
+  }
   return m;
 }
 

@@ -33,6 +33,10 @@ struct LatentAttention {
 struct ModelSpec {
   std::string name;
   std::string description;
+  /// Architecture fields the JSON left out, each as "field default" (GPT-2's
+  /// defaults), for the CLI's one-line warning; empty for presets. Not part
+  /// of the model: ModelToJson ignores it.
+  std::vector<std::string> defaulted;
   int num_layers = 0;
   int hidden_size = 0;
   int num_attention_heads = 0;

@@ -153,7 +153,13 @@ ModelSpec LoadModel(const std::string& name_or_path, const std::string& flag) {
   Source source = hf ? Source{ReadTextFile(path, flag), flag + " " + name_or_path}
                      : Resolve(PresetKind::kModel, path, flag);
   try {
-    return hf ? ParseHfConfigJson(source.text, HfModelName(path)) : ParseAnyModelJson(source.text, HfModelName(path));
+    ModelSpec m = hf ? ParseHfConfigJson(source.text, HfModelName(path))
+                     : ParseAnyModelJson(source.text, HfModelName(path));
+    // Presets are curated (the Megatron paper models are GPT-2-shaped on
+    // purpose) and HF configs are converted key by key: only a user's own
+    // model file gets the warning.
+    if (hf || FindPreset(PresetKind::kModel, path)) m.defaulted.clear();
+    return m;
   } catch (const Error& e) {
     throw e.WithContext(source.context);
   }

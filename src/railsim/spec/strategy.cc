@@ -83,6 +83,25 @@ std::string CheckMoe(const ModelSpec& m, const Strategy& s) {
   return "";
 }
 
+// Megatron-Core's interleave group size: it raises unless pp <= N <= m, and
+// unless the last group (m mod N micro-batches) is empty or at least pp long
+// (a shorter one stalls on its own wrap-around).
+std::string CheckGroupSize(const Strategy& s) {
+  const int64_t n = s.microbatch_group_size_per_vp_stage;
+  const char* flag = "--microbatch-group-size-per-virtual-pipeline-stage";
+  if (n == 0) return "";
+  if (s.vp == 1) return Fail(flag, fmt::format("applies to interleaving only (--vp > 1), got {}", n));
+  const int64_t m = s.num_microbatches();
+  if (n < s.pp || n > m) {
+    return Fail(flag, fmt::format("expected an integer in [pp, micro-batches] = [{}, {}], got {}", s.pp, m, n));
+  }
+  if (m % n != 0 && m % n < s.pp) {
+    return Fail(flag, fmt::format("expected the micro-batches {} mod N to be 0 or at least pp {}, got N {} "
+                                  "(remainder {})", m, s.pp, n, m % n));
+  }
+  return "";
+}
+
 std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
   auto fail = Fail;
   if (gpus < 1 || gpus > kMaxModelGpus) {
@@ -113,6 +132,7 @@ std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
     return fail("--vp", fmt::format("interleaving needs the microbatches ({}) to be a multiple of pp {}",
                                     s.num_microbatches(), s.pp));
   }
+  if (std::string problem = CheckGroupSize(s); !problem.empty()) return problem;
   if (s.tp_comm_overlap && (!s.sequence_parallel || s.tp < 2)) {
     return fail("--tp-comm-overlap", "requires --sequence-parallel with --tp > 1 (it overlaps the sequence-parallel "
                                      "all-gathers and reduce-scatters)");

@@ -65,6 +65,13 @@ struct Strategy {
   int cp = 1;
   int ep = 1;
   int vp = 1;                   ///< virtual pipeline stages per rank (1 = no interleaving)
+  /// Megatron-Core's interleave group size N
+  /// (--microbatch-group-size-per-virtual-pipeline-stage): each rank runs N
+  /// micro-batches through one virtual stage before moving to the next. 0 =
+  /// Megatron-Core's default, pp. Larger N holds (vp - 1)(N - pp) more chunks
+  /// in flight and gives the pipeline's wrap-around sends N - pp chunks of
+  /// slack. Interleaving only; in [pp, micro-batches].
+  int64_t microbatch_group_size_per_vp_stage = 0;
   int64_t micro_batch = 1;
   int64_t global_batch = 1;
   Recompute recompute = Recompute::kNone;
@@ -123,6 +130,10 @@ struct Strategy {
   int layers_on_last(int num_layers) const;
   int layers_on_middle(int num_layers) const;
   int64_t num_microbatches() const { return global_batch / (dp * micro_batch); }
+  /// The interleave group size in use: the field, or pp when it is 0.
+  int64_t group_size() const {
+    return microbatch_group_size_per_vp_stage > 0 ? microbatch_group_size_per_vp_stage : pp;
+  }
 };
 
 /// Largest cluster the analytic model accepts: far beyond any built machine,
@@ -139,6 +150,8 @@ constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
 /// stage's layers of an uneven one, tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
 /// cp dividing the sequence into 2*cp chunks, ep dividing experts and dp,
 /// interleaving only with pp >= 2 and microbatches divisible by pp,
+/// the interleave group size only with interleaving, in [pp, microbatches]
+/// with a remainder of 0 or at least pp (Megatron-Core's two checks),
 /// TP-communication overlap only with sequence parallelism,
 /// --fsdp-shard-group-size only with --data-parallel-sharding on a dense
 /// model, dividing dp x cp.

@@ -1,8 +1,10 @@
 #include "railsim/study/job_flags.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "railsim/core/error.h"
 #include "railsim/spec/placement.h"
@@ -29,6 +31,11 @@ void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m) {
 
 spec::ModelSpec LoadModelFlags(const ModelFlags& f) {
   spec::ModelSpec m = spec::LoadModel(f.model, "--model");
+  if (!m.defaulted.empty()) {
+    // No silent defaults (issue 21): one line, once, before any output.
+    std::fputs(fmt::format("railsim: warning: --model {} leaves out architecture fields; using {}\n", f.model,
+                           fmt::join(m.defaulted, ", ")).c_str(), stderr);
+  }
   ApplySeqLengthFlag(f.seq_length, &m);
   return m;
 }
@@ -52,19 +59,22 @@ void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s) {
 }
 
 void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
-  auto moment = [](const char* flag, const std::string& text) {
-    return ParseChoiceFlag(flag, text, {"fp32", "bf16"}) == "bf16" ? spec::MomentDtype::kBf16
-                                                                   : spec::MomentDtype::kFp32;
+  // "stack" keeps what `s` holds (the stack profile's default).
+  auto moment = [](const char* flag, const std::string& text, spec::MomentDtype* d) {
+    const std::string v = ParseChoiceFlag(flag, text, {"stack", "fp32", "bf16"});
+    if (v != "stack") *d = v == "bf16" ? spec::MomentDtype::kBf16 : spec::MomentDtype::kFp32;
   };
-  s->main_grads_dtype = ParseChoiceFlag("--main-grads-dtype", f.main_grads_dtype, {"fp32", "bf16"}) == "bf16"
-                            ? spec::MainGradsDtype::kBf16
-                            : spec::MainGradsDtype::kFp32;
-  std::string master = ParseChoiceFlag("--main-params-dtype", f.main_params_dtype, {"fp32", "fp16", "none"});
-  s->main_params_dtype = master == "fp16"   ? spec::MainParamsDtype::kFp16
-                         : master == "none" ? spec::MainParamsDtype::kNone
-                                            : spec::MainParamsDtype::kFp32;
-  s->exp_avg_dtype = moment("--exp-avg-dtype", f.exp_avg_dtype);
-  s->exp_avg_sq_dtype = moment("--exp-avg-sq-dtype", f.exp_avg_sq_dtype);
+  const std::string grads = ParseChoiceFlag("--main-grads-dtype", f.main_grads_dtype, {"stack", "fp32", "bf16"});
+  if (grads != "stack") s->main_grads_dtype = grads == "bf16" ? spec::MainGradsDtype::kBf16 : spec::MainGradsDtype::kFp32;
+  const std::string master =
+      ParseChoiceFlag("--main-params-dtype", f.main_params_dtype, {"stack", "fp32", "fp16", "none"});
+  if (master != "stack") {
+    s->main_params_dtype = master == "fp16"   ? spec::MainParamsDtype::kFp16
+                           : master == "none" ? spec::MainParamsDtype::kNone
+                                              : spec::MainParamsDtype::kFp32;
+  }
+  moment("--exp-avg-dtype", f.exp_avg_dtype, &s->exp_avg_dtype);
+  moment("--exp-avg-sq-dtype", f.exp_avg_sq_dtype, &s->exp_avg_sq_dtype);
   if (f.fsdp_shard_group_size != "all") {
     s->fsdp_shard_group_size = ParseIntFlag("--fsdp-shard-group-size", f.fsdp_shard_group_size, 1, spec::kMaxModelGpus);
   }
@@ -76,12 +86,23 @@ void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
                                              : spec::DpSharding::kOptimizer;
 }
 
+// --microbatch-group-size-per-virtual-pipeline-stage: "pp" (0, Megatron-
+// Core's default) or a micro-batch count; the range against pp and the
+// micro-batches is spec::ValidateStrategy's.
+namespace {
+int64_t ParseGroupSizeFlag(const std::string& text) {
+  if (text == "pp") return 0;
+  return ParseIntFlag("--microbatch-group-size-per-virtual-pipeline-stage", text, 1, spec::kMaxGlobalBatch);
+}
+}  // namespace
+
 void CheckStrategyFlagValues(const StrategyFlags& f) {
   for (auto [flag, value] : {std::pair{"--tp", &f.tp}, {"--pp", &f.pp}, {"--dp", &f.dp}, {"--cp", &f.cp},
                              {"--ep", &f.ep}, {"--vp", &f.vp}}) {
     if (!value->empty()) ParseIntFlag(flag, *value, 1, 1 << 20);
   }
   if (!f.micro_batch.empty()) ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  ParseGroupSizeFlag(f.group_size);
   ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
   ParseChoiceFlag("--precision", f.precision, {"bf16", "fp8"});
   spec::Strategy unused;
@@ -108,6 +129,7 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
   s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
   s.vp = int(ParseIntFlag("--vp", f.vp, 1, 1 << 20));
   s.micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  s.microbatch_group_size_per_vp_stage = ParseGroupSizeFlag(f.group_size);
   s.global_batch = global_batch;
   spec::ValidateDegrees(c.model, s);
   s.dp = ParseDpFlag(f.dp, s.tp, s.pp, s.cp, n);
@@ -115,12 +137,16 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
   s.recompute = r == "full" ? spec::Recompute::kFull
                             : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
   s.sequence_parallel = f.sequence_parallel;
-  s.dp_sharding = f.distributed_optimizer ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
+  // The stack's defaults first, then every flag given over them. The
+  // switches only go one way: each turns its setting on (or off) whatever
+  // the stack does.
+  spec::ApplyStackDefaults(spec::StackProfileOf(c.stack), &s);
+  if (f.distributed_optimizer) s.dp_sharding = spec::DpSharding::kOptimizer;
   ParseOptimizerFlags(f.optimizer, &s);
-  s.overlap_dp_comm = !f.no_dp_overlap;
-  s.grad_reduce_16bit = f.grad_reduce_in_bf16;
-  s.tp_comm_overlap = f.tp_comm_overlap;
-  s.overlap_p2p_comm = !f.no_p2p_overlap;
+  if (f.no_dp_overlap) s.overlap_dp_comm = false;
+  if (f.grad_reduce_in_bf16) s.grad_reduce_16bit = true;
+  if (f.tp_comm_overlap) s.tp_comm_overlap = true;
+  if (f.no_p2p_overlap) s.overlap_p2p_comm = false;
   s.precision = ParsePrecision(f.precision, c);
   s.attention = attention;
   ParseMoeFlags(f.moe, &s);
@@ -137,9 +163,10 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
                                                                           : comm::NetworkKind::kRailOptimized)
                                      : ParseNetwork(f.network);
   int64_t hb = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
-  spec::Attention attention =
-      ParseChoiceFlag("--attention", f.attention, {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
-                                                                                     : spec::Attention::kFlash;
+  const spec::Stack stack = spec::ParseStack(f.stack, "--stack");
+  spec::Attention attention = spec::StackProfileOf(stack).attention;
+  const std::string kernel = ParseChoiceFlag("--attention", f.attention, {"stack", "flash", "classic"});
+  if (kernel != "stack") attention = kernel == "classic" ? spec::Attention::kClassic : spec::Attention::kFlash;
   perf::NetworkOptions net;
   net.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
   net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
@@ -150,6 +177,7 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
   spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
   perf::PerfContext context = perf::MakePerfContext(model, system, gpus, network, hb, net);
   context.placement = placement;
+  perf::ApplyStack(stack, &context);
   if (design == net::Design::kFatTree) context.fabrics.rail_leaves = false;
   return {context, batch, attention};
 }
@@ -179,7 +207,7 @@ SearchRequest ParseSearch(const SearchFlags& f, const Job& job) {
   search::SearchOptions& o = r.options;
   o.global_batch = job.global_batch;
   o.attention = job.attention;
-  o.tp_comm_overlap = !f.no_tp_comm_overlap;
+  o.tp_comm_overlap = !f.no_tp_comm_overlap && spec::StackProfileOf(job.context.stack).has_tp_comm_overlap;
   o.explore_optimizer = f.explore_optimizer;
   ParseMoeFlags(f.moe, &o.moe);
   spec::ValidateMoeOptions(job.context.model, o.moe);  // said once, not by every strategy

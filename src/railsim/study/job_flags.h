@@ -44,8 +44,9 @@ void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s);
 
 // Optimizer precision and data-parallel sharding, with Megatron-Core's names.
 struct OptimizerFlags {
-  std::string main_grads_dtype = "fp32", main_params_dtype = "fp32", exp_avg_dtype = "fp32",
-              exp_avg_sq_dtype = "fp32";
+  /// "stack" = the stack profile's.
+  std::string main_grads_dtype = "stack", main_params_dtype = "stack", exp_avg_dtype = "stack",
+              exp_avg_sq_dtype = "stack";
   std::string data_parallel_sharding;
   std::string fsdp_shard_group_size = "all";
   /// Whether --data-parallel-sharding was given (without it: none, or the
@@ -59,6 +60,7 @@ void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s);
 
 struct StrategyFlags {
   std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
+  std::string group_size = "pp";  ///< --microbatch-group-size-per-virtual-pipeline-stage
   std::string recompute = "none";
   bool sequence_parallel = false, distributed_optimizer = false, no_dp_overlap = false;
   bool grad_reduce_in_bf16 = false;
@@ -87,7 +89,8 @@ struct JobFlags {
   std::string system, gpus, global_batch;
   std::string network = "rail-optimized";
   std::string hb_size;
-  std::string attention = "flash";
+  std::string attention = "stack";  ///< "stack" = the stack profile's
+  std::string stack = "megatron-core";
   std::string radix, oversubscription = "1";
   std::string placement = "tp-cp-ep-dp-pp";
 };
