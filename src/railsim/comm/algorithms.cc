@@ -408,18 +408,17 @@ void NcclProtocolOnPlan(Plan* plan, spec::NcclAlgo a, Protocol p, double latency
                         const ClusterFabrics& c, const NcclChannels& ch) {
   plan->protocol = ProtocolName(p);
   const ProtocolRate rate = NcclRate(a, p, bytes, g, c, ch);
+  // PAT's time is the buffer over its busBw, where the all-pairs phase moves
+  // (n - 1) / n of it through each NIC.
+  const double factor = a == spec::NcclAlgo::kPat ? rate.factor * double(g.size - 1) / double(g.size) : rate.factor;
   for (int i = 0; i < plan->count; ++i) {
     Phase& ph = plan->phases[i];
     ph.latency_s = latency / plan->count;
-    ph.bw_factor = rate.factor;
-    ph.bus_cap_Bps = rate.cap_Bps;
-    // PAT's time is the buffer over its busBw, where the all-pairs phase
-    // moves (n - 1) / n of it through each NIC.
-    if (a == spec::NcclAlgo::kPat) ph.bw_factor *= double(g.size - 1) / double(g.size);
     // NVLSTree's cap bounds the whole buffer; the heads' tree on each rail moves 1/local of it.
-    if (a == spec::NcclAlgo::kNvlsTree) {
-      ph.bus_cap_Bps = ph.pattern == Pattern::kNodeTree ? rate.cap_Bps / double(g.local) : 0;
-    }
+    ph.bus_cap_Bps = a != spec::NcclAlgo::kNvlsTree ? rate.cap_Bps
+                     : ph.pattern == Pattern::kNodeTree ? rate.cap_Bps / double(g.local)
+                                                        : 0;
+    ph.bw_factor = factor;
   }
 }
 
