@@ -206,12 +206,6 @@ std::vector<const CalibrationRow*> RowsMoved(const RowSet& set, const spec::Syst
   return moved;
 }
 
-double SumOfSquares(const std::vector<double>& r) {
-  double sum = 0;
-  for (double v : r) sum += v * v;
-  return sum;
-}
-
 double Dot(const std::vector<double>& a, const std::vector<double>& b) {
   double sum = 0;
   for (size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];

@@ -5,13 +5,14 @@
 #include <cmath>
 
 namespace railsim::study {
-namespace {
 
 double SumOfSquares(const std::vector<double>& r) {
   double s = 0;
   for (double v : r) s += v * v;
   return s;
 }
+
+namespace {
 
 // Solves a x = b for a small dense system by Gaussian elimination with
 // partial pivoting; false when it is singular.

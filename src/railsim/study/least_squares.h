@@ -17,6 +17,9 @@ struct Bounds {
 /// Residuals of a parameter vector (always the same length).
 using ResidualFunction = std::function<std::vector<double>(const std::vector<double>& x)>;
 
+/// The sum of squared residuals, the quantity FitLeastSquares minimises.
+double SumOfSquares(const std::vector<double>& r);
+
 /// Budget per start: iterations, each costing one residual evaluation per
 /// parameter (the Jacobian by forward differences) plus a few trial steps.
 constexpr int kMaxLeastSquaresIterations = 40;
