@@ -48,13 +48,6 @@ std::vector<uint8_t> ParseMoeLayerFreq(const nlohmann::json& doc, JsonReader& r,
 
 }  // namespace
 
-int ModelSpec::MoeLayersIn(int first, int count) const {
-  if (moe_layers.empty()) return 0;
-  int n = 0;
-  for (int i = first; i < first + count && i < num_layers; ++i) n += moe_layers[size_t(i)];
-  return n;
-}
-
 void SetSeqLength(ModelSpec* m, int64_t seq_length, const std::string& where) {
   if (seq_length < 1 || seq_length > kMaxSeq) {
     throw Error(where, fmt::format("expected an integer in [1, {}], got {}", kMaxSeq, seq_length));

@@ -67,8 +67,14 @@ struct ModelSpec {
 
   int kv_channels() const { return head_dim; }
   bool is_moe() const { return num_experts > 0; }
-  /// MoE layers among layers [first, first + count).
-  int MoeLayersIn(int first, int count) const;
+  /// MoE layers among layers [first, first + count). Inline: the search
+  /// calls it for every stage of every strategy.
+  int MoeLayersIn(int first, int count) const {
+    if (moe_layers.empty()) return 0;
+    int n = 0;
+    for (int i = first; i < first + count && i < num_layers; ++i) n += moe_layers[size_t(i)];
+    return n;
+  }
   int moe_layer_count() const { return MoeLayersIn(0, num_layers); }
 };
 
