@@ -862,11 +862,15 @@ int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topolog
   const int64_t per_link = 2 * links * (8 * 8 + 2 * 8 * std::max(1, threads));
   // Program, libraries and allocator slack, measured at about 40 MB.
   constexpr int64_t kBase = int64_t{64} << 20;
-  // Per-link lists: 4 bytes per flow and link crossed (at most kMaxRouteHops)
-  // and 4 per flow, built only up to SimOptions::max_list_entries entries
-  // (the default is assumed).
+  // Per-link lists: 4 bytes per flow and link crossed and 4 per flow, built
+  // only up to SimOptions::max_list_entries entries (the default is
+  // assumed). A stored path crosses at most 2 x tiers NIC-network links (PCIe
+  // is left out) and two NVLink hops at each end (forwarding, at the far end
+  // too when a failure forces it): 8 on two tiers, where kMaxRouteHops' 12
+  // overstated the lists by half.
   const int64_t peak = PeakFlows(plan, topology.gpus());
-  const int64_t lists = std::min(peak * 4 * (net::kMaxRouteHops + 1), SimOptions().max_list_entries * 4 * 2);
+  const int64_t path_links = std::min(2 * topology.tiers() + 4, net::kMaxRouteHops);
+  const int64_t lists = std::min(peak * 4 * (path_links + 1), SimOptions().max_list_entries * 4 * 2);
   return int64_t(sizeof(Flow)) * peak + lists + graph + per_link + kBase;
 }
 
