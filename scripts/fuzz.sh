@@ -2,28 +2,35 @@
 # Builds the libFuzzer targets (clang, with ASan + UBSan) and runs each for the
 # given number of seconds, starting from its committed seed corpus
 # fuzz/corpus/<name>/ and replaying fuzz/regressions/<name>/ (inputs that once
-# crashed). A crash fails the run; its input is left in build/fuzz/ and belongs
+# crashed). A crash fails the run; its input is left in the build directory and belongs
 # in fuzz/regressions/<name>/ once fixed.
+#
+# Usage: fuzz.sh [seconds] [build-dir]. A build directory configured with
+# RAILSIM_FUZZ=ON (scripts/test.sh's sanitizer build is) is reused; without
+# one, build/fuzz is configured here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
-cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DRAILSIM_FUZZ=ON -DRAILSIM_TESTS=OFF \
-      -DRAILSIM_BENCH=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+build="${2:-build/fuzz}"
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DRAILSIM_FUZZ=ON -DRAILSIM_TESTS=OFF \
+        -DRAILSIM_BENCH=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+fi
 targets=$(cd fuzz && ls *_fuzzer.cc | sed 's/\.cc$//')
-cmake --build build/fuzz -j"$(nproc)" --target $targets
-for target in build/fuzz/*_fuzzer; do
+cmake --build "$build" -j"$(nproc)" --target $targets
+for target in "$build"/*_fuzzer; do
   name="$(basename "$target")"
   kind="${name%_fuzzer}"
-  work="build/fuzz/work/$kind"
+  work="$build/work/$kind"
   mkdir -p "$work" "fuzz/regressions/$kind"
   echo "-- $name: ${seconds}s" >&2
-  log="build/fuzz/$kind.log"
+  log="$build/$kind.log"
   if ! "$target" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix="build/fuzz/$kind-" -print_final_stats=1 \
+      -artifact_prefix="$build/$kind-" -print_final_stats=1 \
       "$work" "fuzz/corpus/$kind" "fuzz/regressions/$kind" >"$log" 2>&1; then
     grep -E "ERROR|SUMMARY|Test unit written" "$log" >&2 || tail -n 20 "$log" >&2
-    echo "railsim: $name found a crash (input in build/fuzz/)" >&2
+    echo "railsim: $name found a crash (input in $build/)" >&2
     exit 1
   fi
   grep -E "^stat::number_of_executed_units" "$log" >&2 || true

@@ -901,7 +901,7 @@ TEST_F(BadInputTest, CompareScenarioAxesNeverCrashOrRunAway) {
         n, fmt::join(ks, ", "), fmt::join(rs, ", "), speeds[pick(std::size(speeds))]);
     const std::string file = fmt::format("axes-{}.json", i);
     Write(file, scenario);
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(RAILSIM_SANITIZED)
     // AddressSanitizer maps terabytes of shadow memory: no address-space cap.
     RunResult r = RunRailsim({"compare", "--scenario", Path(file), "--format", "json", "--quiet"});
 #else
