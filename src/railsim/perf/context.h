@@ -57,6 +57,9 @@ struct PerfContext {
   /// The gradient-norm all-reduce of one fp32 number over every GPU before
   /// the optimizer step (the same for every strategy).
   double grad_norm_allreduce_s = 0;
+  /// The expected maximum of `gpus` standard normals: how many standard
+  /// deviations of drift the slowest GPU adds to a step (perf/straggler.h).
+  double expected_slowest = 0;
   /// The software stack (--stack) the job runs on: its fixed costs are in
   /// `gpu`, its strategy defaults are the callers' (spec::ApplyStackDefaults).
   spec::Stack stack = spec::Stack::kMegatronCore;

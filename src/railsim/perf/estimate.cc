@@ -4,6 +4,7 @@
 
 #include "railsim/perf/groups.h"
 #include "railsim/perf/model_stats.h"
+#include "railsim/perf/straggler.h"
 
 namespace railsim::perf {
 namespace {
@@ -250,6 +251,10 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   // the fill and drain through the other pp - 1 stages.
   const double chunks = m * s.vp + (s.pp > 1 ? double(s.pp - 1) : 0.0);
   t.overhead_s = c.gpu.iteration_overhead_s + c.gpu.chunk_overhead_s * chunks;
+  // Last, as it scales with everything before it: the step ends when its
+  // slowest GPU does (one sqrt per strategy; the expected maximum is the
+  // context's).
+  t.straggler_s = StragglerWait(c.gpu.straggler_jitter, t.total(), c.expected_slowest);
 
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();
