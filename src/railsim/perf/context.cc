@@ -7,7 +7,6 @@
 
 #include "railsim/core/error.h"
 #include "railsim/net/builder.h"
-#include "railsim/perf/straggler.h"
 #include "railsim/spec/strategy.h"
 
 namespace railsim::perf {
@@ -105,7 +104,7 @@ PerfContext MakePerfContext(const spec::ModelSpec& model, const spec::SystemSpec
   c.shape = n.shape;
   c.gpu = GpuModel::From(system.gpu);
   c.grad_norm_allreduce_s = comm::AllReduceTime(4, comm::LayoutOf(gpus, 1, c.fabrics.hb_domain_size), c.fabrics);
-  c.expected_slowest = ExpectedMaxOfNormals(gpus);
+  c.expected_slowest = ExpectedMaxTable(gpus);
   return c;
 }
 

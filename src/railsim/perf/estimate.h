@@ -32,9 +32,9 @@ struct TimeBreakdown {
   double bubble_s = 0;
   double optimizer_s = 0;
   double overhead_s = 0;  ///< fixed per-iteration and per-pipeline-chunk costs
-  /// The wait for the slowest GPU at the step's end (perf/straggler.h): the
-  /// GPU's straggler_jitter x sqrt(the rest of the step) x the expected
-  /// maximum of the job's GPU count of standard normals.
+  /// The wait for the slowest data-parallel replica at the step's end
+  /// (perf/straggler.h): the GPU's straggler_jitter x sqrt(the rest of the
+  /// step) x the expected maximum of dp standard normals.
   double straggler_s = 0;
   /// Expert-parallel dispatch and combine hidden behind compute (with
   /// --moe-overlap); not part of the iteration time.

@@ -8,6 +8,7 @@
 // Costs); the other Megatron/NeMo rows are held out, and the check is on them.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,6 +51,11 @@ TEST(PublicStepTimesTest, PredictsEveryExpressibleRow) {
     const bool fit = testutil::IsFitRow(r.id);
     std::printf("  %-62s %-14s %7.3fs %8.3fs %+6.1f%%%s\n", r.id.substr(0, 62).c_str(), spec::StackName(x.stack),
                 r.step_time_s, e.iteration_time_s, 100 * error, fit ? "  (fit)" : "");
+    if (const char* debug = std::getenv("RAILSIM_DEBUG"); debug && r.id.find(debug) != std::string::npos) {
+      for (const TimeBreakdown::Component& part : e.breakdown.components()) {
+        std::printf("      %-22s %.3f\n", part.label, part.seconds);
+      }
+    }
     Sum& s = by_stack[spec::StackName(x.stack)];
     s.abs += std::fabs(error);
     ++s.n;
