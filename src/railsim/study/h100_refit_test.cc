@@ -1,15 +1,18 @@
 // How the step-time parameters of presets/systems/dgx-h100.json (and the
-// H100-based presets that copy them) and the megatron-core stack's fixed
-// cost are fitted, all with study::Calibrate (what `railsim calibrate
-// --steps` runs: least squares on log(predicted / measured)):
-//   1. the GPU: the 20 BF16 rows of tests/data/h100-steps.csv plus the NeMo
-//      rows of step-times-public.csv that testutil::IsFitRow names, from the
-//      preset's own values, the attention rate kept (below);
-//   2. the megatron-core stack's per-iteration cost: the Megatron-LM
-//      functional-test rows IsFitRow names, only that cost free;
+// H100-based presets that copy them) and the nemo stack's per-step cost are
+// fitted, all with study::Calibrate (what `railsim calibrate --steps` runs:
+// least squares on log(predicted / measured)):
+//   1. the GPU: the 20 BF16 rows of tests/data/h100-steps.csv (NeMo recipes)
+//      plus the NeMo rows of step-times-public.csv that testutil::IsFitRow
+//      names, from the preset's own values, the attention rate kept (below);
+//      the per-iteration cost found here is the nemo stack's;
+//   2. the GPU's per-iteration cost (the megatron-core stack and every stack
+//      without its own): the Megatron-LM functional-test rows IsFitRow
+//      names, only that cost free;
 //   3. the FP8 GEMM efficiency alone on the five FP8 rows of
-//      tests/data/h100-fp8-calibration.csv (the same GPT-3 175B layouts):
-//      the value of least mean absolute error on a 0.001 grid.
+//      tests/data/h100-fp8-calibration.csv (the same GPT-3 175B layouts),
+//      with the nemo stack's costs: the value of least mean absolute error on
+//      a 0.001 grid.
 // Runs only with RAILSIM_FIT=1: it prints the fit and the held-out H100
 // rows and asserts nothing (the accuracy tests assert what the presets
 // reach).
@@ -115,9 +118,9 @@ double FitFp8(const spec::SystemSpec& system, const std::vector<StepRun>& fp8) {
   return best;
 }
 
-// The held-out Megatron/NeMo rows on H100, with `system` and the
-// megatron-core stack's per-iteration cost `core_overhead_s`.
-void PrintHeldOut(const spec::SystemSpec& system, double core_overhead_s) {
+// The held-out Megatron/NeMo rows on H100, with `system` and the nemo
+// stack's per-iteration cost `nemo_overhead_s`.
+void PrintHeldOut(const spec::SystemSpec& system, double nemo_overhead_s) {
   double held = 0;
   int n = 0;
   for (const testutil::PublicRow& row : testutil::ReadPublicRows()) {
@@ -125,7 +128,7 @@ void PrintHeldOut(const spec::SystemSpec& system, double core_overhead_s) {
     if (!x.why_not.empty() || !x.megatron() || testutil::IsFitRow(row.id) || x.system.name != "dgx-h100") continue;
     perf::PerfContext c = perf::MakePerfContext(x.model, system, x.gpus, comm::NetworkKind::kRailOptimized);
     perf::ApplyStack(x.stack, &c);
-    if (x.stack == spec::Stack::kMegatronCore) c.gpu.iteration_overhead_s = core_overhead_s;
+    if (x.stack == spec::Stack::kNemo) c.gpu.iteration_overhead_s = nemo_overhead_s;
     const double e = perf::EstimateIteration(c, x.strategy).iteration_time_s / row.step_time_s - 1;
     std::printf("  held out %-52s %+6.1f%%\n", row.id.c_str(), 100 * e);
     held += std::fabs(e);
@@ -146,19 +149,18 @@ TEST(H100RefitTest, StepTimeParameters) {
   // fused-attention kernel rates the shape terms were fitted on.
   CalibrationOptions options;
   options.keep = {"gpu.flash_attention_efficiency"};
-  CalibrationResult gpu = Calibrate(h100, {}, steps, options);
-  Print(gpu);
-  // 2. Megatron-LM's functional tests (deterministic mode, NCCL_ALGO=Ring,
-  // per-step logging; not tuned for speed) pay a per-step cost the tuned
-  // NeMo recipes do not: fitted as the megatron-core stack's own.
+  CalibrationResult nemo = Calibrate(h100, {}, steps, options);
+  Print(nemo);
+  // 2. Megatron-LM's functional tests pay a per-step cost NeMo's recipes do
+  // not show: the GPU's, for every stack without its own.
   const std::vector<StepRun> core = PublicFitRows(spec::Stack::kMegatronCore);
   ASSERT_FALSE(core.empty());
-  CalibrationResult stack = Calibrate(gpu.system, {}, core, OnlyFree(gpu.system, core[0], "gpu.iteration_overhead"));
-  Print(stack);
-  // 3. FP8.
+  CalibrationResult gpu = Calibrate(nemo.system, {}, core, OnlyFree(nemo.system, core[0], "gpu.iteration_overhead"));
+  Print(gpu);
+  // 3. FP8, on NeMo recipes.
   spec::SystemSpec fitted = gpu.system;
-  fitted.gpu.fp8_gemm_efficiency = FitFp8(gpu.system, Fp8Rows(bf16));
-  PrintHeldOut(fitted, stack.system.gpu.iteration_overhead_s);
+  fitted.gpu.fp8_gemm_efficiency = FitFp8(nemo.system, Fp8Rows(bf16));
+  PrintHeldOut(fitted, nemo.system.gpu.iteration_overhead_s);
 }
 
 }  // namespace
