@@ -159,18 +159,22 @@ TEST(H100CalibrationTest, Bf16StepTimes) {
   std::vector<Row> rows = ReadBf16();
   ASSERT_EQ(rows.size(), 20u);
   Outcome o = Check(rows);
-  // The target is 1.5% / 4%; the worst row (Nemotron-4 15B on 16
-  // GPUs, +5.6%) is the smallest of a model whose step time grows 4.6% with
-  // scale, which the model does not capture.
-  EXPECT_LE(o.mean_abs, 0.015);
-  EXPECT_LE(o.worst, 0.06);
+  // The target is 1.5% / 4%. With the straggler wait the step times
+  // grow with the data-parallel size as the runs do: 0.6% / 1.3% (before it
+  // the smallest Nemotron-4 15B run was +5.6%).
+  EXPECT_LE(o.mean_abs, 0.007);
+  EXPECT_LE(o.worst, 0.014);
 }
 
 TEST(H100CalibrationTest, Fp8StepTimes) {
   std::vector<Row> rows = ReadFp8();
   ASSERT_EQ(rows.size(), 5u);
   Outcome o = Check(rows);
-  EXPECT_LE(o.mean_abs, 0.06);
+  // The target is 4%: 3.8% reached. The runs themselves are not
+  // monotonic in scale (6.72 s on 1,024 GPUs, 6.24 s on 2,048), so no
+  // smooth model reaches a small worst error: 7.5% (the 1,024-GPU run).
+  EXPECT_LE(o.mean_abs, 0.038);
+  EXPECT_LE(o.worst, 0.075);
 }
 
 // FP8 against BF16 on the same GPT-3 175B layouts: the step-time ratio the
