@@ -2,10 +2,12 @@
 // public.csv, 116 runs of NeMo, Megatron-LM / Megatron-Core, Megatron-Bridge,
 // llm-foundry, NeMo AutoModel, torchtitan and MaxText; sources in its .md).
 // Every row railsim can express is predicted and printed with its error; the
-// rest are skipped with the reason. The fixed per-iteration cost, the cost per
-// pipeline chunk and the DP-overlap slow-down were fitted on the H100
-// calibration rows plus the rows kFitRows names (H100CalibrationTest.FitFixed-
-// Costs); the other Megatron/NeMo rows are held out, and the check is on them.
+// rest are skipped with the reason. The H100's step parameters were fitted
+// on the H100 calibration rows plus the NeMo rows testutil::IsFitRow names,
+// its per-iteration cost on the Megatron-LM functional tests it names
+// (H100RefitTest.StepTimeParameters); the other Megatron/NeMo rows are held
+// out, and the check is on them. RAILSIM_DEBUG=SUBSTRING prints the
+// breakdown of the rows whose id holds it.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
