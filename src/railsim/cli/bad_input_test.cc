@@ -294,6 +294,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     cases.push_back({With(base, "--system", Mutated("dgx-a100", "hbm_bandwidth", "1e-9")), "/gpu/hbm_bandwidth"});
     cases.push_back({With(base, "--system", Mutated("dgx-a100", "kernel_overhead", "\"-4us\"")), "/gpu/kernel_overhead"});
     cases.push_back({With(base, "--system", Mutated("dgx-a100", "memory_reserved", "\"100GiB\"")), "/gpu/memory_reserved"});
+    cases.push_back({With(base, "--system", Mutated("dgx-h100", "straggler_jitter", "-0.1")), "/gpu/straggler_jitter"});
     for (const std::string& v : bad_counts) {
       cases.push_back({With(base, "--gpus", v), "--gpus"});
       cases.push_back({With(base, "--global-batch-size", v), "--global-batch-size"});

@@ -355,7 +355,7 @@ TEST(CliTest, EstimateJsonHasTheContractKeys) {
   }
   double sum = 0;
   for (const char* key : {"compute_s", "recompute_s", "tp_comm_s", "pp_comm_s", "dp_comm_s", "bubble_s",
-                          "optimizer_s", "overhead_s"}) {
+                          "optimizer_s", "overhead_s", "straggler_s"}) {
     ASSERT_TRUE(j["breakdown"].contains(key)) << key;
     sum += j["breakdown"][key].get<double>();
   }

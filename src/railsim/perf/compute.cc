@@ -52,6 +52,7 @@ GpuModel GpuModel::From(const spec::GpuSpec& gpu) {
   g.dp_comm_overlap_cost = gpu.dp_comm_overlap_cost;
   g.iteration_overhead_s = gpu.iteration_overhead_s;
   g.chunk_overhead_s = gpu.pipeline_chunk_overhead_s;
+  g.straggler_jitter = gpu.straggler_jitter;
   return g;
 }
 

@@ -32,6 +32,7 @@ struct GpuModel {
   double tp_comm_overlap_cost = 0;  ///< see spec::GpuSpec
   double dp_comm_overlap_cost = 0;  ///< see spec::GpuSpec
   double iteration_overhead_s = 0, chunk_overhead_s = 0;  ///< see spec::GpuSpec
+  double straggler_jitter = 0;  ///< see spec::GpuSpec (sqrt(s))
   double flash_flops = 0;      ///< peak x flash_attention_efficiency
   double tile_fixed_k = 0;     ///< gemm_tile_fixed_k
   double flash_fixed_keys = 0, flash_fixed_dim = 0, flash_bwd_ratio = 1;

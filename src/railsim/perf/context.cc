@@ -104,6 +104,9 @@ PerfContext MakePerfContext(const spec::ModelSpec& model, const spec::SystemSpec
   c.shape = n.shape;
   c.gpu = GpuModel::From(system.gpu);
   c.grad_norm_allreduce_s = comm::AllReduceTime(4, comm::LayoutOf(gpus, 1, c.fabrics.hb_domain_size), c.fabrics);
+  // Only a GPU with jitter waits for stragglers (ComposeIteration skips the
+  // lookup otherwise), so only then is the table worth its ~0.2 ms.
+  if (system.gpu.straggler_jitter > 0) c.expected_slowest = ExpectedMaxTable(gpus);
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include "railsim/comm/collective.h"
 #include "railsim/perf/compute.h"
 #include "railsim/perf/model_stats.h"
+#include "railsim/perf/straggler.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/placement.h"
 #include "railsim/spec/stack.h"
@@ -57,6 +58,10 @@ struct PerfContext {
   /// The gradient-norm all-reduce of one fp32 number over every GPU before
   /// the optimizer step (the same for every strategy).
   double grad_norm_allreduce_s = 0;
+  /// The expected maximum of n standard normals for every data-parallel
+  /// size n a strategy here can have: how many standard deviations of drift
+  /// the slowest replica adds to a step (perf/straggler.h).
+  ExpectedMaxTable expected_slowest;
   /// The software stack (--stack) the job runs on: its fixed costs are in
   /// `gpu`, its strategy defaults are the callers' (spec::ApplyStackDefaults).
   spec::Stack stack = spec::Stack::kMegatronCore;

@@ -250,6 +250,12 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   // the fill and drain through the other pp - 1 stages.
   const double chunks = m * s.vp + (s.pp > 1 ? double(s.pp - 1) : 0.0);
   t.overhead_s = c.gpu.iteration_overhead_s + c.gpu.chunk_overhead_s * chunks;
+  // Last, as it scales with everything before it: the step ends when its
+  // slowest data-parallel replica does (a table lookup and a sqrt per
+  // strategy).
+  if (c.gpu.straggler_jitter > 0) {
+    t.straggler_s = StragglerWait(c.gpu.straggler_jitter, t.total(), c.expected_slowest.Of(s.dp));
+  }
 
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();

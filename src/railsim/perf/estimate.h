@@ -32,6 +32,10 @@ struct TimeBreakdown {
   double bubble_s = 0;
   double optimizer_s = 0;
   double overhead_s = 0;  ///< fixed per-iteration and per-pipeline-chunk costs
+  /// The wait for the slowest data-parallel replica at the step's end
+  /// (perf/straggler.h): the GPU's straggler_jitter x sqrt(the rest of the
+  /// step) x the expected maximum of dp standard normals.
+  double straggler_s = 0;
   /// Expert-parallel dispatch and combine hidden behind compute (with
   /// --moe-overlap); not part of the iteration time.
   double ep_comm_hidden_s = 0;
@@ -42,7 +46,7 @@ struct TimeBreakdown {
     const char* label;
     double seconds;
   };
-  std::array<Component, 10> components() const {
+  std::array<Component, 11> components() const {
     return {{{"compute_s", "compute", compute_s},
              {"recompute_s", "recompute", recompute_s},
              {"tp_comm_s", "tensor-parallel comm", tp_comm_s},
@@ -52,7 +56,8 @@ struct TimeBreakdown {
              {"dp_comm_s", "data-parallel comm", dp_comm_s},
              {"bubble_s", "pipeline bubble", bubble_s},
              {"optimizer_s", "optimizer", optimizer_s},
-             {"overhead_s", "fixed overheads", overhead_s}}};
+             {"overhead_s", "fixed overheads", overhead_s},
+             {"straggler_s", "straggler wait", straggler_s}}};
   }
   double total() const {
     double sum = 0;

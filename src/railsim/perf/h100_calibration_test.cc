@@ -14,7 +14,6 @@
 
 #include "railsim/core/reference_data_test_util.h"
 #include "railsim/perf/estimate.h"
-#include "railsim/perf/public_step_times_test_util.h"
 #include "railsim/spec/presets.h"
 
 namespace railsim::perf {
@@ -119,21 +118,16 @@ spec::Strategy StrategyFor(const Row& r) {
   return s;
 }
 
+// The rows are NeMo recipes: the nemo stack's fixed costs.
+PerfContext NemoContext(const Row& r, const spec::SystemSpec& system) {
+  PerfContext c = MakePerfContext(ModelFor(r), system, r.gpus, comm::NetworkKind::kRailOptimized);
+  ApplyStack(spec::Stack::kNemo, &c);
+  return c;
+}
+
 struct Outcome {
   double mean_abs = 0, worst = 0;
 };
-
-// Mean and worst absolute error of `rows` on `system`, without printing.
-Outcome Errors(const std::vector<Row>& rows, const spec::SystemSpec& system) {
-  Outcome o;
-  for (const Row& r : rows) {
-    PerfContext c = MakePerfContext(ModelFor(r), system, r.gpus, comm::NetworkKind::kRailOptimized);
-    double error = std::fabs(EstimateIteration(c, StrategyFor(r)).iteration_time_s / r.step_time_s - 1);
-    o.mean_abs += error / double(rows.size());
-    o.worst = std::max(o.worst, error);
-  }
-  return o;
-}
 
 Outcome Check(const std::vector<Row>& rows) {
   spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
@@ -143,7 +137,7 @@ Outcome Check(const std::vector<Row>& rows) {
     spec::ModelSpec m = ModelFor(r);
     spec::Strategy s = StrategyFor(r);
     spec::ValidateStrategy(m, r.gpus, s);
-    PerfContext c = MakePerfContext(m, h100, r.gpus, comm::NetworkKind::kRailOptimized);
+    PerfContext c = NemoContext(r, h100);
     Estimate e = EstimateIteration(c, s);
     double error = e.iteration_time_s / r.step_time_s - 1;
     o.mean_abs += std::fabs(error) / double(rows.size());
@@ -165,18 +159,22 @@ TEST(H100CalibrationTest, Bf16StepTimes) {
   std::vector<Row> rows = ReadBf16();
   ASSERT_EQ(rows.size(), 20u);
   Outcome o = Check(rows);
-  // The target is 1.5% / 4%; the worst row (Nemotron-4 15B on 16
-  // GPUs, +5.6%) is the smallest of a model whose step time grows 4.6% with
-  // scale, which the model does not capture.
-  EXPECT_LE(o.mean_abs, 0.015);
-  EXPECT_LE(o.worst, 0.06);
+  // The target is 1.5% / 4%. With the straggler wait the step times
+  // grow with the data-parallel size as the runs do: 0.6% / 1.3% (before it
+  // the smallest Nemotron-4 15B run was +5.6%).
+  EXPECT_LE(o.mean_abs, 0.007);
+  EXPECT_LE(o.worst, 0.014);
 }
 
 TEST(H100CalibrationTest, Fp8StepTimes) {
   std::vector<Row> rows = ReadFp8();
   ASSERT_EQ(rows.size(), 5u);
   Outcome o = Check(rows);
-  EXPECT_LE(o.mean_abs, 0.06);
+  // The target is 4%: 3.8% reached. The runs themselves are not
+  // monotonic in scale (6.72 s on 1,024 GPUs, 6.24 s on 2,048), so no
+  // smooth model reaches a small worst error: 7.5% (the 1,024-GPU run).
+  EXPECT_LE(o.mean_abs, 0.038);
+  EXPECT_LE(o.worst, 0.075);
 }
 
 // FP8 against BF16 on the same GPT-3 175B layouts: the step-time ratio the
@@ -192,7 +190,7 @@ TEST(H100CalibrationTest, Fp8AndTpOverlapChangeWhatTheRunsShow) {
       if (r.model == r8.model && r.gpus == r8.gpus) r16 = &r;
     }
     ASSERT_NE(r16, nullptr) << r8.id;
-    PerfContext c = MakePerfContext(ModelFor(*r16), h100, r8.gpus, comm::NetworkKind::kRailOptimized);
+    PerfContext c = NemoContext(*r16, h100);
     Estimate e16 = EstimateIteration(c, StrategyFor(*r16));
     Estimate e8 = EstimateIteration(c, StrategyFor(r8));
     const double measured = r8.step_time_s / r16->step_time_s, predicted = e8.iteration_time_s / e16.iteration_time_s;
@@ -204,7 +202,7 @@ TEST(H100CalibrationTest, Fp8AndTpOverlapChangeWhatTheRunsShow) {
   }
   for (const Row& r : bf16) {
     if (!r.tp_comm_overlap) continue;
-    PerfContext c = MakePerfContext(ModelFor(r), h100, r.gpus, comm::NetworkKind::kRailOptimized);
+    PerfContext c = NemoContext(r, h100);
     spec::Strategy with = StrategyFor(r), without = with;
     without.tp_comm_overlap = false;
     Estimate a = EstimateIteration(c, with), b = EstimateIteration(c, without);
@@ -213,128 +211,7 @@ TEST(H100CalibrationTest, Fp8AndTpOverlapChangeWhatTheRunsShow) {
   }
 }
 
-// How the H100 numbers in presets/systems/dgx-h100.json were fitted: a grid
-// over the three compute parameters on the BF16 rows (least mean absolute
-// error with no row beyond 7.5%), then the FP8 GEMM efficiency on the FP8
-// rows. Runs only with RAILSIM_FIT=1; it prints the fit, it asserts nothing.
-TEST(H100CalibrationTest, Fit) {
-  if (!std::getenv("RAILSIM_FIT")) GTEST_SKIP() << "set RAILSIM_FIT=1 to refit";
-  spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
-  std::vector<Row> bf16 = ReadBf16(), fp8 = ReadFp8();
-  spec::SystemSpec best = h100;
-  Outcome best_o{1, 1};
-  for (double gemm = 0.55; gemm <= 0.85; gemm += 0.01) {
-    for (double flash = 0.30; flash <= 0.7001; flash += 0.01) {
-      for (double cost = 0; cost <= 1.0001; cost += 0.05) {
-        spec::SystemSpec s = h100;
-        s.gpu.gemm_efficiency = gemm;
-        s.gpu.flash_attention_efficiency = flash;
-        s.gpu.tp_comm_overlap_cost = cost;
-        Outcome o = Errors(bf16, s);
-        if (o.worst <= 0.075 && o.mean_abs < best_o.mean_abs) {
-          best = s;
-          best_o = o;
-        }
-      }
-    }
-  }
-  std::printf("  BF16: gemm_efficiency %.2f flash_attention_efficiency %.2f tp_comm_overlap_cost %.2f: mean %.2f%% "
-              "worst %.2f%%\n",
-              best.gpu.gemm_efficiency, best.gpu.flash_attention_efficiency, best.gpu.tp_comm_overlap_cost,
-              100 * best_o.mean_abs, 100 * best_o.worst);
-  Outcome best8{1, 1};
-  double best_e8 = 0;
-  for (double e8 = 0.30; e8 <= 0.95; e8 += 0.01) {
-    spec::SystemSpec s = best;
-    s.gpu.fp8_gemm_efficiency = e8;
-    Outcome o = Errors(fp8, s);
-    if (o.mean_abs < best8.mean_abs) {
-      best8 = o;
-      best_e8 = e8;
-    }
-  }
-  std::printf("  FP8: fp8_gemm_efficiency %.2f: mean %.2f%% worst %.2f%%\n", best_e8, 100 * best8.mean_abs,
-              100 * best8.worst);
-}
-
-
-// How the step-time parameters of presets/systems/dgx-h100.json were fitted
-// with the shape terms on: coordinate descent over gemm_efficiency,
-// flash_attention_efficiency, tp_comm_overlap_cost, iteration_overhead,
-// pipeline_chunk_overhead and dp_comm_overlap_cost, least mean absolute error
-// over the 20 BF16 calibration rows and the step-times-public rows that
-// testutil::IsFitRow names (each row weighted alike). Runs only with
-// RAILSIM_FIT=1; prints, asserts nothing.
-TEST(H100CalibrationTest, FitFixedCosts) {
-  if (!std::getenv("RAILSIM_FIT")) GTEST_SKIP() << "set RAILSIM_FIT=1 to refit";
-  spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
-  std::vector<Row> bf16 = ReadBf16();
-  std::vector<testutil::Expressed> extra;
-  std::vector<double> measured;
-  for (const testutil::PublicRow& r : testutil::ReadPublicRows()) {
-    if (!testutil::IsFitRow(r.id)) continue;
-    testutil::Expressed x = testutil::Express(r);
-    ASSERT_TRUE(x.why_not.empty()) << r.id << ": " << x.why_not;
-    extra.push_back(x);
-    measured.push_back(r.step_time_s);
-  }
-  auto objective = [&](const spec::SystemSpec& s) {
-    Outcome o = Errors(bf16, s);
-    double sum = o.mean_abs * double(bf16.size()), worst = o.worst;
-    for (size_t i = 0; i < extra.size(); ++i) {
-      const testutil::Expressed& x = extra[i];
-      PerfContext c = MakePerfContext(x.model, s, x.gpus, comm::NetworkKind::kRailOptimized);
-      ApplyStack(x.stack, &c);
-      double e = std::fabs(EstimateIteration(c, x.strategy).iteration_time_s / measured[i] - 1);
-      sum += e;
-      worst = std::max(worst, e);
-    }
-    return Outcome{sum / double(bf16.size() + extra.size()), worst};
-  };
-  struct Knob {
-    const char* name;
-    double spec::GpuSpec::*field;
-    double lo, hi, step;
-  };
-  const Knob knobs[] = {{"gemm_efficiency", &spec::GpuSpec::gemm_efficiency, 0.50, 0.80, 0.01},
-                        {"flash_attention_efficiency", &spec::GpuSpec::flash_attention_efficiency, 0.40, 0.90, 0.01},
-                        {"tp_comm_overlap_cost", &spec::GpuSpec::tp_comm_overlap_cost, 0, 1, 0.05},
-                        {"iteration_overhead_s", &spec::GpuSpec::iteration_overhead_s, 0, 0.3, 0.005},
-                        {"pipeline_chunk_overhead_s", &spec::GpuSpec::pipeline_chunk_overhead_s, 0, 0.004, 0.0001},
-                        {"dp_comm_overlap_cost", &spec::GpuSpec::dp_comm_overlap_cost, 0, 0.5, 0.02}};
-  spec::SystemSpec best = h100;
-  Outcome best_o = objective(best);
-  for (int round = 0; round < 6; ++round) {
-    for (const Knob& k : knobs) {
-      for (double v = k.lo; v <= k.hi + 1e-9; v += k.step) {
-        spec::SystemSpec s = best;
-        s.gpu.*k.field = v;
-        Outcome o = objective(s);
-        if (o.mean_abs < best_o.mean_abs - 1e-9) {
-          best = s;
-          best_o = o;
-        }
-      }
-    }
-  }
-  for (const Knob& k : knobs) std::printf("  %s %.4g\n", k.name, best.gpu.*k.field);
-  std::printf("  %zu rows: mean %.2f%% worst %.2f%%; BF16 calibration rows alone: mean %.2f%% worst %.2f%%\n",
-              bf16.size() + extra.size(), 100 * best_o.mean_abs, 100 * best_o.worst, 100 * Errors(bf16, best).mean_abs,
-              100 * Errors(bf16, best).worst);
-  Outcome best8{1, 1};
-  double best_e8 = 0;
-  for (double e8 = 0.30; e8 <= 0.95; e8 += 0.01) {
-    spec::SystemSpec s = best;
-    s.gpu.fp8_gemm_efficiency = e8;
-    Outcome o = Errors(ReadFp8(), s);
-    if (o.mean_abs < best8.mean_abs) {
-      best8 = o;
-      best_e8 = e8;
-    }
-  }
-  std::printf("  FP8: fp8_gemm_efficiency %.2f: mean %.2f%% worst %.2f%%\n", best_e8, 100 * best8.mean_abs,
-              100 * best8.worst);
-}
+// The fit of these numbers: study/h100_refit_test.cc (RAILSIM_FIT=1).
 
 }  // namespace
 }  // namespace railsim::perf

@@ -47,9 +47,10 @@ Expressed Express(const PublicRow& r);
 bool IsFitRow(const std::string& id);
 
 /// What PublicStepTimesTest asserts on the held-out Megatron/NeMo rows: the
-/// 7.1% reached, not the 6% (the newer NeMo containers of
-/// dgxc-benchmarking v25.04 run the calibration's layouts 5-10% faster, and
-/// the FP8 rows of NeMo 24.07 / Megatron-Bridge spread +/-12%).
-constexpr double kHeldOutBound = 0.075;
+/// 5.1% reached (the target is 6%). What remains: the newer NeMo
+/// containers of dgxc-benchmarking v25.04 run the calibration's layouts up
+/// to 6% faster, the FP8 rows of NeMo 24.07 / Megatron-Bridge spread +/-11%,
+/// and the GB200 functional tests take the H100 fit.
+constexpr double kHeldOutBound = 0.052;
 
 }  // namespace railsim::testutil

@@ -46,6 +46,7 @@ double LayStage(int track, bool bubble_first, const perf::TimeBreakdown& b, int6
   add("dp_comm_s", "DP comm", b.dp_comm_s);
   add("optimizer_s", "optimizer", b.optimizer_s);
   add("overhead_s", "fixed overheads", b.overhead_s);
+  add("straggler_s", "straggler wait", b.straggler_s);
   return t;
 }
 
@@ -64,6 +65,7 @@ Rgb ColourOf(const std::string& key) {
   if (key == "dp_comm_s") return {0.85, 0.20, 0.20};
   if (key == "bubble_s") return {0.82, 0.82, 0.82};
   if (key == "overhead_s") return {0.65, 0.55, 0.40};
+  if (key == "straggler_s") return {0.75, 0.70, 0.35};
   return {0.45, 0.45, 0.45};  // optimizer
 }
 

@@ -37,6 +37,7 @@ GpuSpec ReadGpu(JsonReader r) {
   g.iteration_overhead_s = r.DurationOr("iteration_overhead", 0);
   g.pipeline_chunk_overhead_s = r.DurationOr("pipeline_chunk_overhead", 0);
   g.dp_comm_overlap_cost = r.NumberOr("dp_comm_overlap_cost", 0, 0, 1);
+  g.straggler_jitter = r.NumberOr("straggler_jitter", 0, 0, 1);
   g.memory_reserved_bytes = r.BytesOr("memory_reserved", 0);
   g.sources = r.StringMapOr("sources");
   r.Finish();
@@ -106,6 +107,7 @@ std::string SystemToJson(const SystemSpec& s) {
   gpu["iteration_overhead"] = units::FormatDuration(s.gpu.iteration_overhead_s);
   gpu["pipeline_chunk_overhead"] = units::FormatDuration(s.gpu.pipeline_chunk_overhead_s);
   gpu["dp_comm_overlap_cost"] = s.gpu.dp_comm_overlap_cost;
+  gpu["straggler_jitter"] = s.gpu.straggler_jitter;
   gpu["memory_reserved"] = units::FormatBytes(s.gpu.memory_reserved_bytes);
   gpu["sources"] = SourcesJson(s.gpu.sources);
   nlohmann::ordered_json j;

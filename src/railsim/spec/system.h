@@ -55,6 +55,12 @@ struct GpuSpec {
   /// Like tp_comm_overlap_cost for overlapped data-parallel communication:
   /// the fraction of its hidden time that still lengthens the compute.
   double dp_comm_overlap_cost = 0;
+  /// How far apart data-parallel replicas drift between their once-a-step
+  /// synchronisation: the standard deviation of one replica's time for T
+  /// seconds of work is straggler_jitter x sqrt(T) (in sqrt(s); a random
+  /// walk, as when many kernels and host stalls each vary a little). A
+  /// synchronous step waits for the slowest replica (perf/straggler.h).
+  double straggler_jitter = 0;
   double memory_reserved_bytes = 0;  ///< CUDA context, NCCL and allocator slack
   std::map<std::string, std::string> sources;  ///< field -> where its number comes from
 };

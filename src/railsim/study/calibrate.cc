@@ -40,7 +40,8 @@ struct ParamDef {
 // overlap costs are fractions; the fixed costs per iteration (optimizer,
 // gradient norm, batch loading, logging: 185 ms on DGX H100) and per
 // pipeline chunk (600 us there) up to 1 s and 10 ms, beyond which a step
-// is stalled rather than slow.
+// is stalled rather than slow; the straggler jitter up to 0.2 sqrt(s) (a GPU
+// drifting 20% over one second of work is failing, not jittering).
 //
 // The order matters: when the rows cannot tell two parameters apart (the
 // all-to-all rows of one node count see the per-peer cost, the NIC latency
@@ -81,6 +82,8 @@ const ParamDef kParams[] = {
      [](spec::SystemSpec& s) -> double& { return s.gpu.pipeline_chunk_overhead_s; }, RowKind::kStep},
     {"gpu.tp_comm_overlap_cost", false, 0, 1,
      [](spec::SystemSpec& s) -> double& { return s.gpu.tp_comm_overlap_cost; }, RowKind::kStep},
+    {"gpu.straggler_jitter", false, 0, 0.2,
+     [](spec::SystemSpec& s) -> double& { return s.gpu.straggler_jitter; }, RowKind::kStep},
 };
 
 // A prediction must move by more than this (relative) across a parameter's
@@ -284,6 +287,10 @@ bool FitValues(const std::vector<const ParamDef*>& free, const RowSet& set, spec
   return true;
 }
 
+bool Kept(const CalibrationOptions& o, const std::string& key) {
+  return std::find(o.keep.begin(), o.keep.end(), key) != o.keep.end();
+}
+
 // Fits the parameters of `kind` on the fitted rows of `set`, writing the
 // values into `system` and their records into `out`.
 void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec::SystemSpec* system,
@@ -302,7 +309,7 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
     f.hi = p->hi;
     seen.push_back(RowsMoved(set, With(base, *p, p->lo), With(base, *p, p->hi)));
     f.rows = int(seen.back().size());
-    f.fitted = f.rows > 0;
+    f.fitted = f.rows > 0 && !Kept(o, f.key);
     if (f.fitted) moved.push_back(p);
     records.push_back(f);
   }
@@ -317,7 +324,9 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
   for (size_t i = 0; i < defs.size(); ++i) {
     const ParamDef& p = *defs[i];
     FittedParameter& f = records[i];
-    if (!f.fitted) {
+    if (Kept(o, f.key)) {
+      f.provenance = "not fitted: kept at its base value (known from elsewhere)";
+    } else if (!f.fitted) {
       f.provenance = "not fitted: no measured row depends on it";
     } else if (tie_of.count(&p)) {
       f.fitted = false;
@@ -422,6 +431,10 @@ double PredictStep(const spec::SystemSpec& system, const StepRun& step) {
 CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<NcclTestsRun>& runs,
                             const std::vector<StepRun>& steps, const CalibrationOptions& options) {
   assert(options.holdout >= 0 && options.holdout <= kMaxHoldout);
+  for ([[maybe_unused]] const std::string& key : options.keep) {
+    assert(std::any_of(std::begin(kParams), std::end(kParams), [&](const ParamDef& p) { return key == p.key; }) &&
+           "CalibrationOptions::keep names a parameter calibrate does not fit");
+  }
   CalibrationResult r;
   r.holdout = options.holdout;
   r.seed = options.seed;

@@ -46,6 +46,11 @@ constexpr double kMaxHoldout = 0.9;
 struct CalibrationOptions {
   double holdout = 0;  ///< share of rows kept out of the fit, in [0, kMaxHoldout]
   uint64_t seed = kCalibrationSeed;
+  /// Keys (FittedParameter::key, e.g. "gpu.flash_attention_efficiency") held
+  /// at the base system's value: known from elsewhere (kernel benchmarks),
+  /// or ones the rows trade against another and cannot pin down. Requires
+  /// known keys.
+  std::vector<std::string> keep;
 };
 
 /// One system parameter the fit may move.

@@ -1,7 +1,7 @@
 // The calibration fit: it recovers known parameters from rows railsim itself
 // generated with noise, recovers aws-p5's fitted NCCL numbers from the p5
 // nccl-tests files, fits the published DGX H100 step times as well as
-// the developers' own fit (perf/h100_calibration_test.cc: mean 1.5%, worst 6%),
+// the target (mean 1.5%, worst 4%; perf/h100_calibration_test.cc),
 // reports held-out rows, and reads the nccl-tests text and CSV forms of the
 // same rows to the same answer. Prints predicted against measured.
 #include "railsim/study/calibrate.h"
@@ -110,8 +110,8 @@ TEST(CalibrateTest, RecoversKnownCommunicationParametersWithinTheNoise) {
 
 // The published H100 step times, from a system whose compute numbers are
 // off (GEMM 0.75, attention 0.5, overlap cost 0.5, no fixed costs): the fit
-// must land within the developers' own calibration error of those rows
-// (H100CalibrationTest.Bf16StepTimes: mean 1.5%, worst 6%).
+// must land within the target for those rows (1.5% mean, 4% worst;
+// H100CalibrationTest.Bf16StepTimes reaches 0.6% and 1.3% with the preset).
 TEST(CalibrateTest, H100StepTimesWithinTheCalibrationTestsError) {
   spec::SystemSpec base = spec::LoadSystem("dgx-h100", "--system");
   base.gpu.gemm_efficiency = 0.75;
@@ -128,7 +128,7 @@ TEST(CalibrateTest, H100StepTimesWithinTheCalibrationTestsError) {
   std::printf("  mean error %.2f%%, worst %.2f%%\n", 100 * r.step_fit.mean_abs, 100 * r.step_fit.worst);
   EXPECT_EQ(20, r.step_fit.rows);
   EXPECT_LE(r.step_fit.mean_abs, 0.015);
-  EXPECT_LE(r.step_fit.worst, 0.06);
+  EXPECT_LE(r.step_fit.worst, 0.04);
   // The fixed costs are fitted: every row pays the per-iteration cost and,
   // per micro-batch and virtual stage, the per-chunk cost.
   EXPECT_TRUE(Param(r, "gpu.iteration_overhead").fitted);
@@ -136,8 +136,9 @@ TEST(CalibrateTest, H100StepTimesWithinTheCalibrationTestsError) {
   EXPECT_EQ(20, Param(r, "gpu.iteration_overhead").rows);
   EXPECT_EQ(20, Param(r, "gpu.pipeline_chunk_overhead").rows);
   // Not asserted: the split between GEMM and attention efficiency. These
-  // rows leave it loose (from this base 0.75 and 0.37, from the preset's
-  // 0.63 and 0.74, both 0.7% mean), as docs/calibrate.md says.
+  // rows leave it loose (from this base 0.75 and 0.39, 0.25% mean; from the
+  // preset's 0.65 and 0.66, 0.4% mean with a fifth held out), as
+  // docs/calibrate.md says.
   // No FP8 row: the FP8 GEMM efficiency is left as it was.
   EXPECT_FALSE(Param(r, "gpu.fp8_gemm_efficiency").fitted);
   EXPECT_EQ(base.gpu.fp8_gemm_efficiency, r.system.gpu.fp8_gemm_efficiency);
