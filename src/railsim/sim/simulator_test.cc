@@ -414,7 +414,9 @@ TEST(SimulatorTest, PartitionedRanksGiveTheSingleProcessResult) {
       o.failures = c.failures;
       o.max_list_entries = max_list_entries;
       const SimResult one = Simulate(c.cluster->topology, c.plan, o);
-      if (c.failures) EXPECT_LT(0, one.flows_unroutable) << "the failed GPU's flows are dropped";
+      if (c.failures) {
+        EXPECT_LT(0, one.flows_unroutable) << "the failed GPU's flows are dropped";
+      }
       for (int ranks : {2, 3}) {
         o.threads = ranks - 1;
         o.parallel_min_flows = 1;
