@@ -36,9 +36,10 @@ class Partition {
   virtual void SumInt64(std::span<int64_t> values) = 0;
   /// Replaces every value by its least over the ranks.
   virtual void MinDouble(std::span<double> values) = 0;
-  /// Sets `*all` to every rank's `mine`, concatenated in rank order.
-  /// Requires fewer than 2^31 bytes in all.
+  /// Set `*all` to every rank's `mine`, concatenated in rank order.
+  /// Require fewer than 2^31 bytes in all.
   virtual void GatherFlows(std::span<const Flow> mine, std::vector<Flow>* all) = 0;
+  virtual void GatherInt64(std::span<const int64_t> mine, std::vector<int64_t>* all) = 0;
 };
 
 }  // namespace railsim::sim

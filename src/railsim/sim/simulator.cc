@@ -323,6 +323,58 @@ class Engine {
   // it: count_[l] for the links in counted_ (read them with TakeCount).
   // Over ranks, every rank's range counts, and counted_ is in link order.
   void CountLinks(size_t begin, size_t end) {
+    CountLocal(begin, end);
+    if (part_) {
+      SumAll(count_);
+      counted_.clear();
+      for (size_t l = 0; l < count_.size(); ++l) {
+        if (count_[l] != 0) counted_.push_back(int32_t(l));
+      }
+    }
+  }
+
+  // Flows of a batch of items (groups, or buckets about to become groups):
+  // item k is this rank's flows_[ranges[k].first, ranges[k].second). Calls
+  // apply(k, link, count) for every link the item's flows cross on any
+  // rank, with their count over the ranks, by item (links of one item in
+  // any order). Over ranks, the batch takes one collective.
+  template <typename Apply>
+  void CountBatch(const std::vector<std::pair<size_t, size_t>>& ranges, Apply apply) {
+    if (!part_) {
+      for (size_t k = 0; k < ranges.size(); ++k) {
+        CountLocal(ranges[k].first, ranges[k].second);
+        for (int32_t l : counted_) apply(k, l, TakeCount(l));
+      }
+      return;
+    }
+    // (item << 32 | link, count) pairs from every rank, summed by key.
+    std::vector<int64_t>& mine = batch_mine_;
+    mine.clear();
+    for (size_t k = 0; k < ranges.size(); ++k) {
+      CountLocal(ranges[k].first, ranges[k].second);
+      for (int32_t l : counted_) {
+        mine.push_back(int64_t(k) << 32 | l);
+        mine.push_back(TakeCount(l));
+      }
+    }
+    assert(ranges.size() < (size_t{1} << 31) && "item ids fit the key");
+    std::vector<int64_t> all;
+    part_->GatherInt64(mine, &all);
+    std::vector<std::pair<int64_t, int64_t>>& pairs = batch_pairs_;
+    pairs.clear();
+    for (size_t i = 0; i < all.size(); i += 2) pairs.push_back({all[i], all[i + 1]});
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t i = 0; i < pairs.size();) {
+      int64_t c = 0;
+      size_t j = i;
+      for (; j < pairs.size() && pairs[j].first == pairs[i].first; ++j) c += pairs[j].second;
+      apply(size_t(pairs[i].first >> 32), int32_t(pairs[i].first & 0xFFFFFFFF), c);
+      i = j;
+    }
+  }
+
+  // CountLinks() of this rank's flows alone.
+  void CountLocal(size_t begin, size_t end) {
     ParallelFor(begin, end, [&](Worker& w, size_t b, size_t e) {
       int32_t path[net::kMaxRouteHops];
       for (size_t i = b; i < e; ++i) {
@@ -340,13 +392,6 @@ class Engine {
         w.count[l] = 0;
       }
       w.links.clear();
-    }
-    if (part_) {
-      SumAll(count_);
-      counted_.clear();
-      for (size_t l = 0; l < count_.size(); ++l) {
-        if (count_[l] != 0) counted_.push_back(int32_t(l));
-      }
     }
   }
   int64_t TakeCount(int32_t l) {
@@ -401,15 +446,13 @@ class Engine {
     // The finished flows leave their links, unless none stay live: the next
     // fill is then a full one, which starts from empty links anyway.
     if (flows_done_ + finished < flows_simulated_) {
-      for (const Finished& f : finished_) {
-        CountLinks(f.begin, f.end);
-        const double level = groups_[f.group].level;
-        for (int32_t l : counted_) {
-          const int64_t c = TakeCount(l);
-          used_[l] -= double(c) * level;
-          live_[l] -= c;
-        }
-      }
+      std::vector<std::pair<size_t, size_t>>& ranges = batch_ranges_;
+      ranges.clear();
+      for (const Finished& f : finished_) ranges.push_back({f.begin, f.end});
+      CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
+        used_[l] -= double(c) * groups_[finished_[k].group].level;
+        live_[l] -= c;
+      });
     }
     FlowsDone();
     if (pending_full_) {
@@ -528,17 +571,18 @@ class Engine {
     if (first == groups_.size()) return groups_.empty() ? 0 : groups_.back().end;
     assert(flows_.size() == groups_.back().end && "no unfrozen flows while groups are reopened");
     const size_t start = groups_[first].begin;
+    if (first > 0) {
+      std::vector<std::pair<size_t, size_t>>& ranges = batch_ranges_;
+      ranges.clear();
+      for (size_t k = first; k < groups_.size(); ++k) ranges.push_back({groups_[k].cursor, groups_[k].end});
+      CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
+        used_[l] -= double(c) * groups_[first + k].level;
+        live_[l] -= c;
+      });
+    }
     size_t write = start;
     for (size_t k = first; k < groups_.size(); ++k) {
       const Group& g = groups_[k];
-      if (first > 0 && (part_ || g.cursor < g.end)) {  // over ranks, every rank counts every group
-        CountLinks(g.cursor, g.end);
-        for (int32_t l : counted_) {
-          const int64_t c = TakeCount(l);
-          used_[l] -= double(c) * g.level;
-          live_[l] -= c;
-        }
-      }
       const double sent_per_flow = g.level * (now_ - g.updated_s);
       for (size_t i = g.cursor; i < g.end; ++i) {
         Flow f = flows_[i];
@@ -728,8 +772,17 @@ class Engine {
     assert(sizes[unfrozen_bucket] < std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) &&
            "the least share always freezes");
     PlaceInBuckets(&next, bucket_end);
+    // The buckets' flows take their rates on their links, then become groups.
+    std::vector<std::pair<size_t, size_t>>& ranges = batch_ranges_;
+    ranges.clear();
+    for (size_t k = 0; k < unfrozen_bucket; ++k) ranges.push_back({bucket_begin[k], bucket_end[k]});
+    CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
+      used_[l] += double(c) * levels_[k];
+      unfrozen_[l] -= c;
+      live_[l] += c;
+    });
     for (size_t k = 0; k < unfrozen_bucket; ++k) {
-      if (sizes[k] > 0) Freeze(levels_[k], bucket_begin[k], bucket_end[k]);
+      if (sizes[k] > 0) NewGroup(levels_[k], bucket_begin[k], bucket_end[k]);
     }
     for (int32_t l : touched_) freeze_[l] = 0;
     return frozen_end;
@@ -885,18 +938,6 @@ class Engine {
     }
   }
 
-  // Flows flows_[begin, end) get rate `level`: a new group on their links.
-  void Freeze(double level, size_t begin, size_t end) {
-    CountLinks(begin, end);
-    for (int32_t l : counted_) {
-      const int64_t c = TakeCount(l);
-      used_[l] += double(c) * level;
-      unfrozen_[l] -= c;
-      live_[l] += c;
-    }
-    NewGroup(level, begin, end);
-  }
-
   SimResult Result() {
     SimResult r;
     r.time_s = now_;
@@ -960,6 +1001,10 @@ class Engine {
   std::vector<int64_t> merge_counts_;  // MergeFinished()'s buffer
   std::vector<int64_t> task_done_;     // per task: flows finished this event
   std::vector<double> reduce_least_;   // ReduceLeast()'s buffer
+  // CountBatch()'s buffers.
+  std::vector<std::pair<size_t, size_t>> batch_ranges_;
+  std::vector<int64_t> batch_mine_;
+  std::vector<std::pair<int64_t, int64_t>> batch_pairs_;
   // Flows, in group order, then the unfrozen ones.
   FlowStore flows_;
   std::vector<Group> groups_;

@@ -307,15 +307,18 @@ class ThreadRanks {
     void MinDouble(std::span<double> values) override {
       Combine(values, [](double a, double b) { return std::min(a, b); });
     }
-    void GatherFlows(std::span<const Flow> mine, std::vector<Flow>* all) override {
-      all->clear();
-      Exchange(mine.data(), mine.size(), [&](const void* data, size_t n) {
-        const Flow* f = static_cast<const Flow*>(data);
-        all->insert(all->end(), f, f + n);
-      });
-    }
+    void GatherFlows(std::span<const Flow> mine, std::vector<Flow>* all) override { Gather(mine, all); }
+    void GatherInt64(std::span<const int64_t> mine, std::vector<int64_t>* all) override { Gather(mine, all); }
 
    private:
+    template <typename T>
+    void Gather(std::span<const T> mine, std::vector<T>* all) {
+      all->clear();
+      Exchange(mine.data(), mine.size(), [&](const void* data, size_t n) {
+        const T* v = static_cast<const T*>(data);
+        all->insert(all->end(), v, v + n);
+      });
+    }
     template <typename T, typename Op>
     void Combine(std::span<T> values, Op op) {
       std::vector<T> out(values.size());

@@ -37,9 +37,14 @@ class MpiPartition final : public sim::Partition {
     MPI_Allreduce(MPI_IN_PLACE, values.data(), int(values.size()), MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   }
 
-  // Bytes with MPI_BYTE: a Flow is plain data of the same layout on every
-  // rank (one binary).
-  void GatherFlows(std::span<const sim::Flow> mine, std::vector<sim::Flow>* all) override {
+  void GatherFlows(std::span<const sim::Flow> mine, std::vector<sim::Flow>* all) override { Gather(mine, all); }
+  void GatherInt64(std::span<const int64_t> mine, std::vector<int64_t>* all) override { Gather(mine, all); }
+
+ private:
+  // As bytes (MPI_BYTE): plain data of the same layout on every rank (one
+  // binary).
+  template <typename T>
+  void Gather(std::span<const T> mine, std::vector<T>* all) {
     const int bytes = int(mine.size_bytes());
     assert(mine.size_bytes() <= size_t(INT_MAX));
     std::vector<int> counts(static_cast<size_t>(size_)), offsets(static_cast<size_t>(size_));
@@ -50,12 +55,11 @@ class MpiPartition final : public sim::Partition {
       total += counts[r];
     }
     assert(total <= INT_MAX && "fills by lists are bounded (SimOptions::max_list_entries)");
-    all->resize(size_t(total) / sizeof(sim::Flow));
+    all->resize(size_t(total) / sizeof(T));
     MPI_Allgatherv(mine.data(), bytes, MPI_BYTE, all->data(), counts.data(), offsets.data(), MPI_BYTE,
                    MPI_COMM_WORLD);
   }
 
- private:
   int rank_, size_;
 };
 
