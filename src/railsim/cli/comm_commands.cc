@@ -84,6 +84,12 @@ int RunOnRanks(Run run, Print print) {
   return 0;
 }
 
+// Writes --export-links when it is given, and prints `text`.
+void Emit(const ClusterFlags& cluster, const study::CollectiveOutcome& o, const std::string& text) {
+  if (!cluster.export_links.empty()) WriteTextFile(cluster.export_links, report::LinksCsv(o), "--export-links");
+  PrintStdout(text);
+}
+
 void AddClusterFlags(CLI::App* sub, ClusterFlags* f, std::string* format, bool ideal_allowed) {
   sub->add_option("--system", f->system, "system preset or JSON file")->required();
   sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
@@ -128,11 +134,8 @@ Action SetupAllToAll(CLI::App* sub) {
         },
         [&](const study::AllToAllRun& run) {
           const study::CollectiveOutcome& o = run.outcome;
-          if (!f->cluster.export_links.empty()) {
-            WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
-          }
-          PrintStdout(format == Format::kJson ? report::AllToAllJson(run.request, o, run.baseline)
-                                              : report::AllToAllTable(run.request, o, run.baseline));
+          Emit(f->cluster, o, format == Format::kJson ? report::AllToAllJson(run.request, o, run.baseline)
+                                                     : report::AllToAllTable(run.request, o, run.baseline));
         });
   };
 }
@@ -182,11 +185,8 @@ Action SetupCollective(CLI::App* sub) {
         },
         [&](const study::CollectiveRun& run) {
           const study::CollectiveOutcome& o = run.outcome;
-          if (!f->cluster.export_links.empty()) {
-            WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
-          }
-          PrintStdout(format == Format::kJson ? report::CollectiveJson(run.request, o)
-                                              : report::CollectiveTable(run.request, o));
+          Emit(f->cluster, o, format == Format::kJson ? report::CollectiveJson(run.request, o)
+                                                     : report::CollectiveTable(run.request, o));
         });
   };
 }

@@ -243,18 +243,30 @@ TEST(SimulatorTest, RailOnlyDirectAllToAllIsForwardedPerFlow) {
   EXPECT_EQ(0, d.bytes_by_tier.leaf_spine);
 }
 
+// The determinism tests' clusters: 128 GPUs on a rail-optimized fabric of
+// radix-8 switches (ECMP spreads over its spines), 64 GPUs on Rail-only with
+// NVLink SHARP; and a pipelined schedule of 4 chunks.
+struct Fabrics {
+  Fabrics() {
+    only.fabrics.hb_in_network_allreduce_efficiency = 1.066;
+    pipelined.pipelined = true;
+    pipelined.chunks = 4;
+  }
+  Cluster opt = LineRate(net::Design::kRailOptimized, 128, 8, 450e9, 50e9, 8);
+  Cluster only = LineRate(net::Design::kRailOnly, 64, 8, 450e9, 50e9);
+  comm::PlanOptions pipelined;
+};
+
 // Filling in rounds with every pass split among 1, 2 or 3 threads (even the
 // smallest): the same completion time, events and link bytes to the last
 // bit, with the many distinct rates of ECMP, a pipelined schedule and
 // in-switch flow caps; and the same time as filling link by link with
 // per-link lists, up to float rounding.
 TEST(SimulatorTest, ThreadCountChangesNothing) {
-  Cluster opt = LineRate(net::Design::kRailOptimized, 128, 8, 450e9, 50e9, 8);
-  Cluster only = LineRate(net::Design::kRailOnly, 64, 8, 450e9, 50e9);
-  only.fabrics.hb_in_network_allreduce_efficiency = 1.066;
-  comm::PlanOptions pipelined;
-  pipelined.pipelined = true;
-  pipelined.chunks = 4;
+  const Fabrics fabrics;
+  const Cluster& opt = fabrics.opt;
+  const Cluster& only = fabrics.only;
+  const comm::PlanOptions& pipelined = fabrics.pipelined;
   struct Case {
     const Cluster* cluster;
     comm::Plan plan;
@@ -387,12 +399,10 @@ void ExpectSameResult(const SimResult& want, const SimResult& got, const std::st
 // with ECMP's many rates, pipelined chunks, in-switch caps, ring steps that
 // repeat, and flows dropped around a failed switch.
 TEST(SimulatorTest, PartitionedRanksGiveTheSingleProcessResult) {
-  Cluster opt = LineRate(net::Design::kRailOptimized, 128, 8, 450e9, 50e9, 8);
-  Cluster only = LineRate(net::Design::kRailOnly, 64, 8, 450e9, 50e9);
-  only.fabrics.hb_in_network_allreduce_efficiency = 1.066;
-  comm::PlanOptions pipelined;
-  pipelined.pipelined = true;
-  pipelined.chunks = 4;
+  const Fabrics fabrics;
+  const Cluster& opt = fabrics.opt;
+  const Cluster& only = fabrics.only;
+  const comm::PlanOptions& pipelined = fabrics.pipelined;
   const net::FailureSet failed = net::ResolveFailures(opt.topology, {"gpu5", "switch:leaf3"}, "--fail");
   struct Case {
     const char* name;
