@@ -1,12 +1,15 @@
 // `railsim alltoall` (the paper's forwarded all-to-all against the
 // rail-optimized network) and `railsim collective` (any collective on a group
-// placed as the performance model places it), analytic and simulated.
+// placed as the performance model places it), analytic and simulated, in one
+// process or, under mpirun, with the simulations' flows split over the ranks.
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <optional>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -24,6 +27,7 @@
 #include "railsim/spec/presets.h"
 #include "railsim/spec/strategy.h"
 #include "railsim/study/collective_flags.h"
+#include "railsim/study/mpi_partition.h"
 
 namespace railsim::cli {
 namespace {
@@ -40,6 +44,50 @@ auto WithProgress(Run run) {
   auto result = run(ProgressLine("simulate", "of flows", &shown));
   if (shown) PrintStderr("\n");
   return result;
+}
+
+// A rank's error under mpirun: the one line, then every rank ends with
+// `status`. Errors come from the flags and inputs, checked before anything
+// is simulated, so every rank meets the same one: rank 0 prints it and ends
+// them all, and another rank prints only if rank 0 has not ended it after
+// a while (then the error is its own, such as memory refused).
+[[noreturn]] void EndRanks(const study::MpiSession& mpi, const std::string& line, int status) {
+  constexpr auto kRankZeroFirst = std::chrono::seconds(3);
+  if (mpi.rank() != 0) std::this_thread::sleep_for(kRankZeroFirst);
+  PrintStderr(line);
+  mpi.Abort(status);
+}
+
+// Runs `run(progress, partition)` and hands its result to `print`. Under
+// mpirun (MPI built in) every rank runs it with its share of every
+// simulation's flows (study/mpi_partition.h), and rank 0 alone shows
+// progress and prints; otherwise one process runs it all.
+template <typename Run, typename Print>
+int RunOnRanks(Run run, Print print) {
+  if (!study::LaunchedByMpirun() || !study::MpiCompiledIn()) {
+    print(WithProgress([&](auto progress) { return run(progress, nullptr); }));
+    return 0;
+  }
+  study::MpiSession mpi;
+  try {
+    std::unique_ptr<sim::Partition> partition = study::NewMpiPartition(mpi);
+    if (mpi.rank() == 0) {
+      print(WithProgress([&](auto progress) { return run(progress, partition.get()); }));
+    } else {
+      run(std::function<void(double)>(), partition.get());
+    }
+  } catch (const Error& e) {
+    EndRanks(mpi, fmt::format("railsim: error: {}\n", e.what()), 2);
+  } catch (const std::exception& e) {
+    EndRanks(mpi, fmt::format("railsim: internal error: {}\n", e.what()), 3);
+  }
+  return 0;
+}
+
+// Writes --export-links when it is given, and prints `text`.
+void Emit(const ClusterFlags& cluster, const study::CollectiveOutcome& o, const std::string& text) {
+  if (!cluster.export_links.empty()) WriteTextFile(cluster.export_links, report::LinksCsv(o), "--export-links");
+  PrintStdout(text);
 }
 
 void AddClusterFlags(CLI::App* sub, ClusterFlags* f, std::string* format, bool ideal_allowed) {
@@ -78,15 +126,17 @@ Action SetupAllToAll(CLI::App* sub) {
                   "Rail-only with --simulate: simulate or analytic (time the rail-optimized baseline how)")
       ->capture_default_str();
   return [f]() {
-    Format format = ParseFormatFlag(f->format, false);
-    study::AllToAllRun run = WithProgress([&](auto progress) { return study::RunAllToAllFlags(*f, progress); });
-    const study::CollectiveOutcome& o = run.outcome;
-    if (!f->cluster.export_links.empty()) {
-      WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
-    }
-    PrintStdout(format == Format::kJson ? report::AllToAllJson(run.request, o, run.baseline)
-                                        : report::AllToAllTable(run.request, o, run.baseline));
-    return 0;
+    Format format = Format::kTable;
+    return RunOnRanks(
+        [&](const std::function<void(double)>& progress, sim::Partition* partition) {
+          format = ParseFormatFlag(f->format, false);  // on every rank, so that it fails on each
+          return study::RunAllToAllFlags(*f, progress, partition);
+        },
+        [&](const study::AllToAllRun& run) {
+          const study::CollectiveOutcome& o = run.outcome;
+          Emit(f->cluster, o, format == Format::kJson ? report::AllToAllJson(run.request, o, run.baseline)
+                                                     : report::AllToAllTable(run.request, o, run.baseline));
+        });
   };
 }
 
@@ -127,15 +177,17 @@ Action SetupCollective(CLI::App* sub) {
                   "takes it: where the group's members sit")
       ->capture_default_str();
   return [f]() {
-    Format format = ParseFormatFlag(f->format, false);
-    study::CollectiveRun run = WithProgress([&](auto progress) { return study::RunCollectiveFlags(*f, progress); });
-    const study::CollectiveOutcome& o = run.outcome;
-    if (!f->cluster.export_links.empty()) {
-      WriteTextFile(f->cluster.export_links, report::LinksCsv(o), "--export-links");
-    }
-    PrintStdout(format == Format::kJson ? report::CollectiveJson(run.request, o)
-                                        : report::CollectiveTable(run.request, o));
-    return 0;
+    Format format = Format::kTable;
+    return RunOnRanks(
+        [&](const std::function<void(double)>& progress, sim::Partition* partition) {
+          format = ParseFormatFlag(f->format, false);  // on every rank, so that it fails on each
+          return study::RunCollectiveFlags(*f, progress, partition);
+        },
+        [&](const study::CollectiveRun& run) {
+          const study::CollectiveOutcome& o = run.outcome;
+          Emit(f->cluster, o, format == Format::kJson ? report::CollectiveJson(run.request, o)
+                                                     : report::CollectiveTable(run.request, o));
+        });
   };
 }
 

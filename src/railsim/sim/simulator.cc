@@ -4,7 +4,9 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <queue>
+#include <span>
 #include <thread>
 
 #include "railsim/sim/flow_store.h"
@@ -68,7 +70,8 @@ struct Worker {
 
 class Engine {
  public:
-  Engine(const net::Topology& t, const Plan& plan, const SimOptions& o) : t_(t), plan_(plan), o_(o) {
+  Engine(const net::Topology& t, const Plan& plan, const SimOptions& o)
+      : t_(t), plan_(plan), o_(o), part_(o.partition && o.partition->size() > 1 ? o.partition : nullptr) {
     const auto& links = t.links();
     const size_t directed = 2 * links.size();
     capacity_.resize(directed);
@@ -94,7 +97,8 @@ class Engine {
     }
     assert(uint64_t(t.gpus()) <= Flow::kIdMask + 1 && "GPU ids fit the flow key");
     BuildTasks();
-    flows_.Reserve(size_t(PeakFlows(plan, t.gpus())));
+    task_done_.assign(tasks_.size(), 0);
+    flows_.Reserve(size_t(PeakFlows(plan, t.gpus()) / ranks() + 1));
   }
 
   SimResult Run() {
@@ -103,6 +107,7 @@ class Engine {
     }
     while (true) {
       double next_flow = NextFinish();
+      MinAll({&next_flow, 1});  // the earliest on any rank
       double next_timer = timers_.empty() ? kInf : timers_.top().key;
       if (next_flow == kInf && next_timer == kInf) break;
       if (next_timer <= next_flow) {
@@ -128,6 +133,17 @@ class Engine {
 
  private:
   static constexpr uint32_t kTimerStart = 0, kTimerFinish = 1;
+
+  // The partition's collectives; nothing to do in one process.
+  int ranks() const { return part_ ? part_->size() : 1; }
+  void SumAll(std::span<int64_t> values) {
+    if (part_) part_->SumInt64(values);
+  }
+  void MinAll(std::span<double> values) {
+    if (part_) part_->MinDouble(values);
+  }
+  // Whether this rank owns the `index`-th flow a step generates.
+  bool Owns(int64_t index) const { return !part_ || index % part_->size() == part_->rank(); }
 
   void BuildTasks() {
     std::vector<int> last_of_phase;
@@ -202,23 +218,26 @@ class Engine {
       pending_full_ = true;
     }
     const size_t first = flows_.size();
-    flows_.Reserve(first + size_t(comm::PhaseFlowCount(p, t_.gpus())));
+    flows_.Reserve(first + size_t(comm::PhaseFlowCount(p, t_.gpus()) / ranks() + 1));
     double flow_bytes = 0;
+    int64_t index = 0;
     int32_t path[net::kMaxRouteHops];
     comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double bytes) {
+      flow_bytes = bytes;  // the same for every flow of a phase
+      if (!Owns(index++)) return;
       if (o_.failures && PathOf(src, dst, path) < 0) {
         ++unroutable_;
         return;
       }
       if (flows_.size() == flows_.capacity()) flows_.Reserve(2 * flows_.capacity());
       flows_.push_back({Flow::Key(src, dst, id), bytes});
-      flow_bytes = bytes;  // the same for every flow of a phase
     });
-    const size_t added = flows_.size() - first;
+    int64_t added = int64_t(flows_.size() - first);
+    SumAll({&added, 1});
     if (added > 0) new_flows_.push_back({first, flows_.size(), flow_bytes});  // counted by the next Fill()
     ++span.steps_simulated;
-    flows_simulated_ += int64_t(added);
-    task.flows_left = int64_t(added);
+    flows_simulated_ += added;
+    task.flows_left = added;
     if (added == 0) {
       timers_.push({now_, id, kTimerFinish});
       return;
@@ -229,15 +248,18 @@ class Engine {
 
   // Whether no flow of `p` crosses a link that a live flow crosses (false
   // when none is live: a full fill then starts from empty links).
-  bool LinksApart(const Phase& p) const {
+  bool LinksApart(const Phase& p) {
     if (flows_done_ >= flows_simulated_) return false;
     bool apart = true;
+    int64_t index = 0;
     int32_t path[net::kMaxRouteHops];
     comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double) {
-      const int n = apart ? PathOf(src, dst, path) : 0;
+      const int n = apart && Owns(index++) ? PathOf(src, dst, path) : 0;
       for (int h = 0; h < n; ++h) apart = apart && live_[path[h]] == 0;
     });
-    return apart;
+    int64_t touching = apart ? 0 : 1;  // ranks whose share touches a live link
+    SumAll({&touching, 1});
+    return touching == 0;
   }
 
   // Fills the flows added since the last fill, apart from the live ones.
@@ -299,7 +321,60 @@ class Engine {
 
   // Counts, per directed link, the flows of flows_[begin, end) that cross
   // it: count_[l] for the links in counted_ (read them with TakeCount).
+  // Over ranks, every rank's range counts, and counted_ is in link order.
   void CountLinks(size_t begin, size_t end) {
+    CountLocal(begin, end);
+    if (part_) {
+      SumAll(count_);
+      counted_.clear();
+      for (size_t l = 0; l < count_.size(); ++l) {
+        if (count_[l] != 0) counted_.push_back(int32_t(l));
+      }
+    }
+  }
+
+  // Flows of a batch of items (groups, or buckets about to become groups):
+  // item k is this rank's flows_[ranges[k].first, ranges[k].second). Calls
+  // apply(k, link, count) for every link the item's flows cross on any
+  // rank, with their count over the ranks, by item (links of one item in
+  // any order). Over ranks, the batch takes one collective.
+  template <typename Apply>
+  void CountBatch(const std::vector<std::pair<size_t, size_t>>& ranges, Apply apply) {
+    if (!part_) {
+      for (size_t k = 0; k < ranges.size(); ++k) {
+        CountLocal(ranges[k].first, ranges[k].second);
+        for (int32_t l : counted_) apply(k, l, TakeCount(l));
+      }
+      return;
+    }
+    // (item << 32 | link, count) pairs from every rank, summed by key.
+    std::vector<int64_t>& mine = batch_mine_;
+    mine.clear();
+    for (size_t k = 0; k < ranges.size(); ++k) {
+      CountLocal(ranges[k].first, ranges[k].second);
+      for (int32_t l : counted_) {
+        mine.push_back(int64_t(k) << 32 | l);
+        mine.push_back(TakeCount(l));
+      }
+    }
+    assert(ranges.size() < (size_t{1} << 31) && "item ids fit the key");
+    std::vector<int64_t> all;
+    part_->GatherInt64(mine, &all);
+    std::vector<std::pair<int64_t, int64_t>>& pairs = batch_pairs_;
+    pairs.clear();
+    for (size_t i = 0; i < all.size(); i += 2) pairs.push_back({all[i], all[i + 1]});
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t i = 0; i < pairs.size();) {
+      int64_t c = 0;
+      size_t j = i;
+      for (; j < pairs.size() && pairs[j].first == pairs[i].first; ++j) c += pairs[j].second;
+      apply(size_t(pairs[i].first >> 32), int32_t(pairs[i].first & 0xFFFFFFFF), c);
+      i = j;
+    }
+  }
+
+  // CountLinks() of this rank's flows alone.
+  void CountLocal(size_t begin, size_t end) {
     ParallelFor(begin, end, [&](Worker& w, size_t b, size_t e) {
       int32_t path[net::kMaxRouteHops];
       for (size_t i = b; i < e; ++i) {
@@ -341,40 +416,45 @@ class Engine {
 
   // Flows finishing at the earliest time `t` (and within kSameTime of it).
   // A group's flows share a rate and an update time, so they finish in the
-  // order of their bytes left, in which Fill() sorted them.
+  // order of their bytes left, in which Fill() sorted them. The finished
+  // groups leave their links in the order of their index, and the tasks
+  // move on in the order of theirs, so the totals do not depend on which
+  // rank holds which flows.
   void FinishFlows(double t) {
     now_ = std::max(now_, t);
     const double limit = t + kSameTime * std::max(t, 1e-12);
-    double r_min = kInf;
     finished_.clear();
-    int64_t finished = 0;
     while (NextFinish() <= limit) {
       HeapEntry e = group_heap_.top();
       group_heap_.pop();
       Group& g = groups_[e.id];
       const size_t begin = g.cursor;
       while (g.cursor < g.end && Finish(g, flows_[g.cursor]) <= limit) ++g.cursor;
-      if (g.cursor > begin) {
-        r_min = std::min(r_min, g.level);
-        finished_.push_back({begin, g.cursor, g.level});
-        finished += int64_t(g.cursor - begin);
-      }
+      if (g.cursor > begin) finished_.push_back({size_t(e.id), begin, g.cursor, int64_t(g.cursor - begin)});
       PushGroup(e.id);
+    }
+    std::sort(finished_.begin(), finished_.end(),
+              [](const Finished& a, const Finished& b) { return a.group < b.group; });
+    if (part_) MergeFinished();
+    double r_min = kInf;
+    int64_t finished = 0;
+    for (const Finished& f : finished_) {
+      r_min = std::min(r_min, groups_[f.group].level);
+      finished += f.count;
     }
     if (r_min == kInf) return;
     // The finished flows leave their links, unless none stay live: the next
     // fill is then a full one, which starts from empty links anyway.
     if (flows_done_ + finished < flows_simulated_) {
-      for (const Finished& f : finished_) {
-        CountLinks(f.begin, f.end);
-        for (int32_t l : counted_) {
-          const int64_t c = TakeCount(l);
-          used_[l] -= double(c) * f.level;
-          live_[l] -= c;
-        }
-      }
+      std::vector<std::pair<size_t, size_t>>& ranges = batch_ranges_;
+      ranges.clear();
+      for (const Finished& f : finished_) ranges.push_back({f.begin, f.end});
+      CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
+        used_[l] -= double(c) * groups_[finished_[k].group].level;
+        live_[l] -= c;
+      });
     }
-    for (const Finished& f : finished_) FlowsDone(f.begin, f.end);
+    FlowsDone();
     if (pending_full_) {
       Refill(true, 0);
     } else if (flows_done_ < flows_simulated_) {
@@ -382,20 +462,61 @@ class Engine {
     }
   }
 
+  // Over ranks: finished_ becomes every group with flows finished on any
+  // rank, by index, with their count over the ranks and this rank's range
+  // (empty where it has none).
+  void MergeFinished() {
+    double window[2] = {kInf, kInf};  // the least group index, and minus the greatest
+    if (!finished_.empty()) {
+      window[0] = double(finished_.front().group);
+      window[1] = -double(finished_.back().group);
+    }
+    MinAll(window);
+    if (window[0] == kInf) return;
+    const size_t lo = size_t(window[0]), hi = size_t(-window[1]);
+    std::vector<int64_t>& counts = merge_counts_;
+    counts.assign(hi - lo + 1, 0);
+    for (const Finished& f : finished_) counts[f.group - lo] = f.count;
+    SumAll(counts);
+    std::vector<Finished> merged;
+    size_t mine = 0;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      if (counts[i] == 0) continue;
+      Finished f{lo + i, 0, 0, counts[i]};
+      if (mine < finished_.size() && finished_[mine].group == lo + i) {
+        f.begin = finished_[mine].begin;
+        f.end = finished_[mine].end;
+        ++mine;
+      }
+      merged.push_back(f);
+    }
+    finished_.swap(merged);
+  }
+
   void PushGroup(size_t index) {
     const Group& g = groups_[index];
     if (g.cursor < g.end) group_heap_.push({Finish(g, flows_[g.cursor]), int32_t(index), g.serial});
   }
 
-  // Flows flows_[begin, end) have finished: their tasks' steps move on.
-  void FlowsDone(size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      const int32_t id = flows_[i].task();
-      ++flows_done_;
-      if (--tasks_[id].flows_left == 0) StepDone(id);
-      if (o_.progress && (flows_done_ & 0xFFFFF) == 0) {
-        o_.progress(double(flows_done_) / double(std::max<int64_t>(1, flows_simulated_)));
-      }
+  // The flows of finished_ are done: their tasks' steps move on, in the
+  // order of the tasks' ids.
+  void FlowsDone() {
+    for (const Finished& f : finished_) {
+      for (size_t i = f.begin; i < f.end; ++i) ++task_done_[flows_[i].task()];
+    }
+    SumAll(task_done_);
+    const int64_t before = flows_done_;
+    for (size_t id = 0; id < tasks_.size(); ++id) {
+      const int64_t c = task_done_[id];
+      if (c == 0) continue;
+      task_done_[id] = 0;
+      flows_done_ += c;
+      tasks_[id].flows_left -= c;
+      assert(tasks_[id].flows_left >= 0 && "a step's flows finish once");
+      if (tasks_[id].flows_left == 0) StepDone(int(id));
+    }
+    if (o_.progress && (before >> 20) != (flows_done_ >> 20)) {  // every 1 M flows
+      o_.progress(double(flows_done_) / double(std::max<int64_t>(1, flows_simulated_)));
     }
   }
 
@@ -450,17 +571,18 @@ class Engine {
     if (first == groups_.size()) return groups_.empty() ? 0 : groups_.back().end;
     assert(flows_.size() == groups_.back().end && "no unfrozen flows while groups are reopened");
     const size_t start = groups_[first].begin;
+    if (first > 0) {
+      std::vector<std::pair<size_t, size_t>>& ranges = batch_ranges_;
+      ranges.clear();
+      for (size_t k = first; k < groups_.size(); ++k) ranges.push_back({groups_[k].cursor, groups_[k].end});
+      CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
+        used_[l] -= double(c) * groups_[first + k].level;
+        live_[l] -= c;
+      });
+    }
     size_t write = start;
     for (size_t k = first; k < groups_.size(); ++k) {
       const Group& g = groups_[k];
-      if (first > 0 && g.cursor < g.end) {
-        CountLinks(g.cursor, g.end);
-        for (int32_t l : counted_) {
-          const int64_t c = TakeCount(l);
-          used_[l] -= double(c) * g.level;
-          live_[l] -= c;
-        }
-      }
       const double sent_per_flow = g.level * (now_ - g.updated_s);
       for (size_t i = g.cursor; i < g.end; ++i) {
         Flow f = flows_[i];
@@ -529,11 +651,23 @@ class Engine {
     // whatever the number of distinct rates); otherwise rounds, which settle
     // the regular cases (d-mod-k, one rate per tier) in a few passes with no
     // memory per flow, until what is left fits.
-    while (start < n) {
-      int64_t entries = 0;
+    while (true) {
+      int64_t entries = 0;  // over all ranks: none left when every flow is frozen
       for (int32_t l : touched_) entries += unfrozen_[l];
+      if (entries == 0) break;
       if (caps_.empty() && entries <= o_.max_list_entries) {
-        FillByLists(start, n);
+        // Links frozen in the order of their ids when their shares tie.
+        std::sort(touched_.begin(), touched_.end());
+        if (part_) {
+          FillGathered(start, n);
+        } else {
+          FillByLists(flows_.data() + start, n - start);
+          for (size_t k = 0; k < levels_.size(); ++k) {
+            if (list_group_[k + 1] > list_group_[k]) {
+              NewGroup(levels_[k], start + list_group_[k], start + list_group_[k + 1]);
+            }
+          }
+        }
         break;
       }
       start = FillRound(start, n);
@@ -588,9 +722,9 @@ class Engine {
         for (int h = 0; h < hops; ++h) w.least[path[h]] = std::min(w.least[path[h]], m);
       }
     });
-    bound_ = kInf;
+    double cap_min = kInf;
     for (Worker& w : workers_) {
-      bound_ = std::min(bound_, w.cap_min);
+      cap_min = std::min(cap_min, w.cap_min);
       w.cap_min = kInf;
     }
     for (int32_t l : touched_) {
@@ -600,7 +734,11 @@ class Engine {
         w.least[l] = kInf;
       }
       least_[l] = least;
-      if (unfrozen_[l] > 0 && share_[l] > least) bound_ = std::min(bound_, share_[l]);
+    }
+    if (part_) ReduceLeast(&cap_min);
+    bound_ = cap_min;
+    for (int32_t l : touched_) {
+      if (unfrozen_[l] > 0 && share_[l] > least_[l]) bound_ = std::min(bound_, share_[l]);
     }
     levels_.clear();
     for (int32_t l : touched_) {
@@ -619,30 +757,56 @@ class Engine {
       for (size_t i = b; i < e; ++i) ++w.buckets[Bucket(flows_[i])];
     });
     std::vector<size_t> next(unfrozen_bucket + 2, start);
+    std::vector<int64_t> sizes(unfrozen_bucket + 1, 0);  // over all ranks
     for (size_t k = 0; k <= unfrozen_bucket; ++k) {
       size_t c = 0;
       for (Worker& w : workers_) c += k < w.buckets.size() ? size_t(w.buckets[k]) : 0;
       next[k + 1] = next[k] + c;
+      sizes[k] = int64_t(c);
     }
     for (Worker& w : workers_) w.buckets.clear();
+    SumAll(sizes);
     const std::vector<size_t> bucket_begin(next.begin(), next.end() - 1);
     const std::vector<size_t> bucket_end(next.begin() + 1, next.end());
     const size_t frozen_end = bucket_begin[unfrozen_bucket];
-    assert(frozen_end > start && "the least share always freezes");
+    assert(sizes[unfrozen_bucket] < std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) &&
+           "the least share always freezes");
     PlaceInBuckets(&next, bucket_end);
+    // The buckets' flows take their rates on their links, then become groups.
+    std::vector<std::pair<size_t, size_t>>& ranges = batch_ranges_;
+    ranges.clear();
+    for (size_t k = 0; k < unfrozen_bucket; ++k) ranges.push_back({bucket_begin[k], bucket_end[k]});
+    CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
+      used_[l] += double(c) * levels_[k];
+      unfrozen_[l] -= c;
+      live_[l] += c;
+    });
     for (size_t k = 0; k < unfrozen_bucket; ++k) {
-      if (bucket_end[k] > bucket_begin[k]) Freeze(levels_[k], bucket_begin[k], bucket_end[k]);
+      if (sizes[k] > 0) NewGroup(levels_[k], bucket_begin[k], bucket_end[k]);
     }
     for (int32_t l : touched_) freeze_[l] = 0;
     return frozen_end;
   }
 
-  // Progressive filling of flows_[start, n) link by link, with per-link
-  // lists of the flows built in one pass sized up front, and a lazy min-heap
-  // of link shares (a share only grows while filling, so a stale entry is
-  // re-keyed when popped). Requires no flow caps. Then each link's newly
-  // frozen flows are moved together into a group.
-  void FillByLists(size_t start, size_t n) {
+  // Over ranks: least_ of the touched links and the least cap above a
+  // flow's share, their minima over the ranks.
+  void ReduceLeast(double* cap_min) {
+    std::vector<double>& v = reduce_least_;
+    v.clear();
+    for (int32_t l : touched_) v.push_back(least_[l]);
+    v.push_back(*cap_min);
+    MinAll(v);
+    for (size_t i = 0; i < touched_.size(); ++i) least_[touched_[i]] = v[i];
+    *cap_min = v.back();
+  }
+
+  // Progressive filling of the unfrozen flows[0, count) link by link, with
+  // per-link lists of the flows built in one pass sized up front, and a lazy
+  // min-heap of link shares (a share only grows while filling, so a stale
+  // entry is re-keyed when popped). Requires no flow caps. Then each link's
+  // newly frozen flows are moved together: group k at rate levels_[k] is
+  // flows[list_group_[k], list_group_[k + 1]) (maybe empty), not yet sorted.
+  void FillByLists(Flow* flows, size_t count) {
     // Buffers kept between calls: many small fills would otherwise pay for
     // allocating and zeroing them each time.
     std::vector<uint32_t>& list_begin = list_begin_;
@@ -656,13 +820,13 @@ class Engine {
     list.resize(list_begin.back());
     at.assign(list_begin.begin(), list_begin.end() - 1);
     int32_t path[net::kMaxRouteHops];
-    for (size_t i = start; i < n; ++i) {
-      const int hops = PathOf(flows_[i], path);
-      for (int h = 0; h < hops; ++h) list[at[slot_[path[h]]]++] = uint32_t(i - start);
+    for (size_t i = 0; i < count; ++i) {
+      const int hops = PathOf(flows[i], path);
+      for (int h = 0; h < hops; ++h) list[at[slot_[path[h]]]++] = uint32_t(i);
     }
     constexpr uint32_t kUnfrozen = UINT32_MAX;
     std::vector<uint32_t>& group_of = group_of_;
-    group_of.assign(n - start, kUnfrozen);
+    group_of.assign(count, kUnfrozen);
     std::vector<double>& levels = levels_;
     levels.clear();
     std::vector<HeapEntry>& items = heap_items_;
@@ -689,7 +853,7 @@ class Engine {
         const uint32_t i = list[k];
         if (group_of[i] != kUnfrozen) continue;
         group_of[i] = g;
-        const int hops = PathOf(flows_[start + i], path);
+        const int hops = PathOf(flows[i], path);
         for (int h = 0; h < hops; ++h) {
           used_[path[h]] += level;
           --unfrozen_[path[h]];
@@ -699,27 +863,50 @@ class Engine {
     }
     for (int32_t l : touched_) slot_[l] = -1;
     // Flows into their groups' ranges (cycle leader, as PlaceInBuckets).
-    std::vector<size_t> next(levels.size() + 1, 0);
-    for (uint32_t g : group_of) ++next[g + 1];
-    next[0] = start;
-    for (size_t g = 0; g < levels.size(); ++g) next[g + 1] += next[g];
-    const std::vector<size_t> begin(next.begin(), next.end() - 1), end(next.begin() + 1, next.end());
+    std::vector<size_t>& bounds = list_group_;
+    bounds.assign(levels.size() + 1, 0);
+    for (uint32_t g : group_of) ++bounds[g + 1];
+    for (size_t g = 0; g < levels.size(); ++g) bounds[g + 1] += bounds[g];
+    std::vector<size_t> next(bounds.begin(), bounds.end() - 1);
     for (size_t k = 0; k < levels.size(); ++k) {
-      while (next[k] < end[k]) {
-        Flow f = flows_[next[k]];
-        uint32_t g = group_of[next[k] - start];
+      while (next[k] < bounds[k + 1]) {
+        Flow f = flows[next[k]];
+        uint32_t g = group_of[next[k]];
         while (g != k) {
           const size_t to = next[g]++;
-          std::swap(f, flows_[to]);
-          std::swap(g, group_of[to - start]);
+          std::swap(f, flows[to]);
+          std::swap(g, group_of[to]);
         }
-        flows_[next[k]] = f;
-        group_of[next[k] - start] = uint32_t(k);
+        flows[next[k]] = f;
+        group_of[next[k]] = uint32_t(k);
         ++next[k];
       }
     }
-    for (size_t k = 0; k < levels.size(); ++k) {
-      if (end[k] > begin[k]) NewGroup(levels[k], begin[k], end[k]);
+  }
+
+  // FillByLists over ranks: every rank fills all the unfrozen flows, gathered
+  // (flows_[start, n) of each), the same way, and keeps an even share of
+  // every group in place of its own.
+  void FillGathered(size_t start, size_t n) {
+    std::vector<Flow> all;
+    part_->GatherFlows({flows_.data() + start, n - start}, &all);
+    FillByLists(all.data(), all.size());
+    const size_t ranks = size_t(part_->size()), rank = size_t(part_->rank());
+    auto share = [&](size_t k, size_t* from, size_t* to) {
+      const size_t b = list_group_[k], e = list_group_[k + 1];
+      *from = b + (e - b) * rank / ranks;
+      *to = b + (e - b) * (rank + 1) / ranks;
+      return e > b;
+    };
+    size_t kept = 0, from = 0, to = 0;
+    for (size_t k = 0; k < levels_.size(); ++k) kept += share(k, &from, &to) ? to - from : 0;
+    flows_.shrink(start);
+    flows_.Reserve(start + kept);
+    for (size_t k = 0; k < levels_.size(); ++k) {
+      if (!share(k, &from, &to)) continue;
+      const size_t begin = flows_.size();
+      for (size_t i = from; i < to; ++i) flows_.push_back(all[i]);
+      NewGroup(levels_[k], begin, flows_.size());
     }
   }
 
@@ -751,23 +938,12 @@ class Engine {
     }
   }
 
-  // Flows flows_[begin, end) get rate `level`: a new group on their links.
-  void Freeze(double level, size_t begin, size_t end) {
-    CountLinks(begin, end);
-    for (int32_t l : counted_) {
-      const int64_t c = TakeCount(l);
-      used_[l] += double(c) * level;
-      unfrozen_[l] -= c;
-      live_[l] += c;
-    }
-    NewGroup(level, begin, end);
-  }
-
   SimResult Result() {
     SimResult r;
     r.time_s = now_;
     r.flows_simulated = flows_simulated_;
     r.flows_unroutable = unroutable_;
+    SumAll({&r.flows_unroutable, 1});
     r.events = events_;
     for (int i = 0; i < plan_.count; ++i) {
       if (spans_[i].start_s == kInf) spans_[i].start_s = 0;
@@ -799,6 +975,7 @@ class Engine {
   const net::Topology& t_;
   const Plan& plan_;
   const SimOptions& o_;
+  Partition* part_;  // null in one process
   // Per directed link (2 x link + direction).
   std::vector<double> capacity_, used_, bytes_;
   std::vector<int64_t> unfrozen_, count_;
@@ -814,18 +991,27 @@ class Engine {
     double bytes_per_flow;
   };
   std::vector<NewFlows> new_flows_;
-  // Flows finishing in one event: flows_[begin, end) at rate `level`.
+  // Flows finishing in one event: flows_[begin, end) of groups_[group], and
+  // their count over all ranks.
   struct Finished {
-    size_t begin, end;
-    double level;
+    size_t group, begin, end;
+    int64_t count;
   };
   std::vector<Finished> finished_;
+  std::vector<int64_t> merge_counts_;  // MergeFinished()'s buffer
+  std::vector<int64_t> task_done_;     // per task: flows finished this event
+  std::vector<double> reduce_least_;   // ReduceLeast()'s buffer
+  // CountBatch()'s buffers.
+  std::vector<std::pair<size_t, size_t>> batch_ranges_;
+  std::vector<int64_t> batch_mine_;
+  std::vector<std::pair<int64_t, int64_t>> batch_pairs_;
   // Flows, in group order, then the unfrozen ones.
   FlowStore flows_;
   std::vector<Group> groups_;
   std::vector<double> level_max_;  // per group: the highest level up to it (groups filled apart break the order)
   std::vector<double> levels_;  // rates frozen this round (or fill by lists), ascending
   std::vector<uint32_t> list_begin_, list_, list_at_, group_of_;  // FillByLists' buffers
+  std::vector<size_t> list_group_;  // FillByLists' groups: group k is [list_group_[k], list_group_[k + 1])
   std::vector<HeapEntry> heap_items_;
   double bound_ = kInf;         // no rate above it freezes this round
   std::vector<Worker> workers_;
@@ -854,7 +1040,7 @@ int64_t PeakFlows(const comm::Plan& plan, int64_t gpus) {
   return peak;
 }
 
-int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topology, int threads) {
+int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topology, int threads, int ranks) {
   const int64_t links = int64_t(topology.links().size()), nodes = int64_t(topology.nodes().size());
   // The graph (nodes, links, per-GPU tables); per directed link 8 arrays of
   // 8 bytes; per thread and directed link a count and a least share.
@@ -871,7 +1057,12 @@ int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topolog
   const int64_t peak = PeakFlows(plan, topology.gpus());
   const int64_t path_links = std::min(2 * topology.tiers() + 4, net::kMaxRouteHops);
   const int64_t lists = std::min(peak * 4 * (path_links + 1), SimOptions().max_list_entries * 4 * 2);
-  return int64_t(sizeof(Flow)) * peak + lists + graph + per_link + kBase;
+  // Over ranks, a rank holds its share of the flows, and a fill by lists
+  // gathers all its flows (each crosses two links at least).
+  assert(ranks >= 1);
+  const int64_t flows = ranks == 1 ? peak : (peak + ranks - 1) / ranks +
+                                               std::min(peak, SimOptions().max_list_entries / 2);
+  return int64_t(sizeof(Flow)) * flows + lists + graph + per_link + kBase;
 }
 
 SimResult Simulate(const net::Topology& topology, const comm::Plan& plan, const SimOptions& options) {

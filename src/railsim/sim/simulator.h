@@ -35,6 +35,14 @@
 // are visited: `threads` split every pass over the flows and the completion
 // times are the same to the last bit whatever their number.
 //
+// With a Partition in the options (sim/partition.h) the flows are split over
+// processes: each holds its share of every step's flows, and the passes over
+// flows reduce their link counts and least shares over the processes, so
+// every process takes the same decisions. A fill by lists, which freezes one
+// link after another, is run whole on every process from the gathered
+// unfrozen flows (it is used only while they fit its lists), and its groups
+// are then split again.
+//
 // Not thread-safe; one Simulate() call per caller thread (it starts its own).
 #pragma once
 
@@ -46,6 +54,7 @@
 #include "railsim/comm/plan.h"
 #include "railsim/net/failures.h"
 #include "railsim/net/topology.h"
+#include "railsim/sim/partition.h"
 
 namespace railsim::sim {
 
@@ -72,6 +81,10 @@ struct SimOptions {
   int64_t max_list_entries = int64_t{1} << 27;
   /// Called now and then with the fraction of flows done (may be empty).
   std::function<void(double)> progress;
+  /// Splits the flows over processes (sim/partition.h): every rank calls
+  /// Simulate() with the same arguments but this, and gets the same result.
+  /// Null: this process simulates every flow. Not owned.
+  Partition* partition = nullptr;
 };
 
 /// One directed link's totals.
@@ -112,9 +125,11 @@ struct SimResult {
 int64_t PeakFlows(const comm::Plan& plan, int64_t gpus);
 
 /// Bytes a simulation of `plan` on `topology` with `threads` threads holds at
-/// its peak, the topology included: 16 per live flow, the per-link arrays and
-/// per-thread scratch.
-int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topology, int threads);
+/// its peak in each of `ranks` processes (SimOptions::partition), the
+/// topology included: 16 per live flow of its share, the per-link arrays and
+/// per-thread scratch, and with several ranks the flows of a fill by lists,
+/// which every rank gathers whole.
+int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topology, int threads, int ranks = 1);
 
 /// Simulates `plan` on `topology`. Requires the plan's groups to fit the
 /// topology (ranks < gpus < 2^24, HB domains of the topology's K) and

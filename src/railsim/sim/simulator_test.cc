@@ -2,13 +2,17 @@
 // their assumptions hold, and against what they miss where they do not.
 #include "railsim/sim/simulator.h"
 
+#include <barrier>
 #include <cstdio>
+#include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "railsim/comm/algorithms.h"
 #include "railsim/comm/moe.h"
 #include "railsim/net/builder.h"
+#include "railsim/net/failures.h"
 
 namespace railsim::sim {
 namespace {
@@ -239,18 +243,30 @@ TEST(SimulatorTest, RailOnlyDirectAllToAllIsForwardedPerFlow) {
   EXPECT_EQ(0, d.bytes_by_tier.leaf_spine);
 }
 
+// The determinism tests' clusters: 128 GPUs on a rail-optimized fabric of
+// radix-8 switches (ECMP spreads over its spines), 64 GPUs on Rail-only with
+// NVLink SHARP; and a pipelined schedule of 4 chunks.
+struct Fabrics {
+  Fabrics() {
+    only.fabrics.hb_in_network_allreduce_efficiency = 1.066;
+    pipelined.pipelined = true;
+    pipelined.chunks = 4;
+  }
+  Cluster opt = LineRate(net::Design::kRailOptimized, 128, 8, 450e9, 50e9, 8);
+  Cluster only = LineRate(net::Design::kRailOnly, 64, 8, 450e9, 50e9);
+  comm::PlanOptions pipelined;
+};
+
 // Filling in rounds with every pass split among 1, 2 or 3 threads (even the
 // smallest): the same completion time, events and link bytes to the last
 // bit, with the many distinct rates of ECMP, a pipelined schedule and
 // in-switch flow caps; and the same time as filling link by link with
 // per-link lists, up to float rounding.
 TEST(SimulatorTest, ThreadCountChangesNothing) {
-  Cluster opt = LineRate(net::Design::kRailOptimized, 128, 8, 450e9, 50e9, 8);
-  Cluster only = LineRate(net::Design::kRailOnly, 64, 8, 450e9, 50e9);
-  only.fabrics.hb_in_network_allreduce_efficiency = 1.066;
-  comm::PlanOptions pipelined;
-  pipelined.pipelined = true;
-  pipelined.chunks = 4;
+  const Fabrics fabrics;
+  const Cluster& opt = fabrics.opt;
+  const Cluster& only = fabrics.only;
+  const comm::PlanOptions& pipelined = fabrics.pipelined;
   struct Case {
     const Cluster* cluster;
     comm::Plan plan;
@@ -281,6 +297,150 @@ TEST(SimulatorTest, ThreadCountChangesNothing) {
       EXPECT_EQ(base.events, r.events);
       ASSERT_EQ(base.links.size(), r.links.size());
       for (size_t i = 0; i < r.links.size(); ++i) EXPECT_EQ(base.links[i].bytes, r.links[i].bytes);
+    }
+  }
+}
+
+// Ranks on threads, for the partition hook without MPI: each collective
+// posts this rank's buffer, meets the others at a barrier, reads them all,
+// and meets them again before anyone reuses a buffer.
+class ThreadRanks {
+ public:
+  explicit ThreadRanks(int n) : sync_(n), posted_(size_t(n)) {}
+
+  class Rank final : public Partition {
+   public:
+    Rank(ThreadRanks* all, int rank) : all_(all), rank_(rank) {}
+    int rank() const override { return rank_; }
+    int size() const override { return int(all_->posted_.size()); }
+    void SumInt64(std::span<int64_t> values) override {
+      Combine(values, [](int64_t a, int64_t b) { return a + b; });
+    }
+    void MinDouble(std::span<double> values) override {
+      Combine(values, [](double a, double b) { return std::min(a, b); });
+    }
+    void GatherFlows(std::span<const Flow> mine, std::vector<Flow>* all) override { Gather(mine, all); }
+    void GatherInt64(std::span<const int64_t> mine, std::vector<int64_t>* all) override { Gather(mine, all); }
+
+   private:
+    template <typename T>
+    void Gather(std::span<const T> mine, std::vector<T>* all) {
+      all->clear();
+      Exchange(mine.data(), mine.size(), [&](const void* data, size_t n) {
+        const T* v = static_cast<const T*>(data);
+        all->insert(all->end(), v, v + n);
+      });
+    }
+    template <typename T, typename Op>
+    void Combine(std::span<T> values, Op op) {
+      std::vector<T> out(values.size());
+      bool first = true;
+      Exchange(values.data(), values.size(), [&](const void* data, size_t n) {
+        EXPECT_EQ(values.size(), n) << "every rank reduces the same size";
+        const T* v = static_cast<const T*>(data);
+        for (size_t i = 0; i < out.size() && i < n; ++i) out[i] = first ? v[i] : op(out[i], v[i]);
+        first = false;
+      });
+      std::copy(out.begin(), out.end(), values.begin());
+    }
+    template <typename Read>
+    void Exchange(const void* data, size_t n, Read read) {
+      all_->posted_[size_t(rank_)] = {data, n};
+      all_->sync_.arrive_and_wait();
+      for (const auto& [d, k] : all_->posted_) read(d, k);
+      all_->sync_.arrive_and_wait();
+    }
+    ThreadRanks* all_;
+    int rank_;
+  };
+
+  /// Runs Simulate() on every rank, each on its thread; the results by rank.
+  std::vector<SimResult> Simulate(const net::Topology& t, const comm::Plan& plan, const SimOptions& o) {
+    std::vector<SimResult> out(posted_.size());
+    std::vector<std::thread> threads;
+    for (size_t r = 0; r < posted_.size(); ++r) {
+      threads.emplace_back([&, r] {
+        Rank rank(this, int(r));
+        SimOptions mine = o;
+        mine.partition = &rank;
+        out[r] = sim::Simulate(t, plan, mine);
+      });
+    }
+    for (std::thread& th : threads) th.join();
+    return out;
+  }
+
+ private:
+  std::barrier<> sync_;
+  std::vector<std::pair<const void*, size_t>> posted_;
+};
+
+void ExpectSameResult(const SimResult& want, const SimResult& got, const std::string& what) {
+  EXPECT_EQ(want.time_s, got.time_s) << what;
+  EXPECT_EQ(want.events, got.events) << what;
+  EXPECT_EQ(want.flows_simulated, got.flows_simulated) << what;
+  EXPECT_EQ(want.flows_unroutable, got.flows_unroutable) << what;
+  ASSERT_EQ(want.phases.size(), got.phases.size()) << what;
+  for (size_t i = 0; i < want.phases.size(); ++i) {
+    EXPECT_EQ(want.phases[i].end_s, got.phases[i].end_s) << what << ", phase " << i;
+    EXPECT_EQ(want.phases[i].steps_simulated, got.phases[i].steps_simulated) << what << ", phase " << i;
+  }
+  ASSERT_EQ(want.links.size(), got.links.size()) << what;
+  for (size_t i = 0; i < want.links.size(); ++i) {
+    EXPECT_EQ(want.links[i].link, got.links[i].link) << what;
+    EXPECT_EQ(want.links[i].bytes, got.links[i].bytes) << what << ", link " << want.links[i].link;
+  }
+  EXPECT_EQ(want.bytes_by_tier.spine_core, got.bytes_by_tier.spine_core) << what;
+}
+
+// The flows split over 2 and 3 ranks (on threads here, MPI ranks under
+// mpirun): every rank gets the single process's result to the last bit,
+// filling by lists (gathered) or in rounds, on one or two threads per rank,
+// with ECMP's many rates, pipelined chunks, in-switch caps, ring steps that
+// repeat, and flows dropped around a failed switch.
+TEST(SimulatorTest, PartitionedRanksGiveTheSingleProcessResult) {
+  const Fabrics fabrics;
+  const Cluster& opt = fabrics.opt;
+  const Cluster& only = fabrics.only;
+  const comm::PlanOptions& pipelined = fabrics.pipelined;
+  const net::FailureSet failed = net::ResolveFailures(opt.topology, {"gpu5", "switch:leaf3"}, "--fail");
+  struct Case {
+    const char* name;
+    const Cluster* cluster;
+    comm::Plan plan;
+    net::Routing routing;
+    const net::FailureSet* failures = nullptr;
+  } cases[] = {
+      {"direct, ECMP", &opt, PlanOf(Op::kAllToAll, Algorithm::kDirect, 128 * 65536.0, 128, 1, opt),
+       net::Routing::kEcmp},
+      {"direct, d-mod-k, failed GPU and leaf", &opt, PlanOf(Op::kAllToAll, Algorithm::kDirect, 128 * 65536.0, 128, 1, opt),
+       net::Routing::kDModK, &failed},
+      {"forwarded pipelined, ECMP", &only,
+       PlanOf(Op::kAllToAll, Algorithm::kForwarded, 64 * 65536.0, 64, 1, only, pipelined), net::Routing::kEcmp},
+      {"in-switch", &only, PlanOf(Op::kAllReduce, Algorithm::kInSwitch, 64e6, 8, 1, only), net::Routing::kDModK},
+      {"ring along rails", &opt, PlanOf(Op::kAllReduce, Algorithm::kRing, 64e6, 16, 8, opt), net::Routing::kEcmp},
+  };
+  for (const Case& c : cases) {
+    for (int64_t max_list_entries : {SimOptions().max_list_entries, int64_t{0}}) {
+      SimOptions o;
+      o.route.routing = c.routing;
+      o.failures = c.failures;
+      o.max_list_entries = max_list_entries;
+      const SimResult one = Simulate(c.cluster->topology, c.plan, o);
+      if (c.failures) {
+        EXPECT_LT(0, one.flows_unroutable) << "the failed GPU's flows are dropped";
+      }
+      for (int ranks : {2, 3}) {
+        o.threads = ranks - 1;
+        o.parallel_min_flows = 1;
+        ThreadRanks all(ranks);
+        const std::vector<SimResult> results = all.Simulate(c.cluster->topology, c.plan, o);
+        for (int r = 0; r < ranks; ++r) {
+          ASSERT_NO_FATAL_FAILURE(ExpectSameResult(
+              one, results[size_t(r)],
+              fmt::format("{}, lists {}, rank {} of {}", c.name, max_list_entries, r, ranks)));
+        }
+      }
     }
   }
 }

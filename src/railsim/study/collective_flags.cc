@@ -82,7 +82,8 @@ CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed) {
 
 }  // namespace
 
-AllToAllRun RunAllToAllFlags(const AllToAllFlags& f, const std::function<void(double)>& progress) {
+AllToAllRun RunAllToAllFlags(const AllToAllFlags& f, const std::function<void(double)>& progress,
+                             sim::Partition* partition) {
   AllToAllRun run;
   CollectiveRequest& r = run.request;
   r = ParseCluster(f.cluster, false);
@@ -102,6 +103,7 @@ AllToAllRun RunAllToAllFlags(const AllToAllFlags& f, const std::function<void(do
     }
   }
   r.progress = progress;
+  r.partition = partition;
   run.outcome = RunCollective(r);
   if (r.network == comm::NetworkKind::kRailOnly) {
     CollectiveRequest opt = r;
@@ -112,7 +114,8 @@ AllToAllRun RunAllToAllFlags(const AllToAllFlags& f, const std::function<void(do
   return run;
 }
 
-CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<void(double)>& progress) {
+CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<void(double)>& progress,
+                                 sim::Partition* partition) {
   CollectiveRun run;
   CollectiveRequest& r = run.request;
   r = ParseCluster(f.cluster, true);
@@ -177,6 +180,7 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
     r.bytes = d.tokens * d.bytes_per_token * d.topk;
   }
   r.progress = progress;
+  r.partition = partition;
   run.outcome = RunCollective(r);
   return run;
 }

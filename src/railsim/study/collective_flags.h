@@ -50,8 +50,11 @@ struct AllToAllRun {
 };
 
 /// Validates every flag (Error naming the flag) and runs the all-to-all.
-/// `progress` (may be empty) gets the share of the simulated flows done.
-AllToAllRun RunAllToAllFlags(const AllToAllFlags& f, const std::function<void(double)>& progress = {});
+/// `progress` (may be empty) gets the share of the simulated flows done;
+/// `partition` (may be null, not owned) splits the simulations' flows over
+/// processes (CollectiveRequest::partition).
+AllToAllRun RunAllToAllFlags(const AllToAllFlags& f, const std::function<void(double)>& progress = {},
+                             sim::Partition* partition = nullptr);
 
 struct CollectiveFlags {
   ClusterFlags cluster;
@@ -72,7 +75,9 @@ struct CollectiveRun {
   CollectiveOutcome outcome;
 };
 
-/// Validates every flag (Error naming the flag) and runs the collective.
-CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<void(double)>& progress = {});
+/// Validates every flag (Error naming the flag) and runs the collective;
+/// `progress` and `partition` as RunAllToAllFlags takes them.
+CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<void(double)>& progress = {},
+                                 sim::Partition* partition = nullptr);
 
 }  // namespace railsim::study

@@ -103,12 +103,14 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   p.hb_bw_Bps = f.hb.bw_Bps;
   net::ValidateTopologyParams(p, r.max_gpus > 0 ? r.max_gpus : net::kMaxBuildGpus);
   out.topology = net::BuildTopology(p);
-  const int64_t memory = sim::EstimateMemoryBytes(out.plan, out.topology, r.threads);
+  const int ranks = r.partition ? r.partition->size() : 1;
+  const int64_t memory = sim::EstimateMemoryBytes(out.plan, out.topology, r.threads, ranks);
   if (r.max_memory_bytes > 0 && memory > r.max_memory_bytes) {
     throw Error("--max-memory",
-                fmt::format("the simulation would hold {} flows at once and need about {}, more than the limit {}; "
+                fmt::format("the simulation would hold {} flows at once and need about {}{}, more than the limit {}; "
                             "fewer GPUs, or a larger --max-memory on a machine that has it, can help",
-                            sim::PeakFlows(out.plan, r.gpus), Memory(memory), Memory(r.max_memory_bytes)));
+                            sim::PeakFlows(out.plan, r.gpus), Memory(memory),
+                            ranks > 1 ? fmt::format(" on each of {} ranks", ranks) : "", Memory(r.max_memory_bytes)));
   }
   out.routing = RoutingOf(r);
   out.seed = r.seed;
@@ -118,6 +120,7 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   so.nic_efficiency = f.nic.efficiency;
   so.threads = r.threads;
   so.progress = r.progress;
+  so.partition = r.partition;
   out.sim = sim::Simulate(out.topology, out.plan, so);
   out.simulated = true;
   return out;

@@ -43,6 +43,9 @@ struct CollectiveRequest {
   /// Refuse simulations whose estimated peak memory is larger (0: no limit).
   int64_t max_memory_bytes = 0;
   int threads = 1;  ///< simulator threads (results do not depend on it)
+  /// Simulates this process's share of the flows (sim/partition.h; every
+  /// rank runs the same request); null: all of them. Not owned.
+  sim::Partition* partition = nullptr;
   int64_t max_gpus = 0;          ///< graph size limit (0 = net's default)
   std::function<void(double)> progress;
 };

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#ifdef RAILSIM_MPI_SWEEP
+#ifdef RAILSIM_WITH_MPI
 #include <mpi.h>
 #endif
 
@@ -18,7 +18,7 @@ bool LaunchedByMpirun() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
 }
 
-#ifndef RAILSIM_MPI_SWEEP
+#ifndef RAILSIM_WITH_MPI
 
 bool MpiCompiledIn() { return false; }
 MpiSession::MpiSession() { assert(false && "built without RAILSIM_MPI"); }

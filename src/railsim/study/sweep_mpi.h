@@ -22,10 +22,9 @@ bool MpiCompiledIn();
 bool LaunchedByMpirun();
 
 /// MPI for the life of the object: MPI_Init on construction, MPI_Finalize
-/// on destruction, or MPI_Abort when destroyed while an exception unwinds
-/// (an error on one rank must not leave the others waiting). At most one
-/// MPI for the life of the object: MPI_Init on construction, MPI_Finalize
-/// on destruction. At most one per process. Requires MpiCompiledIn().
+/// on destruction (callers catch errors and call Abort(), so that an error
+/// on one rank does not leave the others waiting). At most one per process.
+/// Requires MpiCompiledIn().
 class MpiSession {
  public:
   MpiSession();
