@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "railsim/core/divisors.h"
+
 namespace railsim::perf {
 
 double ExpectedMaxOfNormals(int64_t n) {
@@ -26,14 +28,7 @@ double ExpectedMaxOfNormals(int64_t n) {
   return sum * kStep;
 }
 
-ExpectedMaxTable::ExpectedMaxTable(int64_t gpus) {
-  std::vector<int64_t> large;
-  for (int64_t d = 1; d * d <= gpus; ++d) {
-    if (gpus % d != 0) continue;
-    n_.push_back(d);
-    if (d * d != gpus) large.push_back(gpus / d);
-  }
-  n_.insert(n_.end(), large.rbegin(), large.rend());
+ExpectedMaxTable::ExpectedMaxTable(int64_t gpus) : n_(Divisors(gpus)) {
   for (int64_t n : n_) value_.push_back(ExpectedMaxOfNormals(n));
 }
 

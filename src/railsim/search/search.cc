@@ -8,23 +8,12 @@
 #include <thread>
 #include <tuple>
 
+#include "railsim/core/divisors.h"
 #include "railsim/perf/layer_cost.h"
 #include "railsim/perf/memory.h"
 
 namespace railsim::search {
 namespace {
-
-std::vector<int64_t> Divisors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t d = 1; d * d <= n; ++d) {
-    if (n % d == 0) {
-      out.push_back(d);
-      if (d != n / d) out.push_back(n / d);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // One (tp, cp, pp) combination: the unit of parallel work.
 struct Unit {
