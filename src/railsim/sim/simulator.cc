@@ -43,17 +43,49 @@ struct HeapEntry {
   double key;
   int32_t id;
   uint32_t tag;
-  bool operator>(const HeapEntry& o) const { return key > o.key || (key == o.key && id > o.id); }
+  int32_t island = 0;  // completion heap: the group's island
+  bool operator>(const HeapEntry& o) const {
+    return key > o.key || (key == o.key && (island > o.island || (island == o.island && id > o.id)));
+  }
 };
 using MinHeap = std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<HeapEntry>>;
 
-// Flows frozen at one rate in one filling round: flows_[begin, end), sorted
-// by bytes left; those before `cursor` have finished.
+// Flows frozen at one rate in one filling round: flows[begin, end) of an
+// island, sorted by bytes left; those before `cursor` have finished.
 struct Group {
   double level;
   double updated_s;  // when the flows' bytes left were last brought up to date
   size_t begin, end, cursor;
   uint32_t serial;
+};
+
+// Flows added by a step since the last fill: flows[begin, end), all of
+// `bytes_per_flow`.
+struct NewFlows {
+  size_t begin, end;
+  double bytes_per_flow;
+};
+
+// A range of one island's flows: flows[begin, end) of islands_[island].
+struct Range {
+  int32_t island;
+  size_t begin, end;
+};
+
+// The directed links that the plan's flows join into one piece: no flow
+// crosses a link of two islands. Max-min fairness is separate on each, so
+// flows starting or finishing in one island leave the others' rates alone,
+// and each island fills on its own (a Rail-only network's rails; each HB
+// domain's NVLink links).
+struct Island {
+  FlowStore flows;                 // in the order of its groups, then the unfrozen ones
+  std::vector<Group> groups;
+  std::vector<double> level_max;   // per group: the highest level up to it
+  std::vector<NewFlows> new_flows;
+  std::vector<int32_t> links;      // its directed links, ascending
+  int64_t peak = 0;                // flows alive at once (over all ranks)
+  int64_t unfinished = 0;          // flows started and not finished (over all ranks)
+  bool pending_full = false;       // flows started: refill the whole island
 };
 
 // One thread's scratch for a pass over flows: per-link counts (zero outside
@@ -83,7 +115,6 @@ class Engine {
     }
     used_.assign(directed, 0);
     unfrozen_.assign(directed, 0);
-    live_.assign(directed, 0);
     count_.assign(directed, 0);
     share_.assign(directed, kInf);
     least_.assign(directed, kInf);
@@ -98,7 +129,8 @@ class Engine {
     assert(uint64_t(t.gpus()) <= Flow::kIdMask + 1 && "GPU ids fit the flow key");
     BuildTasks();
     task_done_.assign(tasks_.size(), 0);
-    flows_.Reserve(size_t(PeakFlows(plan, t.gpus()) / ranks() + 1));
+    FindIslands();
+    for (Island& island : islands_) island.flows.Reserve(size_t(island.peak / ranks() + 1));
   }
 
   SimResult Run() {
@@ -119,11 +151,7 @@ class Engine {
         } else {
           FinishTask(e.id);
         }
-        if (pending_full_) {
-          Refill(true, 0);
-        } else if (pending_new_) {
-          FillNew();
-        }
+        RefillStarted();
         continue;
       }
       FinishFlows(next_flow);
@@ -198,10 +226,8 @@ class Engine {
     timers_.push({now_ + latency, id, kTimerStart});
   }
 
-  // Adds the step's flows (those with a live path) after the live ones. A
-  // full refill follows, or, when they share no link with a live flow, a
-  // fill of the new flows alone (max-min fairness is separate on link-disjoint
-  // flows: a pipelined schedule's NVLink and NIC chunks).
+  // Adds the step's flows (those with a live path) after the live ones of
+  // their islands, which are then refilled whole (RefillStarted).
   void StartStep(int id) {
     Task& task = tasks_[id];
     PhaseSpan& span = spans_[task.phase];
@@ -212,64 +238,144 @@ class Engine {
     }
     Phase p = plan_.phases[task.phase];
     p.chunks = task.chunks;
-    const bool apart = LinksApart(p);
-    if (!apart) {
+    const std::vector<int32_t>& joined = phase_islands_[task.phase];
+    std::vector<int64_t>& added = step_added_;
+    added.clear();
+    for (int32_t i : joined) {
+      Use(i);
       Unfreeze(0);
-      pending_full_ = true;
+      added.push_back(int64_t(is_->flows.size()));  // where the step's flows start, for now
+      if (!is_->pending_full) pending_.push_back(i);
+      is_->pending_full = true;
     }
-    const size_t first = flows_.size();
-    flows_.Reserve(first + size_t(comm::PhaseFlowCount(p, t_.gpus()) / ranks() + 1));
     double flow_bytes = 0;
     int64_t index = 0;
     int32_t path[net::kMaxRouteHops];
+    const bool routed = o_.failures || islands_.size() > 1;
     comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double bytes) {
       flow_bytes = bytes;  // the same for every flow of a phase
       if (!Owns(index++)) return;
-      if (o_.failures && PathOf(src, dst, path) < 0) {
-        ++unroutable_;
-        return;
+      int32_t island = 0;
+      if (routed) {
+        if (PathOf(src, dst, path) < 0) {
+          ++unroutable_;
+          return;
+        }
+        island = island_of_[path[0]];
       }
-      if (flows_.size() == flows_.capacity()) flows_.Reserve(2 * flows_.capacity());
-      flows_.push_back({Flow::Key(src, dst, id), bytes});
+      FlowStore& flows = islands_[island].flows;
+      if (flows.size() == flows.capacity()) flows.Reserve(2 * flows.capacity() + 1);
+      flows.push_back({Flow::Key(src, dst, id), bytes});
     });
-    int64_t added = int64_t(flows_.size() - first);
-    SumAll({&added, 1});
-    if (added > 0) new_flows_.push_back({first, flows_.size(), flow_bytes});  // counted by the next Fill()
+    std::vector<size_t>& first = step_first_;
+    first.assign(added.begin(), added.end());
+    for (size_t k = 0; k < joined.size(); ++k) added[k] = int64_t(islands_[joined[k]].flows.size() - first[k]);
+    SumAll(added);
+    int64_t total = 0;
+    for (size_t k = 0; k < joined.size(); ++k) {
+      Island& island = islands_[joined[k]];
+      // Counted by the island's next Fill().
+      if (added[k] > 0) island.new_flows.push_back({first[k], island.flows.size(), flow_bytes});
+      island.unfinished += added[k];
+      total += added[k];
+    }
     ++span.steps_simulated;
-    flows_simulated_ += added;
-    task.flows_left = added;
-    if (added == 0) {
+    flows_simulated_ += total;
+    task.flows_left = total;
+    if (total == 0) {
       timers_.push({now_, id, kTimerFinish});
       return;
     }
     ++active_tasks_;
-    pending_new_ = apart;
   }
 
-  // Whether no flow of `p` crosses a link that a live flow crosses (false
-  // when none is live: a full fill then starts from empty links).
-  bool LinksApart(const Phase& p) {
-    if (flows_done_ >= flows_simulated_) return false;
-    bool apart = true;
-    int64_t index = 0;
+  // Refills whole the islands that steps started in, in the order of their
+  // index.
+  void RefillStarted() {
+    std::sort(pending_.begin(), pending_.end());
+    for (int32_t i : pending_) {
+      Use(i);
+      is_->pending_full = false;
+      Refill(true, 0);
+    }
+    pending_.clear();
+  }
+
+  // Makes island `i` the one that the fills and groups below work on.
+  void Use(int32_t i) {
+    island_ = i;
+    is_ = &islands_[i];
+  }
+
+  // Joins the directed links that a flow of the plan crosses together into
+  // islands_ (union-find over every path), numbered in the order of their
+  // least link, and counts each phase's flows per island for the islands'
+  // peaks. It costs one route per distinct flow (a phase's chunks and steps
+  // repeat the same flows), so it looks only where islands pay: on Rail-only
+  // networks, whose rails share no switch, and in plans of several phases
+  // (HB and NIC phases never share a link). A single phase on a network whose
+  // rails share switches is one island in practice.
+  void FindIslands() {
+    const size_t directed = capacity_.size();
+    phase_islands_.assign(size_t(plan_.count), {});
+    if (t_.params().design != net::Design::kRailOnly && plan_.count <= 1) {
+      islands_ = std::vector<Island>(1);
+      islands_[0].links.resize(directed);
+      std::iota(islands_[0].links.begin(), islands_[0].links.end(), 0);
+      islands_[0].peak = PeakFlows(plan_, t_.gpus());
+      island_of_.assign(directed, 0);
+      for (std::vector<int32_t>& joined : phase_islands_) joined = {0};
+      Use(0);
+      return;
+    }
+    std::vector<int32_t> parent(directed);
+    std::iota(parent.begin(), parent.end(), 0);
+    auto root = [&](int32_t x) {
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    std::vector<uint8_t> crossed(directed, 0);
+    // Per phase and directed link: the phase's flows whose path starts there.
+    std::vector<std::vector<int64_t>> starts(size_t(plan_.count), std::vector<int64_t>(directed, 0));
     int32_t path[net::kMaxRouteHops];
-    comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double) {
-      const int n = apart && Owns(index++) ? PathOf(src, dst, path) : 0;
-      for (int h = 0; h < n; ++h) apart = apart && live_[path[h]] == 0;
-    });
-    int64_t touching = apart ? 0 : 1;  // ranks whose share touches a live link
-    SumAll({&touching, 1});
-    return touching == 0;
-  }
-
-  // Fills the flows added since the last fill, apart from the live ones.
-  void FillNew() {
-    ++events_;
-    pending_new_ = false;
-    const size_t first = groups_.size();
-    assert(first > 0 && "LinksApart() is false when nothing is live");
-    Fill(groups_.back().end);
-    for (size_t i = first; i < groups_.size(); ++i) PushGroup(i);
+    for (int i = 0; i < plan_.count; ++i) {
+      comm::ForEachFlow(plan_.phases[i], t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double) {
+        const int n = PathOf(src, dst, path);
+        if (n <= 0) return;  // no live path around the failures
+        ++starts[size_t(i)][size_t(path[0])];
+        for (int h = 0; h < n; ++h) {
+          crossed[size_t(path[h])] = 1;
+          const int32_t a = root(path[0]), b = root(path[h]);
+          if (a != b) parent[size_t(std::max(a, b))] = std::min(a, b);
+        }
+      });
+    }
+    std::vector<int32_t> number(directed, -1);
+    island_of_.assign(directed, -1);
+    int32_t count = 0;
+    for (size_t l = 0; l < directed; ++l) {
+      if (!crossed[l]) continue;
+      int32_t& n = number[size_t(root(int32_t(l)))];
+      if (n < 0) n = count++;
+      island_of_[l] = n;
+    }
+    islands_ = std::vector<Island>(size_t(std::max(count, 1)));
+    for (size_t l = 0; l < directed; ++l) {
+      if (island_of_[l] >= 0) islands_[size_t(island_of_[l])].links.push_back(int32_t(l));
+    }
+    std::vector<std::vector<int64_t>> flows(size_t(plan_.count), std::vector<int64_t>(islands_.size(), 0));
+    for (size_t i = 0; i < flows.size(); ++i) {
+      for (size_t l = 0; l < directed; ++l) {
+        if (starts[i][l] > 0) flows[i][size_t(island_of_[l])] += starts[i][l];
+      }
+      for (size_t k = 0; k < islands_.size(); ++k) {
+        if (flows[i][k] == 0) continue;
+        phase_islands_[i].push_back(int32_t(k));
+        const bool pipelined = i > 0 && plan_.phases[i].chunks > 1;
+        islands_[k].peak = std::max(islands_[k].peak, flows[i][k] + (pipelined ? flows[i - 1][k] : 0));
+      }
+    }
+    Use(0);
   }
 
   // The flow's directed links (PCIe left out), around the failures if there
@@ -319,30 +425,36 @@ class Engine {
     for (std::thread& th : pool) th.join();
   }
 
-  // Counts, per directed link, the flows of flows_[begin, end) that cross
-  // it: count_[l] for the links in counted_ (read them with TakeCount).
-  // Over ranks, every rank's range counts, and counted_ is in link order.
+  // Counts, per directed link, the flows of the island's flows[begin, end)
+  // that cross it: count_[l] for the links in counted_ (read them with
+  // TakeCount). Over ranks, every rank's range counts, and counted_ is in
+  // link order.
   void CountLinks(size_t begin, size_t end) {
-    CountLocal(begin, end);
+    CountLocal(is_->flows.data(), begin, end);
     if (part_) {
-      SumAll(count_);
+      std::vector<int64_t>& counts = reduce_counts_;
+      counts.clear();
+      for (int32_t l : is_->links) counts.push_back(count_[l]);
+      SumAll(counts);
       counted_.clear();
-      for (size_t l = 0; l < count_.size(); ++l) {
-        if (count_[l] != 0) counted_.push_back(int32_t(l));
+      for (size_t k = 0; k < counts.size(); ++k) {
+        const int32_t l = is_->links[k];
+        count_[l] = counts[k];
+        if (counts[k] != 0) counted_.push_back(l);
       }
     }
   }
 
   // Flows of a batch of items (groups, or buckets about to become groups):
-  // item k is this rank's flows_[ranges[k].first, ranges[k].second). Calls
-  // apply(k, link, count) for every link the item's flows cross on any
-  // rank, with their count over the ranks, by item (links of one item in
-  // any order). Over ranks, the batch takes one collective.
+  // item k is this rank's flows[ranges[k].begin, ranges[k].end) of island
+  // ranges[k].island. Calls apply(k, link, count) for every link the item's
+  // flows cross on any rank, with their count over the ranks, by item (links
+  // of one item in any order). Over ranks, the batch takes one collective.
   template <typename Apply>
-  void CountBatch(const std::vector<std::pair<size_t, size_t>>& ranges, Apply apply) {
+  void CountBatch(const std::vector<Range>& ranges, Apply apply) {
     if (!part_) {
       for (size_t k = 0; k < ranges.size(); ++k) {
-        CountLocal(ranges[k].first, ranges[k].second);
+        CountLocal(islands_[ranges[k].island].flows.data(), ranges[k].begin, ranges[k].end);
         for (int32_t l : counted_) apply(k, l, TakeCount(l));
       }
       return;
@@ -351,7 +463,7 @@ class Engine {
     std::vector<int64_t>& mine = batch_mine_;
     mine.clear();
     for (size_t k = 0; k < ranges.size(); ++k) {
-      CountLocal(ranges[k].first, ranges[k].second);
+      CountLocal(islands_[ranges[k].island].flows.data(), ranges[k].begin, ranges[k].end);
       for (int32_t l : counted_) {
         mine.push_back(int64_t(k) << 32 | l);
         mine.push_back(TakeCount(l));
@@ -373,12 +485,12 @@ class Engine {
     }
   }
 
-  // CountLinks() of this rank's flows alone.
-  void CountLocal(size_t begin, size_t end) {
+  // CountLinks() of this rank's flows[begin, end) alone.
+  void CountLocal(const Flow* flows, size_t begin, size_t end) {
     ParallelFor(begin, end, [&](Worker& w, size_t b, size_t e) {
       int32_t path[net::kMaxRouteHops];
       for (size_t i = b; i < e; ++i) {
-        const int n = PathOf(flows_[i], path);
+        const int n = PathOf(flows[i], path);
         for (int h = 0; h < n; ++h) {
           if (w.count[path[h]]++ == 0) w.links.push_back(path[h]);
         }
@@ -404,7 +516,8 @@ class Engine {
   double NextFinish() {
     while (!group_heap_.empty()) {
       const HeapEntry& e = group_heap_.top();
-      if (size_t(e.id) < groups_.size() && groups_[e.id].serial == e.tag) return e.key;
+      const std::vector<Group>& groups = islands_[size_t(e.island)].groups;
+      if (size_t(e.id) < groups.size() && groups[size_t(e.id)].serial == e.tag) return e.key;
       group_heap_.pop();
     }
     return kInf;
@@ -417,9 +530,10 @@ class Engine {
   // Flows finishing at the earliest time `t` (and within kSameTime of it).
   // A group's flows share a rate and an update time, so they finish in the
   // order of their bytes left, in which Fill() sorted them. The finished
-  // groups leave their links in the order of their index, and the tasks
+  // groups leave their links in the order of (island, index), and the tasks
   // move on in the order of theirs, so the totals do not depend on which
-  // rank holds which flows.
+  // rank holds which flows. Then each island with finished flows is
+  // refilled from the slowest of them up.
   void FinishFlows(double t) {
     now_ = std::max(now_, t);
     const double limit = t + kSameTime * std::max(t, 1e-12);
@@ -427,63 +541,74 @@ class Engine {
     while (NextFinish() <= limit) {
       HeapEntry e = group_heap_.top();
       group_heap_.pop();
-      Group& g = groups_[e.id];
+      Island& island = islands_[size_t(e.island)];
+      Group& g = island.groups[size_t(e.id)];
       const size_t begin = g.cursor;
-      while (g.cursor < g.end && Finish(g, flows_[g.cursor]) <= limit) ++g.cursor;
-      if (g.cursor > begin) finished_.push_back({size_t(e.id), begin, g.cursor, int64_t(g.cursor - begin)});
-      PushGroup(e.id);
+      while (g.cursor < g.end && Finish(g, island.flows[g.cursor]) <= limit) ++g.cursor;
+      if (g.cursor > begin) finished_.push_back({e.island, size_t(e.id), begin, g.cursor, int64_t(g.cursor - begin)});
+      PushGroup(e.island, size_t(e.id));
     }
-    std::sort(finished_.begin(), finished_.end(),
-              [](const Finished& a, const Finished& b) { return a.group < b.group; });
+    std::sort(finished_.begin(), finished_.end(), [](const Finished& a, const Finished& b) {
+      return a.island < b.island || (a.island == b.island && a.group < b.group);
+    });
     if (part_) MergeFinished();
-    double r_min = kInf;
-    int64_t finished = 0;
+    if (finished_.empty()) return;
+    for (const Finished& f : finished_) islands_[size_t(f.island)].unfinished -= f.count;
+    // The finished flows leave their links, unless none stay live in their
+    // island: its next fill is then a full one, which starts from empty links.
+    std::vector<Range>& ranges = batch_ranges_;
+    ranges.clear();
+    std::vector<const Finished*>& items = batch_finished_;
+    items.clear();
     for (const Finished& f : finished_) {
-      r_min = std::min(r_min, groups_[f.group].level);
-      finished += f.count;
+      if (islands_[size_t(f.island)].unfinished == 0) continue;
+      ranges.push_back({f.island, f.begin, f.end});
+      items.push_back(&f);
     }
-    if (r_min == kInf) return;
-    // The finished flows leave their links, unless none stay live: the next
-    // fill is then a full one, which starts from empty links anyway.
-    if (flows_done_ + finished < flows_simulated_) {
-      std::vector<std::pair<size_t, size_t>>& ranges = batch_ranges_;
-      ranges.clear();
-      for (const Finished& f : finished_) ranges.push_back({f.begin, f.end});
-      CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
-        used_[l] -= double(c) * groups_[finished_[k].group].level;
-        live_[l] -= c;
-      });
-    }
+    CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
+      used_[l] -= double(c) * islands_[size_t(items[k]->island)].groups[items[k]->group].level;
+    });
     FlowsDone();
-    if (pending_full_) {
-      Refill(true, 0);
-    } else if (flows_done_ < flows_simulated_) {
-      Refill(false, r_min);
+    for (size_t k = 0; k < finished_.size();) {
+      const int32_t i = finished_[k].island;
+      double r_min = kInf;
+      for (; k < finished_.size() && finished_[k].island == i; ++k) {
+        r_min = std::min(r_min, islands_[size_t(i)].groups[finished_[k].group].level);
+      }
+      Use(i);
+      if (is_->pending_full) continue;  // RefillStarted() refills it whole
+      if (is_->unfinished > 0) Refill(false, r_min);
     }
   }
 
   // Over ranks: finished_ becomes every group with flows finished on any
-  // rank, by index, with their count over the ranks and this rank's range
-  // (empty where it has none).
+  // rank, by (island, index), with their count over the ranks and this
+  // rank's range (empty where it has none). Groups are numbered across the
+  // islands, which every rank holds alike, for one collective.
   void MergeFinished() {
-    double window[2] = {kInf, kInf};  // the least group index, and minus the greatest
+    std::vector<size_t>& base = group_base_;
+    base.assign(islands_.size() + 1, 0);
+    for (size_t i = 0; i < islands_.size(); ++i) base[i + 1] = base[i] + islands_[i].groups.size();
+    auto number = [&](const Finished& f) { return base[size_t(f.island)] + f.group; };
+    double window[2] = {kInf, kInf};  // the least group number, and minus the greatest
     if (!finished_.empty()) {
-      window[0] = double(finished_.front().group);
-      window[1] = -double(finished_.back().group);
+      window[0] = double(number(finished_.front()));
+      window[1] = -double(number(finished_.back()));
     }
     MinAll(window);
     if (window[0] == kInf) return;
     const size_t lo = size_t(window[0]), hi = size_t(-window[1]);
     std::vector<int64_t>& counts = merge_counts_;
     counts.assign(hi - lo + 1, 0);
-    for (const Finished& f : finished_) counts[f.group - lo] = f.count;
+    for (const Finished& f : finished_) counts[number(f) - lo] = f.count;
     SumAll(counts);
     std::vector<Finished> merged;
     size_t mine = 0;
-    for (size_t i = 0; i < counts.size(); ++i) {
-      if (counts[i] == 0) continue;
-      Finished f{lo + i, 0, 0, counts[i]};
-      if (mine < finished_.size() && finished_[mine].group == lo + i) {
+    for (size_t n = 0; n < counts.size(); ++n) {
+      if (counts[n] == 0) continue;
+      const size_t island = size_t(std::upper_bound(base.begin(), base.end(), lo + n) - base.begin()) - 1;
+      Finished f{int32_t(island), lo + n - base[island], 0, 0, counts[n]};
+      if (mine < finished_.size() && number(finished_[mine]) == lo + n) {
         f.begin = finished_[mine].begin;
         f.end = finished_[mine].end;
         ++mine;
@@ -493,16 +618,18 @@ class Engine {
     finished_.swap(merged);
   }
 
-  void PushGroup(size_t index) {
-    const Group& g = groups_[index];
-    if (g.cursor < g.end) group_heap_.push({Finish(g, flows_[g.cursor]), int32_t(index), g.serial});
+  void PushGroup(int32_t island, size_t index) {
+    const Island& is = islands_[size_t(island)];
+    const Group& g = is.groups[index];
+    if (g.cursor < g.end) group_heap_.push({Finish(g, is.flows[g.cursor]), int32_t(index), g.serial, island});
   }
 
   // The flows of finished_ are done: their tasks' steps move on, in the
   // order of the tasks' ids.
   void FlowsDone() {
     for (const Finished& f : finished_) {
-      for (size_t i = f.begin; i < f.end; ++i) ++task_done_[flows_[i].task()];
+      const FlowStore& flows = islands_[size_t(f.island)].flows;
+      for (size_t i = f.begin; i < f.end; ++i) ++task_done_[flows[i].task()];
     }
     SumAll(task_done_);
     const int64_t before = flows_done_;
@@ -560,74 +687,74 @@ class Engine {
     }
   }
 
-  // Reopens groups_[first, end): their live flows' bytes left brought up to
-  // now_, moved together from groups_[first].begin (the finished ones
-  // dropped) and their rates taken off the links. Returns where they start.
+  // Reopens the island's groups[first, end): their live flows' bytes left
+  // brought up to now_, moved together from groups[first].begin (the
+  // finished ones dropped) and their rates taken off the links. Returns
+  // where they start.
   size_t Unfreeze(size_t first) {
+    Island& is = *is_;
     if (first == 0) {
-      std::fill(used_.begin(), used_.end(), 0.0);
-      std::fill(live_.begin(), live_.end(), 0);
+      for (int32_t l : is.links) used_[l] = 0;
     }
-    if (first == groups_.size()) return groups_.empty() ? 0 : groups_.back().end;
-    assert(flows_.size() == groups_.back().end && "no unfrozen flows while groups are reopened");
-    const size_t start = groups_[first].begin;
+    if (first == is.groups.size()) return is.groups.empty() ? 0 : is.groups.back().end;
+    assert(is.flows.size() == is.groups.back().end && "no unfrozen flows while groups are reopened");
+    const size_t start = is.groups[first].begin;
     if (first > 0) {
-      std::vector<std::pair<size_t, size_t>>& ranges = batch_ranges_;
+      std::vector<Range>& ranges = batch_ranges_;
       ranges.clear();
-      for (size_t k = first; k < groups_.size(); ++k) ranges.push_back({groups_[k].cursor, groups_[k].end});
-      CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
-        used_[l] -= double(c) * groups_[first + k].level;
-        live_[l] -= c;
-      });
+      for (size_t k = first; k < is.groups.size(); ++k) ranges.push_back({island_, is.groups[k].cursor, is.groups[k].end});
+      CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) { used_[l] -= double(c) * is.groups[first + k].level; });
     }
     size_t write = start;
-    for (size_t k = first; k < groups_.size(); ++k) {
-      const Group& g = groups_[k];
+    for (size_t k = first; k < is.groups.size(); ++k) {
+      const Group& g = is.groups[k];
       const double sent_per_flow = g.level * (now_ - g.updated_s);
       for (size_t i = g.cursor; i < g.end; ++i) {
-        Flow f = flows_[i];
+        Flow f = is.flows[i];
         f.remaining_bytes -= sent_per_flow;
-        flows_[write++] = f;
+        is.flows[write++] = f;
       }
     }
-    flows_.shrink(write);
-    groups_.resize(first);
-    level_max_.resize(first);
+    is.flows.shrink(write);
+    groups_total_ -= is.groups.size() - first;
+    is.groups.resize(first);
+    is.level_max.resize(first);
     return start;
   }
 
-  // Max-min fair rates for the flows after the last group, by progressive
-  // filling from the state of the grouped ones. A full refill reopens every
-  // group; otherwise every flow slower than the slowest finished one
-  // (r_min) keeps its rate, and the groups at or above it are refilled.
+  // Max-min fair rates for the island's flows after its last group, by
+  // progressive filling from the state of the grouped ones. A full refill
+  // reopens every group; otherwise every flow slower than the slowest
+  // finished one (r_min) keeps its rate, and the groups at or above it are
+  // refilled.
   void Refill(bool full, double r_min) {
     ++events_;
     size_t first = 0;
-    if (full) {
-      pending_full_ = false;
-    } else {
-      // Groups filled apart (FillNew) can follow faster ones: reopen from
-      // the first group at or above the threshold (refilling slower groups
-      // after it gives them their rates again).
+    if (!full) {
+      // Reopen from the first group at or above the threshold (refilling
+      // slower groups after it gives them their rates again).
       const double threshold = r_min * (1 - 1e-12);
-      first = size_t(std::lower_bound(level_max_.begin(), level_max_.end(), threshold) - level_max_.begin());
+      first = size_t(std::lower_bound(is_->level_max.begin(), is_->level_max.end(), threshold) -
+                     is_->level_max.begin());
     }
     Fill(Unfreeze(first));
     // Entries of reopened groups go stale in the completion heap; rebuild it
     // once they outnumber the live ones, so that schedules with many small
     // refills (ECMP, pipelined) do not sift through a growing heap.
-    if (group_heap_.size() > 2 * groups_.size() + 64) {
+    if (group_heap_.size() > 2 * groups_total_ + 64) {
       group_heap_ = MinHeap();
-      for (size_t i = 0; i < groups_.size(); ++i) PushGroup(i);
+      for (size_t i = 0; i < islands_.size(); ++i) {
+        for (size_t k = 0; k < islands_[i].groups.size(); ++k) PushGroup(int32_t(i), k);
+      }
     } else {
-      for (size_t i = first; i < groups_.size(); ++i) PushGroup(i);
+      for (size_t k = first; k < is_->groups.size(); ++k) PushGroup(island_, k);
     }
   }
 
-  // Fills flows_[start, end): the links' unfrozen flow counts first (and the
+  // Fills is_->flows[start, end): the links' unfrozen flow counts first (and the
   // bytes of steps started since the last fill, in the same pass).
   void Fill(size_t start) {
-    const size_t n = flows_.size();
+    const size_t n = is_->flows.size();
     touched_.clear();
     auto count = [&](size_t begin, size_t end, double bytes_per_flow) {
       CountLinks(begin, end);
@@ -639,14 +766,14 @@ class Engine {
       }
     };
     size_t counted_to = start;
-    for (const NewFlows& added : new_flows_) {
+    for (const NewFlows& added : is_->new_flows) {
       assert(added.begin >= counted_to && added.end <= n && "new flows are unfrozen");
       count(counted_to, added.begin, 0);
       count(added.begin, added.end, added.bytes_per_flow);
       counted_to = added.end;
     }
     count(counted_to, n, 0);
-    new_flows_.clear();
+    is_->new_flows.clear();
     // Per-link lists when they fit (filling link by link costs one pass
     // whatever the number of distinct rates); otherwise rounds, which settle
     // the regular cases (d-mod-k, one rate per tier) in a few passes with no
@@ -661,7 +788,7 @@ class Engine {
         if (part_) {
           FillGathered(start, n);
         } else {
-          FillByLists(flows_.data() + start, n - start);
+          FillByLists(is_->flows.data() + start, n - start);
           for (size_t k = 0; k < levels_.size(); ++k) {
             if (list_group_[k + 1] > list_group_[k]) {
               NewGroup(levels_[k], start + list_group_[k], start + list_group_[k + 1]);
@@ -705,7 +832,7 @@ class Engine {
     return size_t(it - levels_.begin());
   }
 
-  // One filling round over the unfrozen flows_[start, n): freezes the flows
+  // One filling round over the unfrozen is_->flows[start, n): freezes the flows
   // of every link whose share is the least among the links (and caps) its
   // flows cross, up to bound_, the least share of any other link or cap.
   // Returns where the unfrozen flows start afterwards.
@@ -715,9 +842,9 @@ class Engine {
     ParallelFor(start, n, [&](Worker& w, size_t b, size_t e) {
       int32_t path[net::kMaxRouteHops];
       for (size_t i = b; i < e; ++i) {
-        const int hops = PathOf(flows_[i], path);
-        const double m = LeastShare(flows_[i], path, hops);
-        const double cap = cap_[flows_[i].task()];
+        const int hops = PathOf(is_->flows[i], path);
+        const double m = LeastShare(is_->flows[i], path, hops);
+        const double cap = cap_[is_->flows[i].task()];
         if (cap > m) w.cap_min = std::min(w.cap_min, cap);
         for (int h = 0; h < hops; ++h) w.least[path[h]] = std::min(w.least[path[h]], m);
       }
@@ -754,7 +881,7 @@ class Engine {
     // Flows per bucket, then each bucket's flows moved together in place.
     ParallelFor(start, n, [&](Worker& w, size_t b, size_t e) {
       w.buckets.assign(unfrozen_bucket + 1, 0);
-      for (size_t i = b; i < e; ++i) ++w.buckets[Bucket(flows_[i])];
+      for (size_t i = b; i < e; ++i) ++w.buckets[Bucket(is_->flows[i])];
     });
     std::vector<size_t> next(unfrozen_bucket + 2, start);
     std::vector<int64_t> sizes(unfrozen_bucket + 1, 0);  // over all ranks
@@ -773,13 +900,12 @@ class Engine {
            "the least share always freezes");
     PlaceInBuckets(&next, bucket_end);
     // The buckets' flows take their rates on their links, then become groups.
-    std::vector<std::pair<size_t, size_t>>& ranges = batch_ranges_;
+    std::vector<Range>& ranges = batch_ranges_;
     ranges.clear();
-    for (size_t k = 0; k < unfrozen_bucket; ++k) ranges.push_back({bucket_begin[k], bucket_end[k]});
+    for (size_t k = 0; k < unfrozen_bucket; ++k) ranges.push_back({island_, bucket_begin[k], bucket_end[k]});
     CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) {
       used_[l] += double(c) * levels_[k];
       unfrozen_[l] -= c;
-      live_[l] += c;
     });
     for (size_t k = 0; k < unfrozen_bucket; ++k) {
       if (sizes[k] > 0) NewGroup(levels_[k], bucket_begin[k], bucket_end[k]);
@@ -857,7 +983,6 @@ class Engine {
         for (int h = 0; h < hops; ++h) {
           used_[path[h]] += level;
           --unfrozen_[path[h]];
-          ++live_[path[h]];
         }
       }
     }
@@ -885,11 +1010,11 @@ class Engine {
   }
 
   // FillByLists over ranks: every rank fills all the unfrozen flows, gathered
-  // (flows_[start, n) of each), the same way, and keeps an even share of
+  // (is_->flows[start, n) of each), the same way, and keeps an even share of
   // every group in place of its own.
   void FillGathered(size_t start, size_t n) {
     std::vector<Flow> all;
-    part_->GatherFlows({flows_.data() + start, n - start}, &all);
+    part_->GatherFlows({is_->flows.data() + start, n - start}, &all);
     FillByLists(all.data(), all.size());
     const size_t ranks = size_t(part_->size()), rank = size_t(part_->rank());
     auto share = [&](size_t k, size_t* from, size_t* to) {
@@ -900,25 +1025,26 @@ class Engine {
     };
     size_t kept = 0, from = 0, to = 0;
     for (size_t k = 0; k < levels_.size(); ++k) kept += share(k, &from, &to) ? to - from : 0;
-    flows_.shrink(start);
-    flows_.Reserve(start + kept);
+    is_->flows.shrink(start);
+    is_->flows.Reserve(start + kept);
     for (size_t k = 0; k < levels_.size(); ++k) {
       if (!share(k, &from, &to)) continue;
-      const size_t begin = flows_.size();
-      for (size_t i = from; i < to; ++i) flows_.push_back(all[i]);
-      NewGroup(levels_[k], begin, flows_.size());
+      const size_t begin = is_->flows.size();
+      for (size_t i = from; i < to; ++i) is_->flows.push_back(all[i]);
+      NewGroup(levels_[k], begin, is_->flows.size());
     }
   }
 
-  // A group of flows_[begin, end) at rate `level`, sorted by bytes left so
-  // that they finish front first.
+  // A group of the island's flows[begin, end) at rate `level`, sorted by
+  // bytes left so that they finish front first.
   void NewGroup(double level, size_t begin, size_t end) {
-    Flow* b = flows_.data() + begin;
-    Flow* e = flows_.data() + end;
+    Flow* b = is_->flows.data() + begin;
+    Flow* e = is_->flows.data() + end;
     auto by_remaining = [](const Flow& x, const Flow& y) { return x.remaining_bytes < y.remaining_bytes; };
     if (!std::is_sorted(b, e, by_remaining)) std::sort(b, e, by_remaining);
-    groups_.push_back({level, now_, begin, end, begin, next_serial_++});
-    level_max_.push_back(level_max_.empty() ? level : std::max(level, level_max_.back()));
+    is_->groups.push_back({level, now_, begin, end, begin, next_serial_++});
+    is_->level_max.push_back(is_->level_max.empty() ? level : std::max(level, is_->level_max.back()));
+    ++groups_total_;
   }
 
   // American flag sort: moves each flow of the round into its bucket's range
@@ -927,13 +1053,13 @@ class Engine {
     std::vector<size_t>& at = *next;
     for (size_t k = 0; k < end.size(); ++k) {
       while (at[k] < end[k]) {
-        Flow f = flows_[at[k]];
+        Flow f = is_->flows[at[k]];
         size_t b = Bucket(f);
         while (b != k) {
-          std::swap(f, flows_[at[b]++]);
+          std::swap(f, is_->flows[at[b]++]);
           b = Bucket(f);
         }
-        flows_[at[k]++] = f;
+        is_->flows[at[k]++] = f;
       }
     }
   }
@@ -979,36 +1105,38 @@ class Engine {
   // Per directed link (2 x link + direction).
   std::vector<double> capacity_, used_, bytes_;
   std::vector<int64_t> unfrozen_, count_;
-  std::vector<int64_t> live_;          // frozen flows not finished, for LinksApart()
   std::vector<int32_t> slot_;          // index in touched_ while building lists, else -1
   std::vector<double> share_, least_;  // this round's share; least flow share across it
   std::vector<uint8_t> freeze_;        // frozen this round
   std::vector<uint8_t> skip_;          // per link: PCIe, left out
   std::vector<int32_t> touched_, counted_;
-  // Steps started since the last fill: their flows and bytes per flow.
-  struct NewFlows {
-    size_t begin, end;
-    double bytes_per_flow;
-  };
-  std::vector<NewFlows> new_flows_;
-  // Flows finishing in one event: flows_[begin, end) of groups_[group], and
-  // their count over all ranks.
+  // Flows finishing in one event: flows[begin, end) of groups[group] of
+  // islands_[island], and their count over all ranks.
   struct Finished {
+    int32_t island;
     size_t group, begin, end;
     int64_t count;
   };
   std::vector<Finished> finished_;
+  std::vector<const Finished*> batch_finished_;  // FinishFlows()' items of CountBatch()
+  std::vector<size_t> group_base_;     // MergeFinished(): per island, its first group's number
   std::vector<int64_t> merge_counts_;  // MergeFinished()'s buffer
   std::vector<int64_t> task_done_;     // per task: flows finished this event
   std::vector<double> reduce_least_;   // ReduceLeast()'s buffer
+  std::vector<int64_t> reduce_counts_;  // CountLinks()'s buffer over ranks
   // CountBatch()'s buffers.
-  std::vector<std::pair<size_t, size_t>> batch_ranges_;
+  std::vector<Range> batch_ranges_;
   std::vector<int64_t> batch_mine_;
   std::vector<std::pair<int64_t, int64_t>> batch_pairs_;
-  // Flows, in group order, then the unfrozen ones.
-  FlowStore flows_;
-  std::vector<Group> groups_;
-  std::vector<double> level_max_;  // per group: the highest level up to it (groups filled apart break the order)
+  std::vector<Island> islands_;
+  std::vector<int32_t> island_of_;     // per directed link: its island (-1: no flow crosses it)
+  std::vector<std::vector<int32_t>> phase_islands_;  // per phase: the islands its flows are in
+  Island* is_ = nullptr;               // the island being filled (Use())
+  int32_t island_ = 0;                 // its index
+  std::vector<int32_t> pending_;       // islands that steps started in since the last refill
+  std::vector<int64_t> step_added_;    // StartStep()'s buffers
+  std::vector<size_t> step_first_;
+  size_t groups_total_ = 0;            // groups over all islands
   std::vector<double> levels_;  // rates frozen this round (or fill by lists), ascending
   std::vector<uint32_t> list_begin_, list_, list_at_, group_of_;  // FillByLists' buffers
   std::vector<size_t> list_group_;  // FillByLists' groups: group k is [list_group_[k], list_group_[k + 1])
@@ -1018,7 +1146,6 @@ class Engine {
   int64_t flows_done_ = 0, flows_simulated_ = 0, events_ = 0, unroutable_ = 0;
   MinHeap group_heap_, timers_;
   uint32_t next_serial_ = 0;
-  bool pending_full_ = false, pending_new_ = false;
   int active_tasks_ = 0;
   double now_ = 0;
   std::vector<Task> tasks_;
