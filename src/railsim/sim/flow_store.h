@@ -1,8 +1,8 @@
-// FlowStore: the simulator's live flows, 16 bytes each, in one anonymous
-// mapping that is sized once from the known peak and asks the kernel for
-// transparent huge pages (a billion flows are 16 GiB: with 4 KiB pages the
-// first touch alone costs millions of page faults, and the TLB misses
-// every pass over them).
+// FlowStore: the simulator's live flows of one island, 16 bytes each, in one
+// anonymous mapping that is sized once from the known peak and, from 2 MiB
+// up, asks the kernel for transparent huge pages (a billion flows are 16 GiB:
+// with 4 KiB pages the first touch alone costs millions of page faults, and
+// the TLB misses every pass over them).
 //
 // A flow is stored as what cannot be recomputed: its source, destination
 // and task packed in one word, and the bytes it has left. Its path is a pure

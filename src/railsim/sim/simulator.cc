@@ -19,6 +19,11 @@ using comm::Plan;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Fills crossing at least this many (flow, link) pairs start in rounds
+// (Fill()); smaller ones go by lists at once, as a round that does not
+// settle them would cost about what the lists do.
+constexpr int64_t kRoundsFirst = int64_t{1} << 22;
+
 // Flows finishing within this relative time of the earliest finish in an
 // event finish with it (float noise of equal-rate flows).
 constexpr double kSameTime = 1e-9;
@@ -251,19 +256,15 @@ class Engine {
     double flow_bytes = 0;
     int64_t index = 0;
     int32_t path[net::kMaxRouteHops];
-    const bool routed = o_.failures || islands_.size() > 1;
+    const std::vector<int32_t>& island_of_source = source_island_[size_t(task.phase)];
     comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double bytes) {
       flow_bytes = bytes;  // the same for every flow of a phase
       if (!Owns(index++)) return;
-      int32_t island = 0;
-      if (routed) {
-        if (PathOf(src, dst, path) < 0) {
-          ++unroutable_;
-          return;
-        }
-        island = island_of_[path[0]];
+      if (o_.failures && PathOf(src, dst, path) < 0) {
+        ++unroutable_;
+        return;
       }
-      FlowStore& flows = islands_[island].flows;
+      FlowStore& flows = islands_[size_t(island_of_source.empty() ? 0 : island_of_source[size_t(src)])].flows;
       if (flows.size() == flows.capacity()) flows.Reserve(2 * flows.capacity() + 1);
       flows.push_back({Flow::Key(src, dst, id), bytes});
     });
@@ -310,7 +311,10 @@ class Engine {
   // Joins the directed links that a flow of the plan crosses together into
   // islands_ (union-find over every path), numbered in the order of their
   // least link, and counts each phase's flows per island for the islands'
-  // peaks. It costs one route per distinct flow (a phase's chunks and steps
+  // peaks. A phase's flows from one source are joined into one island too,
+  // so that a step finds a flow's island from its source without routing it
+  // (they share the source's links in practice, so this merges nothing
+  // apart). It costs one route per distinct flow (a phase's chunks and steps
   // repeat the same flows), so it looks only where islands pay: on Rail-only
   // networks, whose rails share no switch, and in plans of several phases
   // (HB and NIC phases never share a link). A single phase on a network whose
@@ -318,6 +322,7 @@ class Engine {
   void FindIslands() {
     const size_t directed = capacity_.size();
     phase_islands_.assign(size_t(plan_.count), {});
+    source_island_.assign(size_t(plan_.count), {});
     if (t_.params().design != net::Design::kRailOnly && plan_.count <= 1) {
       islands_ = std::vector<Island>(1);
       islands_[0].links.resize(directed);
@@ -334,19 +339,27 @@ class Engine {
       while (parent[x] != x) x = parent[x] = parent[parent[x]];
       return x;
     };
+    auto join = [&](int32_t x, int32_t y) {
+      const int32_t a = root(x), b = root(y);
+      if (a != b) parent[size_t(std::max(a, b))] = std::min(a, b);
+    };
     std::vector<uint8_t> crossed(directed, 0);
     // Per phase and directed link: the phase's flows whose path starts there.
     std::vector<std::vector<int64_t>> starts(size_t(plan_.count), std::vector<int64_t>(directed, 0));
     int32_t path[net::kMaxRouteHops];
     for (int i = 0; i < plan_.count; ++i) {
+      std::vector<int32_t>& first_link = source_island_[size_t(i)];  // per source: a link of its flows, for now
+      first_link.assign(size_t(t_.gpus()), -1);
       comm::ForEachFlow(plan_.phases[i], t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double) {
         const int n = PathOf(src, dst, path);
         if (n <= 0) return;  // no live path around the failures
         ++starts[size_t(i)][size_t(path[0])];
+        int32_t& first = first_link[size_t(src)];
+        if (first < 0) first = path[0];
+        join(first, path[0]);
         for (int h = 0; h < n; ++h) {
           crossed[size_t(path[h])] = 1;
-          const int32_t a = root(path[0]), b = root(path[h]);
-          if (a != b) parent[size_t(std::max(a, b))] = std::min(a, b);
+          join(path[0], path[h]);
         }
       });
     }
@@ -362,6 +375,9 @@ class Engine {
     islands_ = std::vector<Island>(size_t(std::max(count, 1)));
     for (size_t l = 0; l < directed; ++l) {
       if (island_of_[l] >= 0) islands_[size_t(island_of_[l])].links.push_back(int32_t(l));
+    }
+    for (std::vector<int32_t>& island_of_source : source_island_) {
+      for (int32_t& link : island_of_source) link = link < 0 ? 0 : island_of_[size_t(link)];
     }
     std::vector<std::vector<int64_t>> flows(size_t(plan_.count), std::vector<int64_t>(islands_.size(), 0));
     for (size_t i = 0; i < flows.size(); ++i) {
@@ -774,15 +790,21 @@ class Engine {
     }
     count(counted_to, n, 0);
     is_->new_flows.clear();
-    // Per-link lists when they fit (filling link by link costs one pass
-    // whatever the number of distinct rates); otherwise rounds, which settle
-    // the regular cases (d-mod-k, one rate per tier) in a few passes with no
-    // memory per flow, until what is left fits.
+    // Rounds settle the regular cases (d-mod-k, one rate per tier) in a few
+    // passes with no memory per flow, and split over ranks; per-link lists
+    // (filling link by link) cost one pass whatever the number of distinct
+    // rates (ECMP), but every rank runs them whole. So a large fill starts
+    // in rounds while each freezes at least half of what is left, and goes
+    // on by lists once what is left fits them.
+    bool rounds = false;
+    int64_t before = 0;
     while (true) {
       int64_t entries = 0;  // over all ranks: none left when every flow is frozen
       for (int32_t l : touched_) entries += unfrozen_[l];
       if (entries == 0) break;
-      if (caps_.empty() && entries <= o_.max_list_entries) {
+      rounds = before == 0 ? entries >= kRoundsFirst : rounds && 2 * entries <= before;
+      before = entries;
+      if (caps_.empty() && entries <= o_.max_list_entries && !rounds) {
         // Links frozen in the order of their ids when their shares tie.
         std::sort(touched_.begin(), touched_.end());
         if (part_) {
@@ -1131,6 +1153,7 @@ class Engine {
   std::vector<Island> islands_;
   std::vector<int32_t> island_of_;     // per directed link: its island (-1: no flow crosses it)
   std::vector<std::vector<int32_t>> phase_islands_;  // per phase: the islands its flows are in
+  std::vector<std::vector<int32_t>> source_island_;  // per phase and source GPU: its flows' island (empty: 0)
   Island* is_ = nullptr;               // the island being filled (Use())
   int32_t island_ = 0;                 // its index
   std::vector<int32_t> pending_;       // islands that steps started in since the last refill

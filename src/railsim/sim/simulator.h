@@ -11,6 +11,12 @@
 // flows at or above that level are refilled. A phase starts when the phases
 // it depends on are done, after its latency.
 //
+// Islands: the plan's flows join the directed links into pieces that no flow
+// crosses two of (a Rail-only network's rails; each HB domain's NVLink
+// links). Max-min fairness is separate on each, so each island keeps its own
+// flows and groups and fills apart: flows finishing or starting in one
+// island leave the others' rates alone, and are not refilled.
+//
 // Every flow is simulated. Two exact shortcuts only: a step that repeats with
 // the same flows on the same paths while nothing else runs (a ring's
 // 2 (n - 1) steps) is simulated once and repeated in time; flows that finish
@@ -18,8 +24,8 @@
 //
 // Data layout for a billion flows (sim/flow_store.h): 16 bytes per live
 // flow (source, destination, task, bytes left); paths are recomputed from
-// (source, destination, routing) instead of stored. Flows sit in one array
-// in the order of their groups (flows frozen at one rate by one filling
+// (source, destination, routing) instead of stored. An island's flows sit in
+// one array in the order of its groups (flows frozen at one rate by one filling
 // round, sorted by bytes left, so they finish front first); a partial refill
 // only ever reopens the groups at the end of the array. Links are dense
 // directed ids (2 x link + direction). PCIe links are left out: each carries
@@ -114,7 +120,7 @@ struct SimResult {
   int64_t flows_simulated = 0;   ///< flows injected into the simulation
   int64_t flows_represented = 0; ///< counting every repeated step
   int64_t flows_unroutable = 0;  ///< dropped: no live path around the failures
-  int64_t events = 0;            ///< rate recomputations
+  int64_t events = 0;            ///< rate recomputations (of one island each)
   std::vector<PhaseSpan> phases;
   std::vector<LinkLoad> links;   ///< every directed link that carried bytes, by id
   TierBytes bytes_by_tier;
