@@ -5,11 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -44,18 +42,6 @@ auto WithProgress(Run run) {
   auto result = run(ProgressLine("simulate", "of flows", &shown));
   if (shown) PrintStderr("\n");
   return result;
-}
-
-// A rank's error under mpirun: the one line, then every rank ends with
-// `status`. Errors come from the flags and inputs, checked before anything
-// is simulated, so every rank meets the same one: rank 0 prints it and ends
-// them all, and another rank prints only if rank 0 has not ended it after
-// a while (then the error is its own, such as memory refused).
-[[noreturn]] void EndRanks(const study::MpiSession& mpi, const std::string& line, int status) {
-  constexpr auto kRankZeroFirst = std::chrono::seconds(3);
-  if (mpi.rank() != 0) std::this_thread::sleep_for(kRankZeroFirst);
-  PrintStderr(line);
-  mpi.Abort(status);
 }
 
 // Runs `run(progress, partition)` and hands its result to `print`. Under

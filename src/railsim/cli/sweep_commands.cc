@@ -214,8 +214,7 @@ int RunSweepOverMpi(const SweepFlags& f) {
       study::RunSweepPointsMpi(mpi, s.config, s.specs, {}, s.threads, {});
     }
   } catch (const Error& e) {
-    fmt::print(stderr, "railsim: error: {}\n", e.what());
-    mpi.Abort(2);
+    EndRanks(mpi, fmt::format("railsim: error: {}\n", e.what()), 2);
   }
   return 0;
 }

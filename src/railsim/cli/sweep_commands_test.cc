@@ -91,6 +91,22 @@ TEST_F(SweepCommandTest, MpirunGivesTheSameRows) {
 #endif
 }
 
+// A bad flag under mpirun: every rank meets it, the line is printed once,
+// and every rank ends with exit 2.
+TEST_F(SweepCommandTest, MpirunErrorIsPrintedOnce) {
+#ifndef RAILSIM_MPIRUN_TEST
+  GTEST_SKIP() << "built without RAILSIM_MPI, or with the sanitizers (Open MPI's own leaks would fail them)";
+#else
+  RunResult r = RunProgram("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "2", RAILSIM_BINARY, "sweep",
+                                      "--config", Path("missing.json"), "--out", Path("mpi.jsonl")});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ("", r.out);
+  const size_t at = r.err.find("railsim: error: --config: ");
+  ASSERT_NE(std::string::npos, at) << r.err;
+  EXPECT_EQ(std::string::npos, r.err.find("railsim: error:", at + 1)) << "printed once: " << r.err;
+#endif
+}
+
 TEST_F(SweepCommandTest, AKilledSweepResumesWithEveryRowExactlyOnce) {
   ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("full.jsonl"), "--threads", "2"}));
   const std::string full = Slurp(Path("full.jsonl"));
