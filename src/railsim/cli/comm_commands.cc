@@ -14,6 +14,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/mpi_end.h"
 #include "railsim/cli/model_flags.h"
 #include "railsim/cli/strategy_flags.h"
 #include "railsim/perf/layer_cost.h"

@@ -68,11 +68,4 @@ void PrintStdout(const std::string& text) {
   }
 }
 
-void EndRanks(const study::MpiSession& mpi, const std::string& line, int status) {
-  constexpr auto kRankZeroFirst = std::chrono::seconds(3);
-  if (mpi.rank() != 0) std::this_thread::sleep_for(kRankZeroFirst);
-  PrintStderr(line);
-  mpi.Abort(status);
-}
-
 }  // namespace railsim::cli

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "railsim/study/flag_values.h"
-#include "railsim/study/sweep_mpi.h"
 
 namespace railsim::cli {
 
@@ -44,12 +43,5 @@ void PrintStderr(const std::string& text) noexcept;
 
 /// Writes `text` to stdout; throws Error if the write fails (a closed pipe).
 void PrintStdout(const std::string& text);
-
-/// A rank's error under mpirun: the one `line`, then every rank ends with
-/// `status`. Errors from the flags and inputs are checked before any work,
-/// so every rank meets the same one: rank 0 prints it and ends them all, and
-/// another rank prints only if rank 0 has not ended it after a while (then
-/// the error is its own, such as memory refused).
-[[noreturn]] void EndRanks(const study::MpiSession& mpi, const std::string& line, int status);
 
 }  // namespace railsim::cli

@@ -12,6 +12,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/mpi_end.h"
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/report/sweep_report.h"

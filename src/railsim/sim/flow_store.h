@@ -1,8 +1,10 @@
-// FlowStore: the simulator's live flows of one island, 16 bytes each, in one
-// anonymous mapping that is sized once from the known peak and, from 2 MiB
-// up, asks the kernel for transparent huge pages (a billion flows are 16 GiB:
-// with 4 KiB pages the first touch alone costs millions of page faults, and
-// the TLB misses every pass over them).
+// FlowStore: the simulator's live flows of one island, 16 bytes each. It is
+// reserved from the island's known peak (it doubles if a rank's share of a
+// step goes over it). Large stores are one anonymous mapping that asks the
+// kernel for transparent huge pages from 2 MiB up: a billion flows are
+// 16 GiB, and with 4 KiB pages the first touch alone costs millions of page
+// faults, and the TLB misses every pass over them. Small ones (thousands of
+// HB domains' islands) come from the heap, with no page each.
 //
 // A flow is stored as what cannot be recomputed: its source, destination
 // and task packed in one word, and the bytes it has left. Its path is a pure
@@ -46,9 +48,13 @@ class FlowStore {
   FlowStore(const FlowStore&) = delete;
   FlowStore& operator=(const FlowStore&) = delete;
 
-  /// Makes room for `n` flows (one new mapping, the old records copied);
-  /// throws std::bad_alloc when the kernel refuses the memory.
+  /// Makes room for `n` flows (new memory, the old records copied); throws
+  /// std::bad_alloc when the kernel refuses the memory.
   void Reserve(size_t n);
+
+  /// Drops every flow and gives a mapping's pages back to the kernel (they
+  /// are zero pages again on the next touch); the capacity stays.
+  void Release();
 
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
@@ -68,8 +74,11 @@ class FlowStore {
   }
 
  private:
+  void Free();  // data_'s memory, whichever kind
+
   Flow* data_ = nullptr;
-  size_t size_ = 0, capacity_ = 0, mapped_bytes_ = 0;
+  size_t size_ = 0, capacity_ = 0;
+  size_t mapped_bytes_ = 0;  // 0: data_ is from the heap (or null)
 };
 
 }  // namespace railsim::sim

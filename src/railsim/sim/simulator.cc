@@ -19,11 +19,6 @@ using comm::Plan;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Fills crossing at least this many (flow, link) pairs start in rounds
-// (Fill()); smaller ones go by lists at once, as a round that does not
-// settle them would cost about what the lists do.
-constexpr int64_t kRoundsFirst = int64_t{1} << 22;
-
 // Flows finishing within this relative time of the earliest finish in an
 // event finish with it (float noise of equal-rate flows).
 constexpr double kSameTime = 1e-9;
@@ -64,11 +59,13 @@ struct Group {
   uint32_t serial;
 };
 
-// Flows added by a step since the last fill: flows[begin, end), all of
-// `bytes_per_flow`.
+// Flows added by a step since the last fill: flows[begin, end), of
+// `bytes_per_flow` each, or of `other_bytes` (when > 0) for some (NCCL's
+// tree carries twice the bytes on its chains).
 struct NewFlows {
   size_t begin, end;
   double bytes_per_flow;
+  double other_bytes = 0;
 };
 
 // A range of one island's flows: flows[begin, end) of islands_[island].
@@ -253,18 +250,25 @@ class Engine {
       if (!is_->pending_full) pending_.push_back(i);
       is_->pending_full = true;
     }
-    double flow_bytes = 0;
+    double flow_bytes = 0, other_bytes = 0;  // seen by every rank: set before the share is taken
     int64_t index = 0;
     int32_t path[net::kMaxRouteHops];
     const std::vector<int32_t>& island_of_source = source_island_[size_t(task.phase)];
     comm::ForEachFlow(p, t_.gpus(), t_.params().hb_domain_size, [&](int64_t src, int64_t dst, double bytes) {
-      flow_bytes = bytes;  // the same for every flow of a phase
+      if (index == 0) {
+        flow_bytes = bytes;
+      } else if (bytes != flow_bytes) {
+        assert((other_bytes == 0 || other_bytes == bytes) && "a phase's flows have at most two sizes");
+        other_bytes = bytes;
+      }
       if (!Owns(index++)) return;
       if (o_.failures && PathOf(src, dst, path) < 0) {
         ++unroutable_;
         return;
       }
-      FlowStore& flows = islands_[size_t(island_of_source.empty() ? 0 : island_of_source[size_t(src)])].flows;
+      const int32_t island = island_of_source.empty() ? 0 : island_of_source[size_t(src)];
+      assert(std::find(joined.begin(), joined.end(), island) != joined.end() && "the step's islands are refilled");
+      FlowStore& flows = islands_[size_t(island)].flows;
       if (flows.size() == flows.capacity()) flows.Reserve(2 * flows.capacity() + 1);
       flows.push_back({Flow::Key(src, dst, id), bytes});
     });
@@ -276,7 +280,7 @@ class Engine {
     for (size_t k = 0; k < joined.size(); ++k) {
       Island& island = islands_[joined[k]];
       // Counted by the island's next Fill().
-      if (added[k] > 0) island.new_flows.push_back({first[k], island.flows.size(), flow_bytes});
+      if (added[k] > 0) island.new_flows.push_back({first[k], island.flows.size(), flow_bytes, other_bytes});
       island.unfinished += added[k];
       total += added[k];
     }
@@ -313,12 +317,14 @@ class Engine {
   // least link, and counts each phase's flows per island for the islands'
   // peaks. A phase's flows from one source are joined into one island too,
   // so that a step finds a flow's island from its source without routing it
-  // (they share the source's links in practice, so this merges nothing
-  // apart). It costs one route per distinct flow (a phase's chunks and steps
-  // repeat the same flows), so it looks only where islands pay: on Rail-only
+  // (this merges islands only where a source sends over NVLink and its NIC
+  // in one phase, unforwarded: a cost in speed, never in exactness). The pass
+  // costs one route per distinct flow (a phase's chunks and steps repeat the
+  // same flows), so it runs where islands are likely to pay: on Rail-only
   // networks, whose rails share no switch, and in plans of several phases
-  // (HB and NIC phases never share a link). A single phase on a network whose
-  // rails share switches is one island in practice.
+  // (HB and NIC phases never share a link). A single phase on a network
+  // whose rails share switches is taken as one island, which is exact and
+  // usually true (a phase inside domains or along rails would gain).
   void FindIslands() {
     const size_t directed = capacity_.size();
     phase_islands_.assign(size_t(plan_.count), {});
@@ -442,11 +448,11 @@ class Engine {
   }
 
   // Counts, per directed link, the flows of the island's flows[begin, end)
-  // that cross it: count_[l] for the links in counted_ (read them with
+  // (with `only_bytes` > 0, those with that many bytes left) that cross it: count_[l] for the links in counted_ (read them with
   // TakeCount). Over ranks, every rank's range counts, and counted_ is in
   // link order.
-  void CountLinks(size_t begin, size_t end) {
-    CountLocal(is_->flows.data(), begin, end);
+  void CountLinks(size_t begin, size_t end, double only_bytes = 0) {
+    CountLocal(is_->flows.data(), begin, end, only_bytes);
     if (part_) {
       std::vector<int64_t>& counts = reduce_counts_;
       counts.clear();
@@ -501,11 +507,13 @@ class Engine {
     }
   }
 
-  // CountLinks() of this rank's flows[begin, end) alone.
-  void CountLocal(const Flow* flows, size_t begin, size_t end) {
+  // CountLinks() of this rank's flows[begin, end) alone (with `only_bytes`
+  // > 0, of those with that many bytes left alone).
+  void CountLocal(const Flow* flows, size_t begin, size_t end, double only_bytes = 0) {
     ParallelFor(begin, end, [&](Worker& w, size_t b, size_t e) {
       int32_t path[net::kMaxRouteHops];
       for (size_t i = b; i < e; ++i) {
+        if (only_bytes > 0 && flows[i].remaining_bytes != only_bytes) continue;
         const int n = PathOf(flows[i], path);
         for (int h = 0; h < n; ++h) {
           if (w.count[path[h]]++ == 0) w.links.push_back(path[h]);
@@ -592,9 +600,23 @@ class Engine {
         r_min = std::min(r_min, islands_[size_t(i)].groups[finished_[k].group].level);
       }
       Use(i);
-      if (is_->pending_full) continue;  // RefillStarted() refills it whole
-      if (is_->unfinished > 0) Refill(false, r_min);
+      assert(!is_->pending_full && "steps start from timers, and RefillStarted() follows at once");
+      if (is_->unfinished > 0) {
+        Refill(false, r_min);
+      } else {
+        Drain();
+      }
     }
+  }
+
+  // The island's flows have all finished: its groups go and its flows'
+  // memory goes back (islands take turns: the HB phase's, then the NIC
+  // phase's). Its links are zeroed when a step joins it again.
+  void Drain() {
+    groups_total_ -= is_->groups.size();
+    is_->groups.clear();
+    is_->level_max.clear();
+    is_->flows.Release();
   }
 
   // Over ranks: finished_ becomes every group with flows finished on any
@@ -767,8 +789,10 @@ class Engine {
     }
   }
 
-  // Fills is_->flows[start, end): the links' unfrozen flow counts first (and the
-  // bytes of steps started since the last fill, in the same pass).
+  // Fills the island's flows[start, end): the links' unfrozen flow counts
+  // first (and the bytes of steps started since the last fill, in the same
+  // pass, as counts times bytes so that the totals do not depend on the
+  // order of the flows).
   void Fill(size_t start) {
     const size_t n = is_->flows.size();
     touched_.clear();
@@ -786,6 +810,12 @@ class Engine {
       assert(added.begin >= counted_to && added.end <= n && "new flows are unfrozen");
       count(counted_to, added.begin, 0);
       count(added.begin, added.end, added.bytes_per_flow);
+      if (added.other_bytes > 0) {
+        // The flows of the other size (their bytes left are still their
+        // bytes) make up the difference.
+        CountLinks(added.begin, added.end, added.other_bytes);
+        for (int32_t l : counted_) bytes_[l] += double(TakeCount(l)) * (added.other_bytes - added.bytes_per_flow);
+      }
       counted_to = added.end;
     }
     count(counted_to, n, 0);
@@ -802,7 +832,7 @@ class Engine {
       int64_t entries = 0;  // over all ranks: none left when every flow is frozen
       for (int32_t l : touched_) entries += unfrozen_[l];
       if (entries == 0) break;
-      rounds = before == 0 ? entries >= kRoundsFirst : rounds && 2 * entries <= before;
+      rounds = before == 0 ? entries >= o_.rounds_first_entries : rounds && 2 * entries <= before;
       before = entries;
       if (caps_.empty() && entries <= o_.max_list_entries && !rounds) {
         // Links frozen in the order of their ids when their shares tie.

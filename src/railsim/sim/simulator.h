@@ -12,10 +12,12 @@
 // it depends on are done, after its latency.
 //
 // Islands: the plan's flows join the directed links into pieces that no flow
-// crosses two of (a Rail-only network's rails; each HB domain's NVLink
-// links). Max-min fairness is separate on each, so each island keeps its own
-// flows and groups and fills apart: flows finishing or starting in one
-// island leave the others' rates alone, and are not refilled.
+// crosses two of (a Rail-only network's rails and each HB domain's NVLink
+// links, unless flows forwarded between rails join them; a single phase on
+// a network whose rails share switches is taken as one island). Max-min
+// fairness is separate on each, so each island keeps its own flows and
+// groups and fills apart: flows finishing or starting in one island leave
+// the others' rates alone, and are not refilled.
 //
 // Every flow is simulated. Two exact shortcuts only: a step that repeats with
 // the same flows on the same paths while nothing else runs (a ring's
@@ -85,6 +87,11 @@ struct SimOptions {
   /// (flow, link) pairs (4 bytes each: 512 MiB); larger fills go in rounds
   /// that need no memory per flow. Tests set 0 to fill in rounds only.
   int64_t max_list_entries = int64_t{1} << 27;
+  /// Fills that cross at least this many (flow, link) pairs start in rounds
+  /// (they settle the regular cases with no lists, and split over ranks),
+  /// while each round settles half of what is left; then lists where they
+  /// fit. Smaller fills go by lists at once. Tests set 0.
+  int64_t rounds_first_entries = int64_t{1} << 22;
   /// Called now and then with the fraction of flows done (may be empty).
   std::function<void(double)> progress;
   /// Splits the flows over processes (sim/partition.h): every rank calls

@@ -2,6 +2,7 @@
 // their assumptions hold, and against what they miss where they do not.
 #include "railsim/sim/simulator.h"
 
+#include <algorithm>
 #include <barrier>
 #include <cstdio>
 #include <limits>
@@ -394,6 +395,38 @@ void ExpectSameResult(const SimResult& want, const SimResult& got, const std::st
   EXPECT_EQ(want.bytes_by_tier.spine_core, got.bytes_by_tier.spine_core) << what;
 }
 
+// NCCL's tree moves twice the bytes on its chains (reduction up and
+// broadcast down at once) as on its tree edges: every link's bytes are each
+// flow's own bytes on its hops, summed here from the plan's flows and routes.
+TEST(SimulatorTest, LinkBytesCountEachFlowsOwnBytes) {
+  const Fabrics fabrics;
+  const Cluster& opt = fabrics.opt;
+  comm::Plan plan;  // NCCL's tree over 32 GPUs: chains in 4 domains, one tree per channel across them
+  comm::Phase& tree = plan.Add();
+  tree.pattern = comm::Pattern::kNodeTree;
+  tree.family = {32, 1};
+  tree.channels = 8;
+  tree.bytes_per_flow = 4e6;
+  const auto& links = opt.topology.links();
+  double nvlink = 0, network = 0;
+  std::vector<double> sizes;
+  comm::ForEachFlow(plan.phases[0], opt.topology.gpus(), 8, [&](int64_t src, int64_t dst, double bytes) {
+    if (std::find(sizes.begin(), sizes.end(), bytes) == sizes.end()) sizes.push_back(bytes);
+    net::Hop hops[net::kMaxRouteHops];
+    const int n = opt.topology.RouteInto(src, dst, {net::Routing::kDModK, 0}, hops);
+    for (int h = 0; h < n; ++h) {
+      const net::LinkKind kind = links[size_t(hops[h].link)].kind;
+      if (kind == net::LinkKind::kNvlink) nvlink += bytes * double(plan.phases[0].repeat);
+      if (net::IsNetworkLink(kind)) network += bytes * double(plan.phases[0].repeat);
+    }
+  });
+  ASSERT_EQ(2u, sizes.size()) << "chains and tree edges";
+  const SimResult r = SimulateOn(opt, plan);
+  const TierBytes& t = r.bytes_by_tier;
+  EXPECT_NEAR(nvlink, t.nvlink, 1e-9 * nvlink);
+  EXPECT_NEAR(network, t.nic_leaf + t.leaf_spine + t.spine_core, 1e-9 * network);
+}
+
 // Max-min fair rates by textbook progressive filling, from scratch: raise
 // every unfrozen flow's rate together until a link fills, freeze its flows,
 // repeat. `paths` are directed link ids (2 x link + direction).
@@ -429,21 +462,27 @@ std::vector<double> MaxMinRates(const std::vector<std::vector<int32_t>>& paths, 
   return rate;
 }
 
-// Time for a plan's phases run one after another (no latency, no repeats),
-// each drained by recomputing max-min rates from scratch at every finish.
-double ReferenceTime(const Cluster& c, const comm::Plan& plan, net::Routing routing) {
+// Time for a plan's phases run one after another (no latency, no repeats,
+// no chunks, no caps), each drained by recomputing max-min rates from
+// scratch at every finish; flows with no path around `failures` dropped.
+double ReferenceTime(const Cluster& c, const comm::Plan& plan, net::Routing routing,
+                     const net::FailureSet* failures = nullptr) {
   const auto& links = c.topology.links();
   std::vector<double> capacity(2 * links.size());
   for (size_t l = 0; l < links.size(); ++l) capacity[2 * l] = capacity[2 * l + 1] = links[l].capacity_Bps;
   double time = 0;
   for (int i = 0; i < plan.count; ++i) {
-    EXPECT_EQ(1, plan.phases[i].repeat);
+    const comm::Phase& p = plan.phases[i];
+    EXPECT_TRUE(p.repeat == 1 && p.chunks == 1 && p.latency_s == 0 && p.flow_cap_Bps == 0) << p.name;
     std::vector<std::vector<int32_t>> paths;
     std::vector<double> left;
     comm::ForEachFlow(plan.phases[i], c.topology.gpus(), c.fabrics.hb_domain_size,
                       [&](int64_t src, int64_t dst, double bytes) {
                         net::Hop hops[net::kMaxRouteHops];
-                        const int n = c.topology.RouteInto(src, dst, {routing, 0}, hops);
+                        const int n = failures ? net::RouteAroundFailures(c.topology, *failures, src, dst,
+                                                                          {routing, 0}, hops)
+                                               : c.topology.RouteInto(src, dst, {routing, 0}, hops);
+                        if (n < 0) return;
                         std::vector<int32_t> path;
                         for (int h = 0; h < n; ++h) path.push_back(2 * hops[h].link + (hops[h].upward ? 0 : 1));
                         paths.push_back(path);
@@ -470,33 +509,49 @@ double ReferenceTime(const Cluster& c, const comm::Plan& plan, net::Routing rout
 // ECMP's collisions give many distinct rates, so flows finish at many times
 // and the simulator refills only what each finish can change (the rates at
 // or above the slowest finished flow, in its island only: a Rail-only
-// network's rails and each HB domain fill apart). Against max-min recomputed
-// from scratch at every finish: the same completion time.
+// network's rails and each HB domain fill apart, unless flows forwarded
+// between rails join them). Against max-min recomputed from scratch at
+// every finish: the same completion time, filling by lists, in rounds, or
+// in rounds first.
 TEST(SimulatorTest, PartialRefillsGiveMaxMinFromScratch) {
   const Cluster opt = LineRate(net::Design::kRailOptimized, 64, 8, 450e9, 50e9, 8);
   const Cluster only = LineRate(net::Design::kRailOnly, 64, 8, 450e9, 50e9, 4);
   ASSERT_EQ(2, only.topology.tiers());
+  const net::FailureSet spine = net::ResolveFailures(only.topology, {"switch:rail1/spine0"}, "--fail");
   struct Case {
     const char* name;
     const Cluster* cluster;
     comm::Plan plan;
+    const net::FailureSet* failures = nullptr;
   } cases[] = {
       {"rail-optimized, direct", &opt, PlanOf(Op::kAllToAll, Algorithm::kDirect, 64 * 65536.0, 64, 1, opt)},
       {"Rail-only, forwarded", &only, PlanOf(Op::kAllToAll, Algorithm::kForwarded, 64 * 65536.0, 64, 1, only)},
+      {"Rail-only, forwarded, a spine of rail 1 down", &only,
+       PlanOf(Op::kAllToAll, Algorithm::kForwarded, 64 * 65536.0, 64, 1, only), &spine},
       {"Rail-only, direct (forwarded per flow)", &only,
        PlanOf(Op::kAllToAll, Algorithm::kDirect, 64 * 65536.0, 64, 1, only)},
   };
   for (const Case& c : cases) {
-    const double reference = ReferenceTime(*c.cluster, c.plan, net::Routing::kEcmp);
-    for (int64_t max_list_entries : {SimOptions().max_list_entries, int64_t{0}}) {
-      SimOptions o;
-      o.route.routing = net::Routing::kEcmp;
-      o.max_list_entries = max_list_entries;
+    const double reference = ReferenceTime(*c.cluster, c.plan, net::Routing::kEcmp, c.failures);
+    SimOptions o;
+    o.failures = c.failures;
+    o.route.routing = net::Routing::kDModK;
+    const SimResult dmodk = Simulate(c.cluster->topology, c.plan, o);
+    o.route.routing = net::Routing::kEcmp;
+    struct Fill {
+      const char* name;
+      int64_t max_list_entries, rounds_first_entries;
+    } fills[] = {{"lists", SimOptions().max_list_entries, SimOptions().rounds_first_entries},
+                 {"rounds", 0, 0},
+                 {"rounds first", SimOptions().max_list_entries, 0}};
+    for (const Fill& f : fills) {
+      o.max_list_entries = f.max_list_entries;
+      o.rounds_first_entries = f.rounds_first_entries;
       const SimResult r = Simulate(c.cluster->topology, c.plan, o);
-      std::printf("  %s, %s: from scratch %.9g us, simulated %.9g us, %lld rate recomputations\n", c.name,
-                  max_list_entries ? "lists" : "rounds", reference * 1e6, r.time_s * 1e6, (long long)r.events);
-      EXPECT_NEAR(reference, r.time_s, 1e-9 * reference) << c.name;
-      EXPECT_GT(r.events, 8) << "ECMP gives many rates, so many refills";
+      std::printf("  %s, %s: from scratch %.9g us, simulated %.9g us, %lld rate recomputations\n", c.name, f.name,
+                  reference * 1e6, r.time_s * 1e6, (long long)r.events);
+      EXPECT_NEAR(reference, r.time_s, 1e-7 * reference) << c.name << ", " << f.name;
+      EXPECT_GT(r.events, dmodk.events) << "ECMP's many rates take more refills than d-mod-k's";
     }
   }
 }
