@@ -21,6 +21,7 @@
 #include "railsim/cli/run_binary_test_util.h"
 #include "railsim/spec/launcher_args.h"
 #include "railsim/spec/presets.h"
+#include "railsim/study/sweep_mpi.h"
 
 namespace railsim::testutil {
 namespace {
@@ -96,8 +97,11 @@ TEST(CliTest, SimulationsAreRefusedOverMaxMemoryAndBaselineNeedsRailOnly) {
   RunResult r = RunRailsim({"collective", "--system", "dgx-h100", "--gpus", "128", "--op", "all-reduce", "--bytes",
                             "64MiB", "--group", "dp", "--tp", "8", "--simulate", "--max-memory", "1MiB"});
   EXPECT_EQ(2, r.status);
-  EXPECT_EQ("railsim: error: --max-memory: the simulation would hold 128 flows at once and need about 64 MiB, more "
-            "than the limit 1 MiB; fewer GPUs, or a larger --max-memory on a machine that has it, can help\n",
+  EXPECT_EQ(std::string("railsim: error: --max-memory: the simulation would hold 128 flows at once and need about "
+                        "64 MiB, more than the limit 1 MiB; fewer GPUs, a larger --max-memory on a machine that "
+                        "has it, or more MPI ranks (mpirun -np P: each holds about 1/P of the flows") +
+                (study::MpiCompiledIn() ? "" : "; this railsim needs a build with -DRAILSIM_MPI=ON") +
+                ") can help\n",
             r.err);
   r = RunRailsim({"alltoall", "--system", "dgx-h100", "--gpus", "64", "--bytes-per-pair", "1MB", "--simulate",
                   "--baseline", "simulate"});

@@ -6,6 +6,7 @@
 
 #include "railsim/core/error.h"
 #include "railsim/net/builder.h"
+#include "railsim/study/sweep_mpi.h"
 
 namespace railsim::study {
 namespace {
@@ -108,9 +109,11 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   if (r.max_memory_bytes > 0 && memory > r.max_memory_bytes) {
     throw Error("--max-memory",
                 fmt::format("the simulation would hold {} flows at once and need about {}{}, more than the limit {}; "
-                            "fewer GPUs, or a larger --max-memory on a machine that has it, can help",
+                            "fewer GPUs, a larger --max-memory on a machine that has it, or more MPI ranks (mpirun "
+                            "-np P: each holds about 1/P of the flows{}) can help",
                             sim::PeakFlows(out.plan, r.gpus), Memory(memory),
-                            ranks > 1 ? fmt::format(" on each of {} ranks", ranks) : "", Memory(r.max_memory_bytes)));
+                            ranks > 1 ? fmt::format(" on each of {} ranks", ranks) : "", Memory(r.max_memory_bytes),
+                            MpiCompiledIn() ? "" : "; this railsim needs a build with -DRAILSIM_MPI=ON"));
   }
   out.routing = RoutingOf(r);
   out.seed = r.seed;
