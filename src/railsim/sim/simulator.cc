@@ -448,9 +448,9 @@ class Engine {
   }
 
   // Counts, per directed link, the flows of the island's flows[begin, end)
-  // (with `only_bytes` > 0, those with that many bytes left) that cross it: count_[l] for the links in counted_ (read them with
-  // TakeCount). Over ranks, every rank's range counts, and counted_ is in
-  // link order.
+  // (with `only_bytes` > 0, those with that many bytes left) that cross it:
+  // count_[l] for the links in counted_ (read them with TakeCount). Over
+  // ranks, every rank's range counts, and counted_ is in link order.
   void CountLinks(size_t begin, size_t end, double only_bytes = 0) {
     CountLocal(is_->flows.data(), begin, end, only_bytes);
     if (part_) {
@@ -740,7 +740,9 @@ class Engine {
     if (first > 0) {
       std::vector<Range>& ranges = batch_ranges_;
       ranges.clear();
-      for (size_t k = first; k < is.groups.size(); ++k) ranges.push_back({island_, is.groups[k].cursor, is.groups[k].end});
+      for (size_t k = first; k < is.groups.size(); ++k) {
+        ranges.push_back({island_, is.groups[k].cursor, is.groups[k].end});
+      }
       CountBatch(ranges, [&](size_t k, int32_t l, int64_t c) { used_[l] -= double(c) * is.groups[first + k].level; });
     }
     size_t write = start;
