@@ -7,9 +7,12 @@
 
 namespace railsim {
 
-/// The memory the kernel says new allocations can get without swapping
-/// (MemAvailable in /proc/meminfo), or the physical memory when that is not
-/// readable. Never throws.
+/// The memory new allocations can get without swapping or hitting a limit:
+/// the least of the kernel's MemAvailable (/proc/meminfo; the physical
+/// memory when that is not readable), what the process's address-space
+/// limit (`ulimit -v`, RLIMIT_AS) leaves above its present size, and what
+/// its cgroup's memory.max leaves above memory.current (cgroup v2, as in a
+/// container or a Slurm job). Never throws.
 int64_t AvailableMemoryBytes();
 
 }  // namespace railsim

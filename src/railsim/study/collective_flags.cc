@@ -1,14 +1,13 @@
 #include "railsim/study/collective_flags.h"
 
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 
 #include <fmt/format.h>
 
 #include "railsim/comm/moe.h"
 #include "railsim/core/error.h"
+#include "railsim/core/memory.h"
 #include "railsim/core/units.h"
 #include "railsim/spec/placement.h"
 #include "railsim/spec/presets.h"
@@ -21,20 +20,6 @@ namespace {
 // all-to-all is simulated up to this many GPUs (16.8 M flows, about 10 s and
 // 300 MB) and timed analytically above.
 constexpr int64_t kSimulateBaselineMaxGpus = 4096;
-
-// MemAvailable from /proc/meminfo; physical memory where that is missing.
-int64_t AvailableMemoryBytes() {
-  if (FILE* in = std::fopen("/proc/meminfo", "r")) {
-    char line[256];
-    long long kib = -1;
-    while (std::fgets(line, sizeof line, in)) {
-      if (std::sscanf(line, "MemAvailable: %lld kB", &kib) == 1) break;
-    }
-    std::fclose(in);
-    if (kib > 0) return int64_t{kib} * 1024;
-  }
-  return int64_t{sysconf(_SC_PHYS_PAGES)} * sysconf(_SC_PAGESIZE);
-}
 
 int64_t DefaultMaxMemoryBytes() {
   const int64_t available = AvailableMemoryBytes();
