@@ -133,6 +133,8 @@ void BindStrategy(Keywords& k, study::StrategyFlags* f) {
   for (auto [name, field] : {std::pair{"tp", &f->tp}, {"pp", &f->pp}, {"dp", &f->dp}, {"cp", &f->cp}, {"ep", &f->ep},
                              {"vp", &f->vp}, {"micro_batch_size", &f->micro_batch}, {"recompute", &f->recompute},
                              {"precision", &f->precision},
+                             {"num_layers_at_start_in_bf16", &f->bf16_layers_at_start},
+                             {"num_layers_at_end_in_bf16", &f->bf16_layers_at_end},
                              {"microbatch_group_size_per_vp_stage", &f->group_size}}) {
     k.Text(name, field);
   }
@@ -140,7 +142,8 @@ void BindStrategy(Keywords& k, study::StrategyFlags* f) {
                              {"distributed_optimizer", &f->distributed_optimizer},
                              {"no_dp_overlap", &f->no_dp_overlap}, {"grad_reduce_in_bf16", &f->grad_reduce_in_bf16},
                              {"tp_comm_overlap", &f->tp_comm_overlap},
-                             {"no_overlap_p2p_communication", &f->no_p2p_overlap}}) {
+                             {"no_overlap_p2p_communication", &f->no_p2p_overlap},
+                             {"fp8_params", &f->fp8_params}, {"fp4_params", &f->fp4_params}}) {
     k.Flag(name, field);
   }
   study::OptimizerFlags& o = f->optimizer;

@@ -423,6 +423,24 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({Plus(With(kEstimate, "--tp", "1"), "--tp-comm-overlap"), "--tp-comm-overlap"});
   for (std::string v : {"fp16", "", "all"}) cases.push_back({With(kSearch, "--precision", v), "--precision"});
   cases.push_back({With(kSearch, "--precision", "fp8"), "--precision"});
+  // Block-scaled formats, low-precision weights and the layers kept in bf16.
+  const Args h100 = With(kEstimate, "--system", "dgx-h100");
+  for (std::string v : {"mxfp8", "fp4"}) cases.push_back({With(h100, "--precision", v), "--precision"});  // Hopper
+  cases.push_back({With(kSearch, "--precision", "mxfp8"), "--precision"});
+  const Args b200 = With(With(kEstimate, "--system", "dgx-b200"), "--precision", "fp8");
+  cases.push_back({Plus(kEstimate, "--fp8-params"), "--fp8-params"});                       // bf16
+  cases.push_back({Plus(With(b200, "--precision", "fp4"), "--fp8-params"), "--fp8-params"});
+  cases.push_back({Plus(b200, "--fp4-params"), "--fp4-params"});
+  for (std::string flag : {"--num-layers-at-start-in-bf16", "--num-layers-at-end-in-bf16"}) {
+    for (std::string v : {"-1", "x", "", "97", "1e3"}) cases.push_back({With(b200, flag, v), flag});
+    cases.push_back({With(kEstimate, flag, "2"), flag});  // bf16: every layer is bf16
+  }
+  cases.push_back({With(With(b200, "--num-layers-at-start-in-bf16", "50"), "--num-layers-at-end-in-bf16", "50"),
+                   "--num-layers-at-end-in-bf16"});
+  cases.push_back({With(kEstimate, "--system", Mutated("gb200-nvl72", "peak_flops_fp4", "\"40PFLOPS\"")),
+                   "/gpu/peak_flops_fp4"});
+  cases.push_back({With(kEstimate, "--system", Mutated("gb200-nvl72", "fp4_gemm_efficiency", "0")),
+                   "/gpu/fp4_gemm_efficiency"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "fp8_gemm_efficiency", "1.5")), "/gpu/fp8_gemm_efficiency"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "peak_flops_fp8", "\"-1TFLOPS\"")), "/gpu/peak_flops_fp8"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "tp_comm_overlap_cost", "2")), "/gpu/tp_comm_overlap_cost"});
@@ -819,7 +837,8 @@ TEST_F(BadInputTest, OneRuleForEveryFlagAndEveryFile) {
   cases.push_back({With(kCollective, "--chunks", "1"), "--chunks"});
   cases.push_back({With(kFailures, "--recompute", "bogus"), "--recompute"});
   cases.push_back({With(kFailures, "--vp", "bogus"), "--vp"});
-  cases.push_back({With(kFailures, "--precision", "fp4"), "--precision"});
+  cases.push_back({With(kFailures, "--precision", "fp6"), "--precision"});
+  cases.push_back({With(kFailures, "--num-layers-at-end-in-bf16", "-2"), "--num-layers-at-end-in-bf16"});
   // JSON keys once, no NUL after the document, names without control characters.
   std::string model = RunRailsim({"presets", "show", "megatron-1.7b"}).out;
   Write("twice.json", "{\"num_layers\": 2," + model.substr(model.find('{') + 1));

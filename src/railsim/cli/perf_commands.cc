@@ -191,7 +191,7 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_option("--threads", s->threads, "worker threads (default: all cores)");
   sub->add_option("--max-strategies", s->max_strategies, "refuse searches larger than this")
       ->capture_default_str();
-  sub->add_option("--precision", s->precision, "GEMM precision to explore: bf16, fp8 or any (both)")
+  sub->add_option("--precision", s->precision, "GEMM precision to explore: bf16, fp8, mxfp8, fp4 or any (every one the GPU runs)")
       ->capture_default_str();
   sub->add_flag("--no-tp-comm-overlap", s->no_tp_comm_overlap,
                 "sequence-parallel strategies without TP-communication overlap (frameworks without it)");

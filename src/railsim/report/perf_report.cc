@@ -38,6 +38,10 @@ Json StrategyObject(const spec::Strategy& s) {
   j["tp_comm_overlap"] = s.tp_comm_overlap;
   j["overlap_p2p_comm"] = s.overlap_p2p_comm;
   j["precision"] = spec::PrecisionName(s.precision);
+  j["low_precision_params"] = s.low_precision_params;
+  // -1: the precision's default (none, or for fp4 15% of the layers at the end).
+  j["num_layers_at_start_in_bf16"] = s.bf16_layers_at_start;
+  j["num_layers_at_end_in_bf16"] = s.bf16_layers_at_end;
   j["moe_alltoall"] = spec::MoeAllToAllName(s.moe_alltoall);
   j["moe_overlap"] = s.moe_overlap;
   j["moe_imbalance"] = s.moe_imbalance;
@@ -69,6 +73,7 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   j["hardware_flops_per_iteration"] = e.hardware_flops_per_iteration;
   j["mfu"] = e.mfu;
   j["hfu"] = e.hfu;
+  j["peak_flops_per_gpu"] = e.peak_flops;
   j["tflops_per_gpu"] = e.tflops_per_gpu;
   j["tokens_per_s"] = e.tokens_per_s;
   j["memory_per_gpu_bytes"] = e.memory.total_bytes;
@@ -179,7 +184,8 @@ std::string StrategyLine(const spec::Strategy& s) {
   if (s.dp_sharding == spec::DpSharding::kFull) line += ", dp-sharding full (ZeRO-3)";
   if (s.hybrid_sharding()) line += fmt::format(", shard groups of {}", s.shard_group());
   if (!DefaultOptimizerDtypes(s)) line += ", optimizer grads/master/exp-avg/exp-avg-sq " + OptimizerDtypes(s);
-  if (s.precision == spec::Precision::kFp8) line += ", fp8";
+  if (s.precision != spec::Precision::kBf16) line += fmt::format(", {}", spec::PrecisionName(s.precision));
+  if (s.low_precision_params) line += s.precision == spec::Precision::kFp4 ? ", fp4-params" : ", fp8-params";
   if (s.ep > 1 && s.moe_alltoall != spec::MoeAllToAll::kAuto) {
     line += fmt::format(", moe {}", spec::MoeAllToAllName(s.moe_alltoall));
   }
@@ -241,12 +247,13 @@ std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, c
   }
   t.AddRow({"iteration", fmt::format("{:.4f}", e.iteration_time_s), "100.0%"});
   out += t.Render();
-  if (s.precision == spec::Precision::kFp8) {
-    // MFU is against the BF16 peak (as Megatron-LM and the calibration
-    // rows report it); FP8 GEMMs can run up to twice that.
-    out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {} of the BF16 peak ({} of the FP8 "
+  if (s.precision != spec::Precision::kBf16) {
+    // MFU is against the peak of the format the layers' GEMMs run in; the
+    // BF16 figure is what Megatron-LM and most publications print.
+    const char* format = s.precision == spec::Precision::kFp4 ? "FP4" : "FP8";
+    out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {} of the {} peak ({} of the BF16 "
                        "peak), HFU {}, {:.0f} tokens/s\n",
-                       e.tflops_per_gpu, Percent(e.mfu), Percent(e.mfu * c.system.gpu.peak_flops / c.system.gpu.peak_flops_fp8),
+                       e.tflops_per_gpu, Percent(e.mfu), format, Percent(e.mfu * e.peak_flops / c.system.gpu.peak_flops),
                        Percent(e.hfu), e.tokens_per_s);
   } else {
     out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {} of the BF16 peak, HFU {}, {:.0f} "
@@ -255,11 +262,13 @@ std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, c
   }
   out += fmt::format("largest loss: {}\n", LargestLoss(c.fabrics.hb_domain_size, s, e));
   const perf::MemoryBreakdown& m = e.memory;
+  const char* format = s.precision == spec::Precision::kFp4 ? "NVFP4" : s.precision == spec::Precision::kMxfp8 ? "MXFP8"
+                                                                                                             : "FP8";
   out += fmt::format(
       "memory per GPU: {} of {} ({}): weights {}{}, gradients {}, optimizer {}, activations {}, reserved {}\n",
       BinaryBytes(m.total_bytes), BinaryBytes(m.capacity_bytes), m.fits ? "fits" : "DOES NOT FIT",
       BinaryBytes(m.weights_bytes),
-      m.fp8_weights_bytes > 0 ? fmt::format(" (+ {} FP8 copies)", BinaryBytes(m.fp8_weights_bytes)) : "",
+      m.fp8_weights_bytes > 0 ? fmt::format(" (+ {} {} copies)", BinaryBytes(m.fp8_weights_bytes), format) : "",
       BinaryBytes(m.gradients_bytes), BinaryBytes(m.optimizer_bytes), BinaryBytes(m.activations_bytes),
       BinaryBytes(m.reserved_bytes));
   if (e.moe.timed) {

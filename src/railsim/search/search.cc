@@ -84,7 +84,7 @@ std::vector<LayerChoice> LayerChoices(const perf::PerfContext& c, const SearchOp
                           : c.model.is_moe() ? std::vector<bool>{true} : std::vector<bool>{false, true};
   std::vector<LayerChoice> out;
   for (spec::Precision p : o.precisions) {
-    if (p == spec::Precision::kFp8 && c.gpu.fp8_gemm_flops <= 0) continue;
+    if (!c.gpu.Supports(p)) continue;
     for (bool sp : sps) out.push_back({sp, sp && o.tp_comm_overlap, p});
   }
   return out;

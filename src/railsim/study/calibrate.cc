@@ -444,8 +444,10 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
       throw Error(where, fmt::format("gpus: expected a multiple of the system's HB domain size {}, got {}",
                                      base.hb_domain_size, s.gpus));
     }
-    if (s.strategy.precision == spec::Precision::kFp8 && base.gpu.peak_flops_fp8 <= 0) {
-      throw Error(where, fmt::format("precision: the system's GPU {} has no FP8 peak; use bf16", base.gpu.name));
+    if (!perf::GpuModel::From(base.gpu).Supports(s.strategy.precision)) {
+      throw Error(where, fmt::format("precision: the system's GPU {} does not run {} (no FP8 peak, or for mxfp8 and "
+                                     "fp4 no FP4 peak); use bf16", base.gpu.name,
+                                     spec::PrecisionName(s.strategy.precision)));
     }
   }
   // Rows first (pointers into r.rows stay valid once it is filled).

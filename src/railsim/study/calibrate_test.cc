@@ -253,7 +253,8 @@ TEST(CalibrateTest, RowsTheSystemCannotTimeAreErrors) {
     Calibrate(a100, {}, steps, {});
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ("s.csv:2: precision: the system's GPU A100-SXM4-80GB has no FP8 peak; use bf16", std::string(e.what()));
+    EXPECT_EQ("s.csv:2: precision: the system's GPU A100-SXM4-80GB does not run fp8 (no FP8 peak, or for mxfp8 and fp4 "
+            "no FP4 peak); use bf16", std::string(e.what()));
   }
   NcclTestsRun broadcast;
   broadcast.file = "b.txt";

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
@@ -66,6 +67,9 @@ struct StrategyFlags {
   bool grad_reduce_in_bf16 = false;
   bool tp_comm_overlap = false, no_p2p_overlap = false;
   std::string precision = "bf16";
+  bool fp8_params = false, fp4_params = false;  ///< --fp8-params, --fp4-params
+  /// --num-layers-at-start-in-bf16, --num-layers-at-end-in-bf16: "auto" or a count.
+  std::string bf16_layers_at_start = "auto", bf16_layers_at_end = "auto";
   OptimizerFlags optimizer;
   MoeFlags moe;
 };
@@ -75,8 +79,21 @@ struct StrategyFlags {
 /// it accepts goes unread. Throws Error naming the flag.
 void CheckStrategyFlagValues(const StrategyFlags& f);
 
-/// --precision: bf16, or fp8 when the context's GPU has an FP8 peak.
-spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c);
+/// --precision: bf16, fp8, mxfp8 or fp4, when the context's GPU runs it
+/// (fp8: an FP8 peak; mxfp8 and fp4: block-scaled tensor cores, an FP4 peak).
+/// `where` is the flag, keyword or key the text came from.
+spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c,
+                               const std::string& where = "--precision");
+/// search's --precision: one of those, or "any": every one the GPU runs.
+std::vector<spec::Precision> ParseSearchPrecisions(const std::string& text, const perf::PerfContext& c,
+                                                   const std::string& where = "--precision");
+/// --fp8-params (fp8, mxfp8) and --fp4-params (fp4) as the strategy's one
+/// field; throws Error naming the flag given for the other format. `fp8_where`
+/// and `fp4_where` are the flags, keywords or keys they came from.
+bool LowPrecisionParams(bool fp8_params, bool fp4_params, spec::Precision p, const std::string& fp8_where,
+                        const std::string& fp4_where);
+/// A count of layers kept in bf16 ("auto" = -1, the precision's default).
+int ParseBf16LayersFlag(const std::string& where, const std::string& text);
 
 /// Throws Error naming the flag unless the strategy is valid for the job in
 /// `c` (its model, GPUs and placement).
