@@ -62,6 +62,7 @@
 #include "railsim/comm/plan.h"
 #include "railsim/net/failures.h"
 #include "railsim/net/topology.h"
+#include "railsim/sim/memory_estimate.h"  // what Simulate()'s callers check first
 #include "railsim/sim/partition.h"
 
 namespace railsim::sim {
@@ -132,17 +133,6 @@ struct SimResult {
   std::vector<LinkLoad> links;   ///< every directed link that carried bytes, by id
   TierBytes bytes_by_tier;
 };
-
-/// Flows alive at once when `plan` runs on `gpus` GPUs: the largest phase
-/// step (pipelined chunk pairs count together).
-int64_t PeakFlows(const comm::Plan& plan, int64_t gpus);
-
-/// Bytes a simulation of `plan` on `topology` with `threads` threads holds at
-/// its peak in each of `ranks` processes (SimOptions::partition), the
-/// topology included: 16 per live flow of its share, the per-link arrays and
-/// per-thread scratch, and with several ranks the flows of a fill by lists,
-/// which every rank gathers whole.
-int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topology, int threads, int ranks = 1);
 
 /// Simulates `plan` on `topology`. Requires the plan's groups to fit the
 /// topology (ranks < gpus < 2^24, HB domains of the topology's K) and
