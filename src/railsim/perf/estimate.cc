@@ -260,10 +260,14 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();
   e.model_flops_per_iteration = ModelFlopsPerIteration(c.model, s);
-  e.hardware_flops_per_iteration = e.model_flops_per_iteration + RecomputeFlopsPerIteration(c.model, s);
+  e.hardware_flops_per_iteration = HardwareFlopsPerIteration(c.model, s);
   const double gpu_seconds = e.iteration_time_s * double(c.gpus);
-  e.mfu = e.model_flops_per_iteration / (gpu_seconds * c.gpu.peak_flops);
-  e.hfu = e.hardware_flops_per_iteration / (gpu_seconds * c.gpu.peak_flops);
+  // Against the fastest rate any of the step's FLOPs can run at: FP8 GEMMs
+  // run above the 16-bit peak, so an FP8 step measured against it could
+  // pass 100%.
+  e.peak_flops = s.precision == spec::Precision::kFp8 ? c.system.gpu.peak_flops_fp8 : c.gpu.peak_flops;
+  e.mfu = e.model_flops_per_iteration / (gpu_seconds * e.peak_flops);
+  e.hfu = e.hardware_flops_per_iteration / (gpu_seconds * e.peak_flops);
   e.tflops_per_gpu = e.hardware_flops_per_iteration / gpu_seconds / 1e12;
   e.tokens_per_s = double(s.global_batch) * c.model.seq_length / e.iteration_time_s;
   return e;

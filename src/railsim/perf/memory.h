@@ -96,6 +96,7 @@ double ShardParams(const StageParams& p, const spec::Strategy& s);
 /// Parameters on one GPU of `stage` (kOnly when pp == 1).
 StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage);
 
+/// Bytes on one GPU, each a whole number (parts rounded up, capacity down).
 struct MemoryBreakdown {
   double weights_bytes = 0;
   double fp8_weights_bytes = 0;  ///< FP8 copies of the GEMM weights and their transposes
