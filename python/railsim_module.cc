@@ -182,6 +182,7 @@ py::object Estimate(const py::kwargs& kwargs) {
     py::gil_scoped_release release;
     study::Job j = study::ParseJob(job);
     spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention);
+    study::PrintWarning(j.warning);
     json = report::EstimateJson(j.context, s, perf::EstimateIteration(j.context, s));
   }
   return Loads(json);
@@ -206,6 +207,7 @@ py::object Search(bool document, const py::kwargs& kwargs) {
     py::gil_scoped_release release;
     study::Job j = study::ParseJob(job);
     study::SearchRequest request = study::ParseSearch(search, j);
+    study::PrintWarning(j.warning);
     search::SearchResult r = study::SearchAllowingIdle(j.context, request.options, request.idle_gpus);
     json = report::SearchJson(j.context, r);
   }
@@ -227,6 +229,7 @@ py::object Traffic(const py::kwargs& kwargs) {
     study::TrafficOptions o;
     study::Job j = study::ParseTrafficJob(job, &o.design);
     spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention);
+    study::PrintWarning(j.warning);
     json = report::TrafficJson(j.context, s, study::AnalyzeTraffic(j.context, s, o));
   }
   return Loads(json);

@@ -513,7 +513,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"-1", "x", "1.5"}) cases.push_back({With(base, "--seed", v), "--seed"});
     for (std::string v : {"0", "-1GB", "x", "1KB", "2EB", ""}) cases.push_back({With(base, "--max-memory", v), "--max-memory"});
     cases.push_back({Plus(With(base, "--max-memory", "1MiB"), "--simulate"), "--max-memory"});  // over the estimate
-    for (std::string v : {"0", "-1", "x", "257", "1.5"}) cases.push_back({With(base, "--threads", v), "--threads"});
+    for (std::string v : {"0", "-1", "x", "1025", "1.5"}) cases.push_back({With(base, "--threads", v), "--threads"});
     cases.push_back({With(base, "--export-links", Path("links.csv")), "--export-links"});  // needs --simulate
     cases.push_back({Plus(With(base, "--max-gpus", "8"), "--simulate"), "--gpus"});
     cases.push_back({With(base, "--format", "csv"), "--format"});
@@ -827,7 +827,7 @@ TEST_F(BadInputTest, OneRuleForEveryFlagAndEveryFile) {
   cases.push_back({{"help", "netwrok"}, "did you mean 'network'?"});
   // Quantities carry their unit; nothing below a byte.
   cases.push_back({With(kAllToAll, "--bytes-per-pair", "1e-300"), "--bytes-per-pair"});
-  cases.push_back({With(kAllToAll, "--bytes-per-pair", "1024"), "--bytes-per-pair: expected a value with its unit"});
+  cases.push_back({With(kAllToAll, "--bytes-per-pair", "1024.5"), "--bytes-per-pair: expected a value with its unit"});
   cases.push_back({With(With(kAllToAll, "--hb-bw", "300"), "--nic-bw", "200Gbps"), "--hb-bw: expected a value with its unit"});
   cases.push_back({With(kCost, "--port-speed", "400"), "--port-speed: expected a value with its unit"});
   cases.push_back({With(kCollective, "--bytes", "0.5B"), "--bytes"});
@@ -937,6 +937,58 @@ TEST_F(BadInputTest, CompareScenarioAxesNeverCrashOrRunAway) {
   std::printf("  40 scenarios: %d ran, %d refused, %d other\n", exits[0], exits[1], exits[2]);
   EXPECT_GT(exits[0], 0);
   EXPECT_GT(exits[1], 0);
+}
+
+// calibrate refuses what would turn into 0, infinity or a misleading fit,
+// naming the file and line; a model file that leaves out architecture fields
+// gives its warning only when nothing is refused; --threads takes one range.
+TEST_F(BadInputTest, CalibrateRefusesNumbersThatBreakTheFit) {
+  std::vector<Case> cases;
+  const std::string ranks = "#  Rank  0 Group  0 Pid 1 on a device 0 [0000:04:00] GPU\n"
+                            "#  Rank  1 Group  0 Pid 1 on b device 0 [0000:04:00] GPU\n";
+  const std::string row = "1024 256 float sum -1 10.0 0.10 0.20 0 10.0 0.10 0.20 0\n";
+  for (auto [name, text, field] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"tiny_all_reduce_perf.txt", ranks + "1024 256 float sum -1 4.9e-324 0.1 0.2 0 10 0.1 0.2 0\n",
+            "tiny_all_reduce_perf.txt:3: time (out-of-place, us): expected a number in [0.001, 1e+10], got "
+            "'4.9e-324'"},
+           {"slow_all_reduce_perf.txt", ranks + "1024 256 float sum -1 1e30 0.1 0.2 0 10 0.1 0.2 0\n",
+            "slow_all_reduce_perf.txt:3: time (out-of-place, us)"},
+           {"wrong_all_reduce_perf.txt", ranks + "1024 256 float sum -1 10 0.1 0.2 3 10 0.1 0.2 0\n",
+            "wrong_all_reduce_perf.txt:3: #wrong (out-of-place): expected 0, got 3"},
+           {"count_all_reduce_perf.txt", ranks + "1024 255 float sum -1 10 0.1 0.2 0 10 0.1 0.2 0\n",
+            "count_all_reduce_perf.txt:3: count"},
+           {"twice_all_reduce_perf.txt", ranks + row + "1024 256 float sum -1 12.0 0.1 0.2 0 12 0.1 0.2 0\n",
+            "twice_all_reduce_perf.txt:4: size 1024 bytes appears twice"},
+           {"mixed_perf.txt", "# Collective test starting: all_reduce_perf\n" + ranks + row +
+                                  "# Collective test starting: all_gather_perf\n",
+            "mixed_perf.txt:5: a second collective"},
+           {"big.csv", "op,nodes,gpus,size_bytes,oop_time_us\nall_reduce,1,8,1e308,5\n", "big.csv:2: size_bytes"},
+           {"mib.csv", "op,nodes,gpus,size_mib,oop_time_us\nall_reduce,1,8,1e308,5\n", "mib.csv:2: size_mib"},
+           {"algbw.csv", "op,nodes,gpus,size_bytes,oop_algbw_GBps\nall_reduce,1,8,1024,4.9e-324\n",
+            "algbw.csv:2: oop_algbw_GBps"},
+       }) {
+    Write(name, text);
+    cases.push_back({With(kCalibrate, "--nccl-tests", Path(name)), field});
+  }
+  Write("s-tiny.csv", "model,gpus,global-batch-size,tp,pp,micro-batch-size,step_time_s\n"
+                      "gpt3-175b,64,64,8,8,1,4.9e-324\n");
+  cases.push_back({With(kCalibrate, "--steps", Path("s-tiny.csv")), "s-tiny.csv:2: step_time_s"});
+  // One error line, no warning before it, for a model file without swiglu & co.
+  Write("gpt2-shaped.json", RunRailsim({"presets", "show", "megatron-1.7b"}).out);
+  cases.push_back({With(With(kEstimate, "--model", Path("gpt2-shaped.json")), "--tp", "3"), "--dp"});
+  cases.push_back({With(With(kSearch, "--model", Path("gpt2-shaped.json")), "--top", "0"), "--top"});
+  cases.push_back({With(With(kTraffic, "--model", Path("gpt2-shaped.json")), "--pp", "5"), "--dp"});
+  Args failures = With(With(kFailuresExplicit, "--model", Path("gpt2-shaped.json")), "--fail", "gpu99999");
+  for (auto [flag, value] : {std::pair{"--tp", "8"}, {"--pp", "1"}, {"--micro-batch-size", "1"},
+                             {"--global-batch-size", "32"}}) {
+    failures = With(failures, flag, value);
+  }
+  cases.push_back({failures, "--fail"});
+  // --threads: the same limit, 1024, on every command that takes it.
+  for (const Args& base : {kSearch, kAllToAll, kCollective}) cases.push_back({With(base, "--threads", "1025"),
+                                                                              "--threads: expected an integer in "
+                                                                              "[1, 1024], got 1025"});
+  CheckAll(cases);
 }
 
 }  // namespace

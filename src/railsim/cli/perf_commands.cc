@@ -112,6 +112,7 @@ Action SetupEstimate(CLI::App* sub) {
     }
     study::Job job = study::ParseJob(f->job.job);
     spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
+    PrintStderr(job.warning);
     perf::Estimate e = perf::EstimateIteration(job.context, s);
     if (!f->trace.empty() || !f->trace_png.empty()) {
       report::IterationTrace trace = report::BuildIterationTrace(job.context, s, e);
@@ -146,6 +147,7 @@ Action SetupTraffic(CLI::App* sub) {
     study::TrafficOptions o;
     study::Job job = study::ParseTrafficJob(f->job.job, &o.design);
     spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
+    PrintStderr(job.warning);
     study::TrafficResult r = study::AnalyzeTraffic(job.context, s, o);
     if (!f->heatmap.empty()) {
       report::WriteHeatmap(f->heatmap, r, {report::TrafficTitle(job.context), report::StrategyLine(s),
@@ -208,6 +210,7 @@ Action SetupSearch(CLI::App* sub) {
     Output out = ParseOutput(f->job.format, true, true);
     study::Job job = study::ParseJob(f->job.job);
     study::SearchRequest request = study::ParseSearch(f->search, job);
+    PrintStderr(job.warning);
     search::SearchOptions& o = request.options;
     if (request.threads_asked > o.threads) {
       PrintStderr(fmt::format("railsim: warning: --threads {} is more than the {} hardware threads here; using {}\n",

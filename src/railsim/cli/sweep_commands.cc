@@ -160,7 +160,7 @@ SweepSetup LoadSweep(const SweepFlags& f) {
   if (f.out.empty()) throw Error("--out", "expected the file the rows go to");
   SweepSetup s;
   s.csv = ParseChoiceFlag("--format", f.format, {"jsonl", "csv"}) == "csv";
-  s.threads = f.threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f.threads, 1, 1024));
+  s.threads = f.threads.empty() ? DefaultThreads() : study::ParseThreadsFlag(f.threads);
   s.config = LoadConfig(f.config);
   try {
     s.specs = study::LoadSweepSpecs(s.config);

@@ -144,7 +144,9 @@ double FlashAttentionShapeFactor(const GpuModel& g, const AttentionShape& a) {
 
 double FlashAttentionTime(const GpuModel& g, double flops, const AttentionShape& shape) {
   if (flops <= 0) return 0;
-  return flops / (g.flash_flops * FlashAttentionShapeFactor(g, shape)) + g.kernel_s;
+  // The shape factor passes 1 at head dims above the reference 128; no
+  // kernel passes the peak, whatever efficiency a system file sets.
+  return flops / std::min(g.peak_flops, g.flash_flops * FlashAttentionShapeFactor(g, shape)) + g.kernel_s;
 }
 
 }  // namespace railsim::perf

@@ -269,7 +269,7 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();
   e.model_flops_per_iteration = ModelFlopsPerIteration(c.model, s);
-  e.hardware_flops_per_iteration = e.model_flops_per_iteration + RecomputeFlopsPerIteration(c.model, s);
+  e.hardware_flops_per_iteration = HardwareFlopsPerIteration(c.model, s);
   const double gpu_seconds = e.iteration_time_s * double(c.gpus);
   // Against the peak of the format the transformer layers' GEMMs run in: a
   // faster format raises the ceiling, and MFU stays a share of it.

@@ -1,6 +1,7 @@
 #include "railsim/perf/memory.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "railsim/perf/compute.h"
@@ -296,10 +297,15 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
     }
     mb.activations_bytes = StageActivationBytes(s, lm, layers, moe_layers, bf16_layers, bf16_moe_layers, stage);
     mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
+    // Whole bytes: shares of a parameter or an activation round up.
+    for (double* part : {&mb.weights_bytes, &mb.fp8_weights_bytes, &mb.gradients_bytes, &mb.optimizer_bytes,
+                         &mb.activations_bytes, &mb.reserved_bytes}) {
+      *part = std::ceil(*part);
+    }
     mb.total_bytes =
         mb.weights_bytes + mb.fp8_weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +
         mb.reserved_bytes;
-    mb.capacity_bytes = c.system.gpu.hbm_bytes;
+    mb.capacity_bytes = std::floor(c.system.gpu.hbm_bytes);
     mb.fits = mb.total_bytes <= mb.capacity_bytes;
     return mb;
   };

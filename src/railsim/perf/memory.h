@@ -105,6 +105,7 @@ double ShardParams(const StageParams& p, const spec::Strategy& s);
 /// Parameters on one GPU of `stage` (kOnly when pp == 1).
 StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage);
 
+/// Bytes on one GPU, each a whole number (parts rounded up, capacity down).
 struct MemoryBreakdown {
   double weights_bytes = 0;
   /// Quantized copies of the low-precision layers' GEMM weights (FP8: the

@@ -1,5 +1,8 @@
 #include "railsim/report/perf_report.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "railsim/core/units.h"
@@ -65,6 +68,13 @@ Json NetworkTimedObject(const perf::PerfContext& c) {
   return j;
 }
 
+// A whole number of bytes as a JSON integer (a double prints "8.0"); beyond
+// int64_t as a number.
+Json Bytes(double bytes) {
+  if (std::fabs(bytes) < 9e18) return int64_t(std::llround(bytes));
+  return bytes;
+}
+
 // Adds the estimate's fields to `j` (an estimate document or object).
 void AddEstimateFields(const perf::Estimate& e, Json* out) {
   Json& j = *out;
@@ -76,8 +86,8 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   j["peak_flops_per_gpu"] = e.peak_flops;
   j["tflops_per_gpu"] = e.tflops_per_gpu;
   j["tokens_per_s"] = e.tokens_per_s;
-  j["memory_per_gpu_bytes"] = e.memory.total_bytes;
-  j["memory_capacity_bytes"] = e.memory.capacity_bytes;
+  j["memory_per_gpu_bytes"] = Bytes(e.memory.total_bytes);
+  j["memory_capacity_bytes"] = Bytes(e.memory.capacity_bytes);
   j["memory_fits"] = e.memory.fits;
   Json b;
   for (const perf::TimeBreakdown::Component& part : e.breakdown.components()) b[part.key] = part.seconds;
@@ -93,14 +103,14 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   }
   const perf::MemoryBreakdown& m = e.memory;
   Json mem;
-  mem["weights_bytes"] = m.weights_bytes;
-  mem["fp8_weights_bytes"] = m.fp8_weights_bytes;
-  mem["gradients_bytes"] = m.gradients_bytes;
-  mem["optimizer_bytes"] = m.optimizer_bytes;
-  mem["activations_bytes"] = m.activations_bytes;
-  mem["reserved_bytes"] = m.reserved_bytes;
-  mem["total_bytes"] = m.total_bytes;
-  mem["capacity_bytes"] = m.capacity_bytes;
+  mem["weights_bytes"] = Bytes(m.weights_bytes);
+  mem["fp8_weights_bytes"] = Bytes(m.fp8_weights_bytes);
+  mem["gradients_bytes"] = Bytes(m.gradients_bytes);
+  mem["optimizer_bytes"] = Bytes(m.optimizer_bytes);
+  mem["activations_bytes"] = Bytes(m.activations_bytes);
+  mem["reserved_bytes"] = Bytes(m.reserved_bytes);
+  mem["total_bytes"] = Bytes(m.total_bytes);
+  mem["capacity_bytes"] = Bytes(m.capacity_bytes);
   j["memory"] = mem;
 }
 
@@ -347,9 +357,13 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
     t.AddRow(std::move(row));
   }
   const search::RankedStrategy& best = r.results.front();
+  const bool fp8 = std::any_of(r.results.begin(), r.results.end(), [](const search::RankedStrategy& rs) {
+    return rs.strategy.precision == spec::Precision::kFp8;
+  });
   return out + t.Render() +
-         fmt::format("\n#1 largest loss: {}; MFU is against the BF16 peak\n",
-                     LargestLoss(c.fabrics.hb_domain_size, best.strategy, best.estimate));
+         fmt::format("\n#1 largest loss: {}; MFU is against the BF16 peak{}\n",
+                     LargestLoss(c.fabrics.hb_domain_size, best.strategy, best.estimate),
+                     fp8 ? " (fp8 rows: the FP8 peak)" : "");
 }
 
 std::string SearchCsv(const search::SearchResult& r) {
@@ -366,7 +380,7 @@ std::string SearchCsv(const search::SearchResult& r) {
               spec::RecomputeName(s.recompute), s.sequence_parallel ? "true" : "false",
               s.distributed_optimizer() ? "true" : "false", s.tp_comm_overlap ? "true" : "false",
               spec::PrecisionName(s.precision), CsvNumber(e.iteration_time_s), CsvNumber(e.mfu),
-              CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), CsvNumber(e.memory.total_bytes),
+              CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), fmt::format("{:.0f}", e.memory.total_bytes),
               spec::DpShardingName(s.dp_sharding), spec::MainGradsDtypeName(s.main_grads_dtype),
               spec::MainParamsDtypeName(s.main_params_dtype), spec::MomentDtypeName(s.exp_avg_dtype),
               spec::MomentDtypeName(s.exp_avg_sq_dtype)});

@@ -47,8 +47,8 @@
 
 namespace railsim::sim {
 
-/// Most threads a simulation uses.
-constexpr int kMaxThreads = 256;
+/// Most threads a simulation uses (study::kMaxThreads, what --threads takes).
+constexpr int kMaxThreads = 1024;
 
 struct SimOptions {
   net::RouteOptions route;

@@ -112,6 +112,8 @@ FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(dou
     }
   }
   if (monte_carlo) run.options = mc;
+  // Only now that nothing was refused (a bad flag gives its error alone).
+  if (setup.model) PrintWarning(ModelDefaultsWarning(f.model, *setup.model));
   return run;
 }
 

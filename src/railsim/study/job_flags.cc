@@ -37,13 +37,19 @@ void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m) {
 
 spec::ModelSpec LoadModelFlags(const ModelFlags& f) {
   spec::ModelSpec m = spec::LoadModel(f.model, "--model");
-  if (!m.defaulted.empty()) {
-    // No silent defaults (issue 21): one line, once, before any output.
-    std::fputs(fmt::format("railsim: warning: --model {} leaves out architecture fields; using {}\n", f.model,
-                           fmt::join(m.defaulted, ", ")).c_str(), stderr);
-  }
   ApplySeqLengthFlag(f.seq_length, &m);
   return m;
+}
+
+std::string ModelDefaultsWarning(const ModelFlags& f, const spec::ModelSpec& m) {
+  // No silent defaults: one line, once, before any output.
+  if (m.defaulted.empty()) return "";
+  return fmt::format("railsim: warning: --model {} leaves out architecture fields; using {}\n", f.model,
+                     fmt::join(m.defaulted, ", "));
+}
+
+void PrintWarning(const std::string& warning) {
+  if (!warning.empty()) std::fputs(warning.c_str(), stderr);
 }
 
 void CheckSeqLengthNeedsModel(const ModelFlags& f) {
@@ -224,7 +230,7 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
   context.placement = placement;
   perf::ApplyStack(stack, &context);
   if (design == net::Design::kFatTree) context.fabrics.rail_leaves = false;
-  return {context, batch, attention};
+  return {context, batch, attention, ModelDefaultsWarning(f.model, model)};
 }
 
 Job ParseTrafficJob(const JobFlags& f, net::Design* design) {
@@ -258,7 +264,7 @@ SearchRequest ParseSearch(const SearchFlags& f, const Job& job) {
   spec::ValidateMoeOptions(job.context.model, o.moe);  // said once, not by every strategy
   o.precisions = ParseSearchPrecisions(f.precision, job.context);
   o.top_k = int(ParseIntFlag("--top", f.top, 1, kMaxTop));
-  r.threads_asked = f.threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f.threads, 1, 1024));
+  r.threads_asked = f.threads.empty() ? DefaultThreads() : ParseThreadsFlag(f.threads);
   o.threads = std::min(r.threads_asked, DefaultThreads());
   int64_t limit = ParseIntFlag("--max-strategies", f.max_strategies, 1, INT64_MAX);
   r.idle_gpus = ParseIntFlag("--allow-idle-gpus", f.allow_idle, 0, job.context.gpus / 2);

@@ -28,6 +28,16 @@ struct ModelFlags {
 /// or "--seq-length"). Requires: f.model is not empty.
 spec::ModelSpec LoadModelFlags(const ModelFlags& f);
 
+/// The one line a model file that leaves out architecture fields gets
+/// ("railsim: warning: --model FILE leaves out architecture fields; using
+/// ..."), or "" (presets and Hugging Face configs are silent).
+std::string ModelDefaultsWarning(const ModelFlags& f, const spec::ModelSpec& m);
+
+/// Prints `warning` (a whole line) on stderr unless it is empty. Commands
+/// call it once every flag is validated, so that a bad flag gives its error
+/// alone.
+void PrintWarning(const std::string& warning);
+
 /// Applies --seq-length (when given) to a model loaded elsewhere.
 void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m);
 
@@ -116,6 +126,7 @@ struct Job {
   perf::PerfContext context;
   int64_t global_batch;
   spec::Attention attention;
+  std::string warning;  ///< ModelDefaultsWarning: for the command to print once its flags are valid
 };
 
 /// The job of `f`, its context built. `design`: the built network whose

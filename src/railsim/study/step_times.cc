@@ -190,7 +190,9 @@ std::vector<StepRun> ParseStepsCsv(std::string_view text, const std::string& fil
     run.network = network == "rail-only" ? comm::NetworkKind::kRailOnly
                   : network == "ideal"   ? comm::NetworkKind::kIdeal
                                          : comm::NetworkKind::kRailOptimized;
-    run.step_time_s = c.Number("step_time_s", -1, 0, 1e7);
+    // From 1 us (below, the step is garbage that becomes 0 against the
+    // predictions) to about 4 months.
+    run.step_time_s = c.Number("step_time_s", -1, 1e-6, 1e7);
     if (run.step_time_s <= 0) throw Error(where, "step_time_s: expected a positive number of seconds");
     run.strategy = StrategyOf(c, run.model, run.gpus, where);
     runs.push_back(std::move(run));

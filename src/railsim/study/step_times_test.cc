@@ -63,9 +63,9 @@ TEST(StepTimesTest, BadRowsNameLineAndColumn) {
   EXPECT_EQ("s.csv:1: missing column 'step_time_s'",
             ErrorOf("model,gpus,global-batch-size,tp,pp,micro-batch-size\n"));
   EXPECT_EQ("s.csv:1: column 'tp' appears twice", ErrorOf("tp,tp\n"));
-  EXPECT_EQ("s.csv:3: step_time_s: expected a number in [0, 10000000], got 'fast'",
+  EXPECT_EQ("s.csv:3: step_time_s: expected a number in [1e-06, 10000000], got 'fast'",
             ErrorOf("# comment\n" + header + "\ngpt3-175b,64,64,8,8,1,fast\n"));
-  EXPECT_EQ("s.csv:2: step_time_s: expected a positive number of seconds",
+  EXPECT_EQ("s.csv:2: step_time_s: expected a number in [1e-06, 10000000], got '0'",
             ErrorOf(header + "\ngpt3-175b,64,64,8,8,1,0\n"));
   EXPECT_EQ("s.csv:2: gpus: expected an integer in [1, 16777216], got '0'",
             ErrorOf(header + "\ngpt3-175b,0,64,8,8,1,1\n"));
@@ -82,7 +82,7 @@ TEST(StepTimesTest, BadRowsNameLineAndColumn) {
             "megatron-76.1b, mixtral-8x22b, nemotron4-15b, qwen3-235b-a22b, qwen3-30b-a3b) or a JSON file path",
             ErrorOf(header + "\ngpt-9,64,64,8,8,1,1\n"));
   EXPECT_EQ("s.csv:2: tp: expected an integer in [1, 1048576], got ''", ErrorOf(header + "\ngpt3-175b,64,64,,8,1,1\n"));
-  EXPECT_EQ("s.csv:2: step_time_s: expected a number in [0, 10000000], got ''",
+  EXPECT_EQ("s.csv:2: step_time_s: expected a number in [1e-06, 10000000], got ''",
             ErrorOf(header + "\ngpt3-175b,64,64,8,8,1,\n"));
   EXPECT_EQ("s.csv: no data rows below the header", ErrorOf(header + "\n"));
   EXPECT_EQ("s.csv: no header row (model,gpus,global-batch-size,...)", ErrorOf("# only comments\n"));
