@@ -9,6 +9,7 @@
 #include <span>
 #include <thread>
 
+#include "railsim/core/interrupt.h"
 #include "railsim/sim/flow_store.h"
 
 namespace railsim::sim {
@@ -140,6 +141,9 @@ class Engine {
       if (tasks_[i].deps_left == 0) Ready(int(i));
     }
     while (true) {
+      // A stop asked for by an embedder (core/interrupt.h); never under MPI,
+      // where every rank must take each step together.
+      ThrowIfInterrupted();
       double next_flow = NextFinish();
       MinAll({&next_flow, 1});  // the earliest on any rank
       double next_timer = timers_.empty() ? kInf : timers_.top().key;
@@ -261,6 +265,7 @@ class Engine {
         assert((other_bytes == 0 || other_bytes == bytes) && "a phase's flows have at most two sizes");
         other_bytes = bytes;
       }
+      if ((index & 0xffff) == 0) ThrowIfInterrupted();  // a step of millions of flows takes a second
       if (!Owns(index++)) return;
       if (o_.failures && PathOf(src, dst, path) < 0) {
         ++unroutable_;
@@ -513,6 +518,9 @@ class Engine {
     ParallelFor(begin, end, [&](Worker& w, size_t b, size_t e) {
       int32_t path[net::kMaxRouteHops];
       for (size_t i = b; i < e; ++i) {
+        // A pass over millions of flows takes a second: stop it at a stop
+        // request (the counts are then thrown away below).
+        if ((i & 0xffff) == 0 && InterruptRequested()) break;
         if (only_bytes > 0 && flows[i].remaining_bytes != only_bytes) continue;
         const int n = PathOf(flows[i], path);
         for (int h = 0; h < n; ++h) {
@@ -520,6 +528,7 @@ class Engine {
         }
       }
     });
+    ThrowIfInterrupted();
     counted_.clear();
     for (Worker& w : workers_) {
       for (int32_t l : w.links) {
@@ -831,6 +840,7 @@ class Engine {
     bool rounds = false;
     int64_t before = 0;
     while (true) {
+      ThrowIfInterrupted();  // a fill of millions of flows takes a second
       int64_t entries = 0;  // over all ranks: none left when every flow is frozen
       for (int32_t l : touched_) entries += unfrozen_[l];
       if (entries == 0) break;
@@ -896,6 +906,7 @@ class Engine {
     ParallelFor(start, n, [&](Worker& w, size_t b, size_t e) {
       int32_t path[net::kMaxRouteHops];
       for (size_t i = b; i < e; ++i) {
+        if ((i & 0xffff) == 0 && InterruptRequested()) break;  // as CountLocal's pass
         const int hops = PathOf(is_->flows[i], path);
         const double m = LeastShare(is_->flows[i], path, hops);
         const double cap = cap_[is_->flows[i].task()];
@@ -903,6 +914,7 @@ class Engine {
         for (int h = 0; h < hops; ++h) w.least[path[h]] = std::min(w.least[path[h]], m);
       }
     });
+    ThrowIfInterrupted();
     double cap_min = kInf;
     for (Worker& w : workers_) {
       cap_min = std::min(cap_min, w.cap_min);
