@@ -37,7 +37,17 @@ spec::ModelSpec LoadModelFlags(const ModelFlags& f) {
                            fmt::join(m.defaulted, ", ")).c_str(), stderr);
   }
   ApplySeqLengthFlag(f.seq_length, &m);
+  if (const std::string warning = ContextLengthWarning(m, "--model"); !warning.empty()) {
+    std::fputs(fmt::format("railsim: warning: {}\n", warning).c_str(), stderr);
+  }
   return m;
+}
+
+std::string ContextLengthWarning(const spec::ModelSpec& m, const std::string& where) {
+  if (m.seq_length_key.empty() || m.seq_length <= kLongContextSeqLength) return "";
+  return fmt::format("{}: {} trains at sequence length {}, its config's {} (the longest context it supports, not "
+                     "a training length); give --seq-length to time another",
+                     where, m.name, m.seq_length, m.seq_length_key);
 }
 
 void CheckSeqLengthNeedsModel(const ModelFlags& f) {
