@@ -213,8 +213,8 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
   }
   for (const study::TrainingCase& t : result.training) {
     if (t.hb_domain_size != k) continue;
-    table.Section(fmt::format("{} (sequence length {}) at global batch {}", result.model_name,
-                              Grouped(result.seq_length), Grouped(t.global_batch)));
+    table.Section(fmt::format("{} at global batch {} (sequence length {})", result.model_name,
+                              Grouped(t.global_batch), Grouped(result.seq_length)));
     const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
     Cells times;
     for (size_t i = 0; i < 3; ++i) {
@@ -241,8 +241,8 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     }
   }
   if (const study::MoeCase* m = MoeAt(result, k)) {
-    table.Section(fmt::format("{} (sequence length {}) at global batch {}", result.moe_model_name,
-                              Grouped(result.moe_seq_length), Grouped(m->global_batch)));
+    table.Section(fmt::format("{} at global batch {} (sequence length {})", result.moe_model_name,
+                              Grouped(m->global_batch), Grouped(result.moe_seq_length)));
     for (int a = 0; a < 2; ++a) {
       auto cell = [&](const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits) {
         return fits[size_t(a)] ? Time(r[size_t(a)].estimate.iteration_time_s) : std::string("no fit");
