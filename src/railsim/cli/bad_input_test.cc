@@ -993,3 +993,41 @@ TEST_F(BadInputTest, CalibrateRefusesNumbersThatBreakTheFit) {
 
 }  // namespace
 }  // namespace railsim::testutil
+
+namespace railsim::testutil {
+namespace {
+
+// Row files that are not all rows of the sweep: --merge and --resume refuse
+// them on one line naming the file and line (they were dropped in silence,
+// or the file rewritten without its header); and compare's scenario
+// spellings and failures' device names that no design has.
+TEST_F(BadInputTest, SweepRowFilesAndScenarioNamesAreRefusedOnOneLine) {
+  Write("sweep.json", R"({"study": "network", "fixed": {"design": "rail-only", "radix": 64, "hb_size": 8},
+                          "axes": {"gpus": [64, 128]}})");
+  const std::string row0 = R"({"index":0,"points":2,"point":{"gpus":64},"results":{"tiers":1}})" "\n";
+  const std::string row0b = R"({"index":0,"points":2,"point":{"gpus":64},"results":{"tiers":2}})" "\n";
+  Write("garbage.jsonl", row0 + "not a row\n");
+  Write("negative.jsonl", R"({"index":-1,"points":2,"point":{},"results":{}})" "\n");
+  Write("beyond.jsonl", R"({"index":2,"points":2,"point":{},"results":{}})" "\n");
+  Write("twice.jsonl", row0 + row0b);
+  Write("csv.csv", "index,points,gpus,tiers,error\n0,2,64,1,\n");
+  const Args sweep = {"sweep", "--config", Path("sweep.json"), "--resume", "--out"};
+  std::vector<Case> cases;
+  for (const char* file : {"garbage.jsonl", "negative.jsonl", "beyond.jsonl", "twice.jsonl"}) {
+    cases.push_back({{"sweep", "--merge", Path(file)}, std::string(file) + ":"});
+    Args resume = sweep;
+    resume.push_back(Path(file));
+    cases.push_back({resume, std::string(file) + ":"});
+  }
+  Args resume_csv = sweep;
+  resume_csv.push_back(Path("csv.csv"));
+  cases.push_back({resume_csv, "--resume"});
+  Write("row.jsonl", row0);
+  cases.push_back({{"sweep", "--merge", Path("row.jsonl"), Path("csv.csv")}, "csv.csv:1"});
+  cases.push_back({{"compare", "--moe-model", "nothing"}, "--moe-model"});
+  cases.push_back({{"failures", "--gpus", "256", "--radix", "16", "--fail", "switch:nowhere"}, "--fail"});
+  CheckAll(cases);
+}
+
+}  // namespace
+}  // namespace railsim::testutil

@@ -1,7 +1,9 @@
 #include "railsim/report/perf_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -10,6 +12,7 @@
 #include "railsim/report/csv.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/table.h"
+#include "railsim/spec/stack.h"
 
 namespace railsim::report {
 
@@ -119,6 +122,7 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
 Json ContextObject(const perf::PerfContext& c) {
   Json j;
   j["model"] = c.model.name;
+  j["seq_length"] = c.model.seq_length;
   j["system"] = c.system.name;
   j["network"] = perf::NetworkName(c.fabrics.network);
   j["network_timed"] = NetworkTimedObject(c);
@@ -128,6 +132,10 @@ Json ContextObject(const perf::PerfContext& c) {
   j["placement"] = c.placement.Name();
   j["stack"] = spec::StackName(c.stack);
   return j;
+}
+
+std::string ModelLine(const spec::ModelSpec& m) {
+  return fmt::format("{} (sequence length {})", m.name, Grouped(m.seq_length));
 }
 
 // "nemo (NeMo recipes: ...; fixed costs: the GPU's (H100: ...))"
@@ -187,6 +195,12 @@ std::string StrategyLine(const spec::Strategy& s) {
   std::string line = StrategyDegrees(s);
   line += fmt::format(", micro-batch {} x {}, recompute {}", s.micro_batch, s.num_microbatches(),
                       spec::RecomputeName(s.recompute));
+  const std::string settings = StrategySettings(s);
+  return settings.empty() ? line : line + ", " + settings;
+}
+
+std::string StrategySettings(const spec::Strategy& s) {
+  std::string line;
   if (s.sequence_parallel) line += ", sp";
   if (s.tp_comm_overlap) line += ", tp-overlap";
   if (s.dp_sharding == spec::DpSharding::kOptimizer) line += ", dist-opt";
@@ -202,7 +216,71 @@ std::string StrategyLine(const spec::Strategy& s) {
   if (s.moe_overlap) line += ", moe-overlap";
   if (s.moe_imbalance > 1) line += fmt::format(", imbalance {:g}", s.moe_imbalance);
   if (s.moe_max_domains > 0) line += fmt::format(", max {} domains", s.moe_max_domains);
-  return line;
+  return line.empty() ? line : line.substr(2);
+}
+
+std::string EstimateStrategyFlags(const spec::Strategy& s, spec::Stack stack) {
+  // What estimate starts from: the stack's defaults (with tp and sp, on
+  // which its TP overlap depends).
+  const spec::StackProfile& profile = spec::StackProfileOf(stack);
+  spec::Strategy base;
+  base.tp = s.tp;
+  base.sequence_parallel = s.sequence_parallel;
+  spec::ApplyStackDefaults(profile, &base);
+  std::string f = fmt::format("--tp {} --pp {}", s.tp, s.pp);
+  if (s.cp > 1) f += fmt::format(" --cp {}", s.cp);
+  if (s.ep > 1) f += fmt::format(" --ep {}", s.ep);
+  if (s.vp > 1) f += fmt::format(" --vp {}", s.vp);
+  if (s.vp > 1 && s.microbatch_group_size_per_vp_stage > 0) {
+    f += fmt::format(" --microbatch-group-size-per-virtual-pipeline-stage {}", s.microbatch_group_size_per_vp_stage);
+  }
+  f += fmt::format(" --micro-batch-size {}", s.micro_batch);
+  if (s.recompute != spec::Recompute::kNone) f += fmt::format(" --recompute {}", spec::RecomputeName(s.recompute));
+  if (s.sequence_parallel) f += " --sequence-parallel";
+  if (s.dp_sharding != base.dp_sharding) {
+    f += s.dp_sharding == spec::DpSharding::kOptimizer
+             ? std::string(" --distributed-optimizer")
+             : fmt::format(" --data-parallel-sharding {}", spec::DpShardingName(s.dp_sharding));
+  }
+  if (s.fsdp_shard_group_size > 0) f += fmt::format(" --fsdp-shard-group-size {}", s.fsdp_shard_group_size);
+  if (s.main_grads_dtype != base.main_grads_dtype) {
+    f += fmt::format(" --main-grads-dtype {}", spec::MainGradsDtypeName(s.main_grads_dtype));
+  }
+  if (s.main_params_dtype != base.main_params_dtype) {
+    f += fmt::format(" --main-params-dtype {}", spec::MainParamsDtypeName(s.main_params_dtype));
+  }
+  if (s.exp_avg_dtype != base.exp_avg_dtype) {
+    f += fmt::format(" --exp-avg-dtype {}", spec::MomentDtypeName(s.exp_avg_dtype));
+  }
+  if (s.exp_avg_sq_dtype != base.exp_avg_sq_dtype) {
+    f += fmt::format(" --exp-avg-sq-dtype {}", spec::MomentDtypeName(s.exp_avg_sq_dtype));
+  }
+  if (!s.overlap_dp_comm && base.overlap_dp_comm) f += " --no-dp-overlap";
+  if (s.grad_reduce_16bit && !base.grad_reduce_16bit) f += " --grad-reduce-in-bf16";
+  if (s.tp_comm_overlap && !base.tp_comm_overlap) f += " --tp-comm-overlap";
+  if (!s.overlap_p2p_comm && base.overlap_p2p_comm) f += " --no-overlap-p2p-communication";
+  if (s.attention != profile.attention) f += fmt::format(" --attention {}", spec::AttentionName(s.attention));
+  if (s.precision != spec::Precision::kBf16) f += fmt::format(" --precision {}", spec::PrecisionName(s.precision));
+  if (s.moe_alltoall != spec::MoeAllToAll::kAuto) {
+    f += fmt::format(" --moe-alltoall {}", spec::MoeAllToAllName(s.moe_alltoall));
+  }
+  if (s.moe_overlap) f += " --moe-overlap";
+  if (s.moe_imbalance != 1) f += fmt::format(" --moe-imbalance {}", s.moe_imbalance);
+  if (s.moe_max_domains > 0) f += fmt::format(" --moe-max-domains {}", s.moe_max_domains);
+  if (s.moe_dispatch_precision != spec::MoeDispatchPrecision::kBf16) {
+    f += fmt::format(" --moe-dispatch-precision {}", spec::MoeDispatchPrecisionName(s.moe_dispatch_precision));
+  }
+  return f;
+}
+
+std::string ShellWord(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./:=,+@%").find(c) != std::string::npos;
+  });
+  if (plain) return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
 std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const perf::Estimate& e, bool brief) {
@@ -245,7 +323,7 @@ std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const p
 
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
   std::string out = fmt::format(
-      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\nstack: {}\n{}\n", c.model.name, Grouped(c.gpus),
+      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\nstack: {}\n{}\n", ModelLine(c.model), Grouped(c.gpus),
       c.system.name, NetworkLine(c), c.fabrics.hb_domain_size, StrategyLine(s), StackLine(c),
       c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
   TextTable t;
@@ -308,7 +386,7 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
   std::string out = fmt::format(
       "{} on {} x {} ({}, HB domain {}), global batch {}\n"
       "stack: {}\n{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n{}\n",
-      c.model.name, Grouped(c.gpus), c.system.name, NetworkLine(c),
+      ModelLine(c.model), Grouped(c.gpus), c.system.name, NetworkLine(c),
       c.fabrics.hb_domain_size, Grouped(r.global_batch), StackLine(c),
       Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads,
       c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));

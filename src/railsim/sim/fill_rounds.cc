@@ -5,6 +5,8 @@
 #include <limits>
 #include <numeric>
 
+#include "railsim/core/interrupt.h"
+
 namespace railsim::sim {
 namespace {
 
@@ -60,6 +62,7 @@ size_t FillRounds::Round(Island& island, size_t start, size_t n, std::span<const
     ThreadScratch& scratch = thread_scratch_[worker];
     int32_t path[net::kMaxRouteHops];
     for (size_t i = b; i < e; ++i) {
+      if ((i & 0xffff) == 0 && InterruptRequested()) break;  // as LinkCounter::CountLocal's pass
       const int hops = router_.PathOf(flows[i], path);
       const double m = LeastShare(flows[i], path, hops);
       const double cap = task_caps_[size_t(flows[i].task())];
@@ -67,6 +70,7 @@ size_t FillRounds::Round(Island& island, size_t start, size_t n, std::span<const
       for (int h = 0; h < hops; ++h) scratch.least[size_t(path[h])] = std::min(scratch.least[size_t(path[h])], m);
     }
   });
+  ThrowIfInterrupted();
   double cap_min = kInf;
   for (ThreadScratch& scratch : thread_scratch_) {
     cap_min = std::min(cap_min, scratch.cap_min);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "railsim/core/interrupt.h"
+
 namespace railsim::sim {
 
 LinkCounter::LinkCounter(const FlowRouter& router, const Workers& workers, Ranks ranks)
@@ -32,6 +34,9 @@ void LinkCounter::CountLocal(const Flow* flows, size_t begin, size_t end, double
     ThreadCounts& counts = thread_counts_[worker];
     int32_t path[net::kMaxRouteHops];
     for (size_t i = b; i < e; ++i) {
+      // A pass over millions of flows takes a second: stop it at a stop
+      // request (the counts are then thrown away below).
+      if ((i & 0xffff) == 0 && InterruptRequested()) break;
       if (only_bytes > 0 && flows[i].remaining_bytes != only_bytes) continue;
       const int n = router_.PathOf(flows[i], path);
       for (int h = 0; h < n; ++h) {
@@ -39,6 +44,7 @@ void LinkCounter::CountLocal(const Flow* flows, size_t begin, size_t end, double
       }
     }
   });
+  ThrowIfInterrupted();
   counted_.clear();
   for (ThreadCounts& counts : thread_counts_) {
     for (int32_t l : counts.links) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "railsim/core/interrupt.h"
+
 namespace railsim::sim {
 
 MaxMinFiller::MaxMinFiller(const FlowRouter& router, const Workers& workers, LinkCounter* counter, Ranks ranks,
@@ -119,6 +121,7 @@ void MaxMinFiller::Fill(Island& island, size_t start, double now) {
   bool rounds = false;
   int64_t before = 0;
   while (true) {
+    ThrowIfInterrupted();  // a fill of millions of flows takes a second
     int64_t entries = 0;  // over all ranks: none left when every flow is frozen
     for (int32_t l : touched_) entries += links_.unfrozen[size_t(l)];
     if (entries == 0) break;

@@ -18,6 +18,7 @@
 #include <limits>
 #include <vector>
 
+#include "railsim/core/interrupt.h"
 #include "railsim/sim/completions.h"
 #include "railsim/sim/flow_router.h"
 #include "railsim/sim/flow_store.h"
@@ -54,6 +55,9 @@ class Simulation {
   SimResult Run() {
     tasks_.Start();
     while (true) {
+      // A stop asked for by an embedder (core/interrupt.h); never under MPI,
+      // where every rank must take each step together.
+      ThrowIfInterrupted();
       double next_flow = completions_.NextFinish();
       ranks_.MinAll({&next_flow, 1});  // the earliest on any rank
       const double next_timer = tasks_.next_timer_s();
@@ -102,6 +106,7 @@ class Simulation {
         assert((other_bytes == 0 || other_bytes == bytes) && "a phase's flows have at most two sizes");
         other_bytes = bytes;
       }
+      if ((index & 0xffff) == 0) ThrowIfInterrupted();  // a step of millions of flows takes a second
       if (!ranks_.Owns(index++)) return;
       if (router_.has_failures() && router_.PathOf(src, dst, path) < 0) {
         ++flows_unroutable_;

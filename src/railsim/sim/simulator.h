@@ -117,7 +117,9 @@ struct SimResult {
 /// Simulates `plan` on `topology`. Requires the plan's groups to fit the
 /// topology (ranks < gpus < 2^24, HB domains of the topology's K) and
 /// EstimateMemoryBytes() within a limit the caller checked; throws
-/// std::bad_alloc if the kernel still refuses the memory.
+/// std::bad_alloc if the kernel still refuses the memory, and Interrupted
+/// (core/interrupt.h) when a stop was asked for (looked for between events
+/// and every 65,536 flows of a pass, so within a fraction of a second).
 SimResult Simulate(const net::Topology& topology, const comm::Plan& plan, const SimOptions& options);
 
 }  // namespace railsim::sim

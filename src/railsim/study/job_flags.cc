@@ -38,6 +38,9 @@ void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m) {
 spec::ModelSpec LoadModelFlags(const ModelFlags& f) {
   spec::ModelSpec m = spec::LoadModel(f.model, "--model");
   ApplySeqLengthFlag(f.seq_length, &m);
+  if (const std::string warning = ContextLengthWarning(m, "--model"); !warning.empty()) {
+    std::fputs(fmt::format("railsim: warning: {}\n", warning).c_str(), stderr);
+  }
   return m;
 }
 
@@ -50,6 +53,13 @@ std::string ModelDefaultsWarning(const ModelFlags& f, const spec::ModelSpec& m) 
 
 void PrintWarning(const std::string& warning) {
   if (!warning.empty()) std::fputs(warning.c_str(), stderr);
+}
+
+std::string ContextLengthWarning(const spec::ModelSpec& m, const std::string& where) {
+  if (m.seq_length_key.empty() || m.seq_length <= kLongContextSeqLength) return "";
+  return fmt::format("{}: {} trains at sequence length {}, its config's {} (the longest context it supports, not "
+                     "a training length); give --seq-length to time another",
+                     where, m.name, m.seq_length, m.seq_length_key);
 }
 
 void CheckSeqLengthNeedsModel(const ModelFlags& f) {

@@ -41,6 +41,16 @@ void PrintWarning(const std::string& warning);
 /// Applies --seq-length (when given) to a model loaded elsewhere.
 void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m);
 
+/// Training sequences longer than this are rare enough that a length taken
+/// from a config's maximum context (Qwen2.5's 131,072: steps tens of times
+/// longer than at 4,096) is far more likely a default nobody chose.
+constexpr int kLongContextSeqLength = 32768;
+
+/// A warning when `m`'s length is a Hugging Face config's maximum context
+/// (seq_length_key set) above kLongContextSeqLength, naming `where` (the
+/// flag or field the model came from), the model and --seq-length; else "".
+std::string ContextLengthWarning(const spec::ModelSpec& m, const std::string& where);
+
 /// Throws Error("--seq-length") when it is given without a model.
 void CheckSeqLengthNeedsModel(const ModelFlags& f);
 

@@ -324,17 +324,12 @@ std::vector<double> RunComparePoint(const Point& p) {
   o.model = text("model");
   o.system = text("system");
   o.batches = text("global_batch_size");
-  const bool no_moe = text("moe_model") == "none";
-  if (!no_moe) o.moe_model = text("moe_model");
+  o.moe_model = text("moe_model");
   o.moe_batch = text("moe_global_batch_size");
   o.allow_idle = text("allow_idle_gpus");
   ScenarioInputs in = LoadScenarioInputs(TextOr(p, "scenario", "paper-headline"), TextOr(p, "catalog", "default"), o,
                                          TextOr(p, "server", ""));
   spec::Scenario& sc = in.scenario;
-  if (no_moe) {
-    sc.moe_model.clear();
-    in.moe_model.reset();
-  }
   sc.oversubscription = NumberOr(p, "oversubscription", sc.oversubscription);
   auto one = [&sc](const char* key, size_t n, const std::string& what) {
     if (n > 1) {
