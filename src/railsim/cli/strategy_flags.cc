@@ -77,8 +77,8 @@ CLI::Option* AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
                   "transformer layers at the start kept in bf16 under a low precision (auto: none)")
       ->capture_default_str();
   sub->add_option("--num-layers-at-end-in-bf16", f->bf16_layers_at_end,
-                  "transformer layers at the end kept in bf16 under a low precision (auto: none for fp8 and mxfp8, "
-                  "15% of the layers for fp4, as NVIDIA's NVFP4 recipe)")
+                  "transformer layers at the end kept in bf16 under a low precision (auto: none; NVIDIA's NVFP4 "
+                  "recipe keeps about 15% of them, most at the end)")
       ->capture_default_str();
   CLI::Option* sharding = AddOptimizerFlags(sub, &f->optimizer);
   AddMoeFlags(sub, &f->moe);

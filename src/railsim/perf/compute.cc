@@ -50,6 +50,8 @@ GpuModel GpuModel::From(const spec::GpuSpec& gpu) {
   g.sms = gpu.num_sms;
   g.fp8_gemm_flops = gpu.peak_flops_fp8 * gpu.fp8_gemm_efficiency;
   g.fp4_gemm_flops = gpu.peak_flops_fp4 * gpu.fp4_gemm_efficiency;
+  g.mxfp8_gemm_flops = gpu.peak_flops_fp4 > 0 ? gpu.peak_flops_fp8 * gpu.mxfp8_gemm_efficiency : 0;
+  g.moe_layer_overhead_s = gpu.moe_layer_overhead_s;
   g.peak_flops_fp8 = gpu.peak_flops_fp8;
   g.peak_flops_fp4 = gpu.peak_flops_fp4;
   g.tp_comm_overlap_cost = gpu.tp_comm_overlap_cost;
@@ -84,7 +86,9 @@ GpuModel GpuModel::WithGemmPrecision(spec::Precision p) const {
   assert(Supports(p) && "a validated strategy's precision");
   GpuModel g = *this;
   if (p == spec::Precision::kBf16) return g;
-  g.gemm_flops = p == spec::Precision::kFp4 ? fp4_gemm_flops : fp8_gemm_flops;
+  g.gemm_flops = p == spec::Precision::kFp4     ? fp4_gemm_flops
+                 : p == spec::Precision::kMxfp8 ? mxfp8_gemm_flops
+                                                : fp8_gemm_flops;
   g.gemm_element_bytes = GemmFormatOf(p).value_bytes;
   return g;
 }

@@ -119,6 +119,9 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
       // token's top-k copies.
       mew.Add(2 * 4 * tokens * m.moe_router_topk * hs, 2);
       if (m.moe_shared_expert_intermediate_size > 0) dense_mlp(m.moe_shared_expert_intermediate_size, tokens);
+      // The dispatcher's fixed cost per pass (spec::GpuSpec::moe_layer_overhead_s).
+      out.fwd += g.moe_layer_overhead_s;
+      out.bwd += g.moe_layer_overhead_s;
     } else {
       dense_mlp(f, tokens);
     }

@@ -45,7 +45,7 @@ Json StrategyObject(const spec::Strategy& s) {
   j["overlap_p2p_comm"] = s.overlap_p2p_comm;
   j["precision"] = spec::PrecisionName(s.precision);
   j["low_precision_params"] = s.low_precision_params;
-  // -1: the precision's default (none, or for fp4 15% of the layers at the end).
+  // -1: the default (none).
   j["num_layers_at_start_in_bf16"] = s.bf16_layers_at_start;
   j["num_layers_at_end_in_bf16"] = s.bf16_layers_at_end;
   j["moe_alltoall"] = spec::MoeAllToAllName(s.moe_alltoall);

@@ -248,9 +248,7 @@ int Strategy::Bf16LayersAtEnd(int num_layers) const {
   if (precision == Precision::kBf16) return 0;
   const int start = Bf16LayersAtStart(num_layers);
   if (bf16_layers_at_end >= 0) return std::min(bf16_layers_at_end, num_layers - start);
-  if (precision != Precision::kFp4) return 0;
-  const int share = int(std::lround(kFp4Bf16LayerShare * num_layers));
-  return std::clamp(share - start, 0, num_layers - start);
+  return 0;
 }
 
 const char* MainGradsDtypeName(MainGradsDtype d) { return d == MainGradsDtype::kBf16 ? "bf16" : "fp32"; }

@@ -34,11 +34,6 @@ const char* PrecisionName(Precision p);
 std::optional<Precision> PrecisionFromName(std::string_view name);
 /// The precisions in their --precision order.
 constexpr Precision kAllPrecisions[] = {Precision::kBf16, Precision::kFp8, Precision::kMxfp8, Precision::kFp4};
-/// NVFP4 keeps about this share of the transformer layers in bf16 when the
-/// strategy does not say (NVIDIA, "Pretraining Large Language Models with
-/// NVFP4", arXiv 2509.25149: about 15% of the linear layers, most of them at
-/// the end of the network; training diverges with every layer in FP4).
-constexpr double kFp4Bf16LayerShare = 0.15;
 /// How MoE tokens cross HB domains (comm/moe.h): auto (forwarded on
 /// Rail-only, direct otherwise), forwarded (NIC once per domain reached, then
 /// NVLink), direct (any NIC to any NIC).
@@ -127,8 +122,10 @@ struct Strategy {
   /// Transformer layers kept in bf16 at the start and the end of the network
   /// while the others run in the low precision (Megatron-Core's
   /// --first-last-layers-bf16 with --num-layers-at-start-in-bf16 and
-  /// --num-layers-at-end-in-bf16). -1 = the default: none for fp8 and mxfp8;
-  /// for fp4, kFp4Bf16LayerShare of the layers, all at the end.
+  /// --num-layers-at-end-in-bf16). -1 = the default, none, as Megatron-Core's
+  /// (--first-last-layers-bf16 off). NVIDIA's NVFP4 recipe for long runs
+  /// ("Pretraining Large Language Models with NVFP4", arXiv 2509.25149) keeps
+  /// about 15% of the layers in bf16, most at the end: set them to time it.
   int bf16_layers_at_start = -1;
   int bf16_layers_at_end = -1;
   // MoE dispatch and combine (ignored for dense models).

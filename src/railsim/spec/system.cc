@@ -36,12 +36,14 @@ GpuSpec ReadGpu(JsonReader r) {
   if (r.Has("peak_flops_fp4")) {
     g.peak_flops_fp4 = r.FlopRate("peak_flops_fp4");
     g.fp4_gemm_efficiency = r.Number("fp4_gemm_efficiency", 0.01, 1.0);
+    g.mxfp8_gemm_efficiency = r.NumberOr("mxfp8_gemm_efficiency", g.fp8_gemm_efficiency, 0.01, 1.0);
   }
   g.tp_comm_overlap_cost = r.NumberOr("tp_comm_overlap_cost", 0.5, 0, 1);
   g.iteration_overhead_s = r.DurationOr("iteration_overhead", 0);
   g.pipeline_chunk_overhead_s = r.DurationOr("pipeline_chunk_overhead", 0);
   g.dp_comm_overlap_cost = r.NumberOr("dp_comm_overlap_cost", 0, 0, 1);
   g.straggler_jitter = r.NumberOr("straggler_jitter", 0, 0, 1);
+  g.moe_layer_overhead_s = r.DurationOr("moe_layer_overhead", 0);
   g.memory_reserved_bytes = r.BytesOr("memory_reserved", 0);
   g.sources = r.StringMapOr("sources");
   r.Finish();
@@ -122,12 +124,14 @@ std::string SystemToJson(const SystemSpec& s) {
   if (s.gpu.peak_flops_fp4 > 0) {
     gpu["peak_flops_fp4"] = units::FormatFlopRate(s.gpu.peak_flops_fp4);
     gpu["fp4_gemm_efficiency"] = s.gpu.fp4_gemm_efficiency;
+    gpu["mxfp8_gemm_efficiency"] = s.gpu.mxfp8_gemm_efficiency;
   }
   gpu["tp_comm_overlap_cost"] = s.gpu.tp_comm_overlap_cost;
   gpu["iteration_overhead"] = units::FormatDuration(s.gpu.iteration_overhead_s);
   gpu["pipeline_chunk_overhead"] = units::FormatDuration(s.gpu.pipeline_chunk_overhead_s);
   gpu["dp_comm_overlap_cost"] = s.gpu.dp_comm_overlap_cost;
   gpu["straggler_jitter"] = s.gpu.straggler_jitter;
+  if (s.gpu.moe_layer_overhead_s > 0) gpu["moe_layer_overhead"] = units::FormatDuration(s.gpu.moe_layer_overhead_s);
   gpu["memory_reserved"] = units::FormatBytes(s.gpu.memory_reserved_bytes);
   gpu["sources"] = SourcesJson(s.gpu.sources);
   nlohmann::ordered_json j;

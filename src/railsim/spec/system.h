@@ -45,6 +45,10 @@ struct GpuSpec {
   /// block-scaled tensor cores, so it runs mxfp8 at its FP8 peak (Blackwell).
   double peak_flops_fp4 = 0;
   double fp4_gemm_efficiency = 0;  ///< achieved fraction of the FP4 peak on large GEMMs
+  /// mxfp8 GEMMs' achieved fraction of the FP8 peak: the block scales are
+  /// loaded and applied inside the tensor-core pipeline. Defaults to
+  /// fp8_gemm_efficiency.
+  double mxfp8_gemm_efficiency = 0;
   /// With TP-communication overlap: the fraction of the overlapped
   /// communication time that still lengthens the GEMMs it hides behind
   /// (they share SMs and HBM with the communication kernels).
@@ -65,6 +69,12 @@ struct GpuSpec {
   /// walk, as when many kernels and host stalls each vary a little). A
   /// synchronous step waits for the slowest replica (perf/straggler.h).
   double straggler_jitter = 0;
+  /// Fixed cost of each MoE layer per pass (forward, backward, recomputed
+  /// forward) beyond its kernels' work: the token dispatcher's host
+  /// synchronisation for the all-to-all's split sizes and its many small
+  /// launches (router, permutations, grouped GEMM setup). Software as much
+  /// as hardware: fitted with the stack the GPU's runs used.
+  double moe_layer_overhead_s = 0;
   double memory_reserved_bytes = 0;  ///< CUDA context, NCCL and allocator slack
   std::map<std::string, std::string> sources;  ///< field -> where its number comes from
 };

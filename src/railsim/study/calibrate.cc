@@ -74,6 +74,10 @@ const ParamDef kParams[] = {
      RowKind::kStep},
     {"gpu.fp8_gemm_efficiency", false, 0.2, 0.95,
      [](spec::SystemSpec& s) -> double& { return s.gpu.fp8_gemm_efficiency; }, RowKind::kStep},
+    {"gpu.mxfp8_gemm_efficiency", false, 0.2, 0.95,
+     [](spec::SystemSpec& s) -> double& { return s.gpu.mxfp8_gemm_efficiency; }, RowKind::kStep},
+    {"gpu.fp4_gemm_efficiency", false, 0.1, 0.95,
+     [](spec::SystemSpec& s) -> double& { return s.gpu.fp4_gemm_efficiency; }, RowKind::kStep},
     {"gpu.flash_attention_efficiency", false, 0.2, 0.9,
      [](spec::SystemSpec& s) -> double& { return s.gpu.flash_attention_efficiency; }, RowKind::kStep},
     {"gpu.iteration_overhead", true, 0, 1.0,
@@ -82,6 +86,8 @@ const ParamDef kParams[] = {
      [](spec::SystemSpec& s) -> double& { return s.gpu.pipeline_chunk_overhead_s; }, RowKind::kStep},
     {"gpu.tp_comm_overlap_cost", false, 0, 1,
      [](spec::SystemSpec& s) -> double& { return s.gpu.tp_comm_overlap_cost; }, RowKind::kStep},
+    {"gpu.moe_layer_overhead", true, 0, 5e-3,
+     [](spec::SystemSpec& s) -> double& { return s.gpu.moe_layer_overhead_s; }, RowKind::kStep},
     {"gpu.straggler_jitter", false, 0, 0.2,
      [](spec::SystemSpec& s) -> double& { return s.gpu.straggler_jitter; }, RowKind::kStep},
 };
@@ -186,6 +192,9 @@ std::vector<const ParamDef*> Candidates(RowKind kind, const spec::SystemSpec& sy
     if (p.kind != kind) continue;
     if (key == "hb_in_network_allreduce_efficiency" && system.hb_in_network_allreduce_efficiency <= 0) continue;
     if (key == "gpu.fp8_gemm_efficiency" && system.gpu.peak_flops_fp8 <= 0) continue;
+    if ((key == "gpu.fp4_gemm_efficiency" || key == "gpu.mxfp8_gemm_efficiency") && system.gpu.peak_flops_fp4 <= 0) {
+      continue;
+    }
     if (key.rfind("nccl.", 0) == 0 && !system.nccl.enabled) continue;
     defs.push_back(&p);
   }
