@@ -390,16 +390,18 @@ py::object Report(const py::kwargs& kwargs) {
   std::string json;
   {
     py::gil_scoped_release release;
+    InputFileRecord read;  // so that no file of the report replaces an input
     study::ReportInputs inputs = study::ParseReportFlags(f);
     // As the command: the folder is made once the study has run.
     CheckDirectoryCanBeMade(f.out, "--out");
     study::ReportStudy study = study::RunReportStudy(inputs);
-    MakeDirectory(f.out, "--out");
+    OutputFolder folder(f.out, "--out");
     std::vector<std::string> written;
     for (const report::ReportFile& file : report::BuildReport(study, RAILSIM_VERSION)) {
-      WriteTextFile(f.out + "/" + file.name, file.contents, "--out");
+      folder.Write(file.name, file.contents);
       written.push_back(file.name);
     }
+    folder.Commit();
     json = report::ReportFilesJson(f.out, written);
   }
   return Loads(json);
