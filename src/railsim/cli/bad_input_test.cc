@@ -996,9 +996,12 @@ TEST_F(BadInputTest, OutputsNeverReplaceDevicesInputsOrEachOther) {
   cases.push_back({With(kCalibrate, "--out", Path("dangling.json")), "--out: '" + Path("dangling.json") +
                                                                          "' is a symbolic link to nothing"});
   cases.push_back({With(kEstimate, "--trace", Path("adir.json")), "--trace: expected a file path, got directory"});
-  cases.push_back({{"report", "--out", "-"}, "--out: expected a directory name, got '-' (a folder cannot be standard output)"});
-  cases.push_back({{"report", "--out", "/dev/null"}, "--out: cannot make the directory '/dev/null': '/dev/null' is not a directory"});
-  cases.push_back({Plus(With(sweep, "--out", "-"), "--resume"), "--resume: expected a file to resume, got '-' (standard output)"});
+  cases.push_back({{"report", "--out", "-"},
+                   "--out: expected a directory name, got '-' (a folder cannot be standard output)"});
+  cases.push_back({{"report", "--out", "/dev/null"},
+                   "--out: cannot make the directory '/dev/null': '/dev/null' is not a directory"});
+  cases.push_back({Plus(With(sweep, "--out", "-"), "--resume"),
+                   "--resume: expected a file to resume, got '-' (standard output)"});
   CheckAll(cases);
 
   EXPECT_TRUE(S_ISCHR(ModeOf("/dev/full")));

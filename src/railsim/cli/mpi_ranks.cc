@@ -7,6 +7,7 @@
 
 #include "railsim/cli/flags.h"
 #include "railsim/core/error.h"
+#include "railsim/core/file.h"
 #include "railsim/study/command_line.h"
 
 namespace railsim::cli {
@@ -60,6 +61,21 @@ MpiRanks::MpiRanks(const std::vector<std::string>& args) {
 MpiRanks::~MpiRanks() { g_session = nullptr; }
 
 const study::MpiSession* RankSession() { return g_session; }
+
+void AgreeOnFilesRead(const study::MpiSession& mpi) {
+  std::vector<study::FlagPath> files;
+  if (const InputFileRecord* record = InputFileRecord::Current()) {
+    for (const InputFileRecord::Input& input : record->inputs()) files.push_back({input.where, input.path});
+  }
+  const study::RankCommand mine{RAILSIM_VERSION, {}, study::DigestFiles(files)};
+  const std::optional<study::RankCommand> zero =
+      study::DecodeRankCommand(mpi.Broadcast(study::EncodeRankCommand(mine)));
+  const std::string report = zero ? study::RankDisagreement(*zero, mine, mpi.rank()).value_or("")
+                                  : "rank " + std::to_string(mpi.rank()) + " cannot read rank 0's files";
+  if (const auto first = mpi.FirstReport(report)) {
+    throw Error("mpirun", first->second + "; every rank must read the same files");
+  }
+}
 
 void EndRanks(const study::MpiSession& mpi, const std::string& line, int status) {
   constexpr auto kRankZeroFirst = std::chrono::seconds(3);

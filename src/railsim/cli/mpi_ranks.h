@@ -51,6 +51,12 @@ class MpiRanks {
 /// all the work).
 const study::MpiSession* RankSession();
 
+/// Throws Error("mpirun", ...) on every rank of `mpi` when a file one of
+/// them read since Run() began (InputFileRecord) differs from rank 0's: the
+/// files a command's arguments do not name, such as the models a sweep's
+/// config names. Every rank calls it, after reading its inputs.
+void AgreeOnFilesRead(const study::MpiSession& mpi);
+
 /// A rank's error under mpirun: the one `line`, then every rank ends with
 /// `status`. Errors from the flags and inputs are checked before any work,
 /// so every rank meets the same one: rank 0 prints it and ends them all, and

@@ -215,6 +215,7 @@ void RunPoints(const SweepFlags& f, const SweepSetup& s, const study::MpiSession
 int RunSweepOverMpi(const study::MpiSession& mpi, const SweepFlags& f) {
   try {
     const SweepSetup s = LoadSweep(f);
+    AgreeOnFilesRead(mpi);  // the models and systems the config names
     if (mpi.size() == 1) {
       RunPoints(f, s, nullptr);
     } else if (mpi.rank() == 0) {

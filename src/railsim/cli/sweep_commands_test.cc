@@ -229,5 +229,37 @@ TEST_F(SweepCommandTest, FullDiskSaysWhy) {
   EXPECT_EQ("railsim: error: --out: cannot write '/dev/full': No space left on device\n", r.err);
 }
 
+// A file the config names (not an argument) that differs between nodes is
+// found once every rank has read it.
+TEST_F(SweepCommandTest, MpirunRanksWithDifferentModelFilesEndBeforeWork) {
+#ifndef RAILSIM_MPIRUN_TEST
+  GTEST_SKIP() << "built without RAILSIM_MPI, or with the sanitizers (Open MPI's own leaks would fail them)";
+#else
+  const std::string config = R"({"study": "estimate", "fixed": {"model": "model.json", "system": "dgx-h100",
+      "gpus": 8, "global_batch_size": 8, "tp": 8, "pp": 1, "micro_batch_size": 1}})";
+  const std::string model = Slurp(std::string(RAILSIM_SOURCE_DIR) + "/presets/models/megatron-1.7b.json");
+  std::string other = model;
+  other.replace(other.find("\"num_layers\": 24"), 16, "\"num_layers\": 12");
+  ASSERT_NE(model, other);
+  for (const std::string node : {"node0", "node1"}) {
+    ASSERT_EQ(0, ::mkdir(Path(node).c_str(), 0755));
+    std::ofstream(Path(node + "/sweep.json")) << config;
+    std::ofstream(Path(node + "/model.json")) << (node == "node0" ? model : other);
+  }
+  RunResult r = RunProgram("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "1", "-wdir", Path("node0"),
+                                      RAILSIM_BINARY, "sweep", "--config", "sweep.json", "--out", Path("rows.jsonl"),
+                                      ":", "-np", "1", "-wdir", Path("node1"), RAILSIM_BINARY, "sweep", "--config",
+                                      "sweep.json", "--out", Path("rows.jsonl")},
+                           60);
+  EXPECT_EQ(2, r.status);
+  const std::string line = "railsim: error: mpirun: rank 1's /fixed/model file model.json differs from rank 0's "
+                           "(the same size, other bytes); every rank must read the same files\n";
+  const size_t at = r.err.find(line);
+  ASSERT_NE(std::string::npos, at) << r.err;
+  EXPECT_EQ(std::string::npos, r.err.find("railsim: error:", at + 1)) << "printed once: " << r.err;
+  EXPECT_NE(0, ::access(Path("rows.jsonl").c_str(), F_OK));
+#endif
+}
+
 }  // namespace
 }  // namespace railsim::testutil

@@ -38,6 +38,7 @@ FileId IdOf(const struct stat& st) { return {uint64_t(st.st_dev), uint64_t(st.st
 
 InputFileRecord::InputFileRecord() : outer_(g_inputs) { g_inputs = this; }
 InputFileRecord::~InputFileRecord() { g_inputs = outer_; }
+const InputFileRecord* InputFileRecord::Current() { return g_inputs; }
 
 std::optional<FileId> FileIdOf(const std::string& path) {
   struct stat st;

@@ -72,6 +72,9 @@ class InputFileRecord {
 
   const std::vector<Input>& inputs() const { return inputs_; }
 
+  /// This thread's innermost record, or null.
+  static const InputFileRecord* Current();
+
  private:
   friend std::string ReadTextFile(const std::string& path, const std::string& where);
   std::vector<Input> inputs_;

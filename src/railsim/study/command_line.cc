@@ -157,14 +157,18 @@ bool CheckOutputFlags(const std::vector<std::string>& args) {
   return standard_output;
 }
 
-RankCommand DescribeRankCommand(std::string version, const std::vector<std::string>& args) {
-  RankCommand command{std::move(version), args, {}};
-  for (const FlagPath& input : InputFlagPaths(args)) {
-    RankCommand::Input in{input.flag, input.path, "", 0, 0};
-    Digest(&in);
-    command.inputs.push_back(std::move(in));
+std::vector<RankCommand::Input> DigestFiles(const std::vector<FlagPath>& files) {
+  std::vector<RankCommand::Input> inputs;
+  for (const FlagPath& file : files) {
+    RankCommand::Input input{file.flag, file.path, "", 0, 0};
+    Digest(&input);
+    inputs.push_back(std::move(input));
   }
-  return command;
+  return inputs;
+}
+
+RankCommand DescribeRankCommand(std::string version, const std::vector<std::string>& args) {
+  return {std::move(version), args, DigestFiles(InputFlagPaths(args))};
 }
 
 std::string EncodeRankCommand(const RankCommand& command) {
@@ -235,6 +239,9 @@ std::optional<std::string> RankDisagreement(const RankCommand& zero, const RankC
                                 ? "the same size, other bytes"
                                 : fmt::format("{} against {}", InputState(x), InputState(y));
     return fmt::format("rank {}'s {} file {} differs from rank 0's ({})", rank, x.flag, x.path, how);
+  }
+  if (mine.inputs.size() != zero.inputs.size()) {
+    return fmt::format("rank {} read {} files, rank 0 read {}", rank, mine.inputs.size(), zero.inputs.size());
   }
   return std::nullopt;
 }

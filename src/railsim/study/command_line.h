@@ -56,6 +56,11 @@ struct RankCommand {
 /// or device is not read). Never throws: a file it cannot read is a digest.
 RankCommand DescribeRankCommand(std::string version, const std::vector<std::string>& args);
 
+/// The digests of `files` (each named by its flag), as DescribeRankCommand
+/// takes them: for the files a command reads that its arguments do not name
+/// (a model named in a sweep's config), compared once they are read.
+std::vector<RankCommand::Input> DigestFiles(const std::vector<FlagPath>& files);
+
 /// RankCommand as bytes and back (the two sides run the same code).
 std::string EncodeRankCommand(const RankCommand& command);
 /// Returns nullopt when `bytes` is not EncodeRankCommand's.
