@@ -126,16 +126,14 @@ int Run(int argc, char** argv) {
   InputFileRecord inputs;  // so that no output replaces a file the command read
   MpiRanks ranks(args);
   if (!ranks.runs_command()) return ranks.status();
-  Parsed parsed;
   try {
-    parsed = Parse(argc, argv);
+    Parsed parsed = Parse(argc, argv);
     // Outputs are rank 0's: only its files are checked.
     if (parsed.action && !ranks.silent() && study::CheckOutputFlags(args)) MoveReportToStderr();
-  } catch (const Error&) {
-    if (ranks.silent()) return 2;  // rank 0 meets the same error and prints it
-    throw;
+    return parsed.action ? parsed.action() : parsed.status;
+  } catch (const Error& e) {
+    return ranks.Fail(e);
   }
-  return parsed.action ? parsed.action() : parsed.status;
 }
 
 }  // namespace railsim::cli

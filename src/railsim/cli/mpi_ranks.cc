@@ -44,7 +44,9 @@ MpiRanks::MpiRanks(const std::vector<std::string>& args) {
       zero ? study::RankDisagreement(*zero, mine, session_->rank()).value_or("")
            : "rank " + std::to_string(session_->rank()) + " cannot read rank 0's command";
   if (const auto first = session_->FirstReport(report)) {
-    if (session_->rank() == 0) throw Error("mpirun", first->second + "; every rank must run the same command");
+    if (session_->rank() == 0) {
+      PrintError(Error("mpirun", first->second + "; every rank must run the same command"));
+    }
     runs_command_ = false;
     status_ = 2;
     return;
@@ -59,6 +61,16 @@ MpiRanks::MpiRanks(const std::vector<std::string>& args) {
 }
 
 MpiRanks::~MpiRanks() { g_session = nullptr; }
+
+int MpiRanks::Fail(const Error& error) const {
+  if (!session_) throw error;
+  if (!silent_) PrintError(error);
+  return 2;
+}
+
+void MpiRanks::PrintError(const Error& error) {
+  PrintStderr("railsim: error: " + Printable(error.what()) + "\n");
+}
 
 const study::MpiSession* RankSession() { return g_session; }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "railsim/core/error.h"
 #include "railsim/study/sweep_mpi.h"
 
 namespace railsim::cli {
@@ -24,9 +25,9 @@ namespace railsim::cli {
 /// the command alone. At most one per process.
 class MpiRanks {
  public:
-  /// `args`: the words after "railsim". Throws Error("mpirun", ...) on rank
-  /// 0 when another rank's command differs from its own (those ranks then
-  /// get runs_command() false and status() 2).
+  /// `args`: the words after "railsim". When a rank's command differs from
+  /// rank 0's, rank 0 prints the line naming the difference and every rank
+  /// gets runs_command() false and status() 2.
   explicit MpiRanks(const std::vector<std::string>& args);
   ~MpiRanks();
   MpiRanks(const MpiRanks&) = delete;
@@ -40,7 +41,14 @@ class MpiRanks {
   /// rank meets alike (a bad flag) is printed by rank 0 alone.
   bool silent() const { return silent_; }
 
+  /// A command's `error` on this rank: under mpirun printed here (by rank 0
+  /// alone when silent()) while MPI is still up, since once one rank ends
+  /// mpirun may kill the others before main() could print; returns the exit
+  /// status, 2. Outside mpirun, rethrows it for main().
+  int Fail(const Error& error) const;
+
  private:
+  static void PrintError(const Error& error);
   std::unique_ptr<study::MpiSession> session_;
   bool runs_command_ = true, silent_ = false;
   int status_ = 0;
