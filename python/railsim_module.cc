@@ -4,13 +4,17 @@
 // json document as plain dicts and lists. No logic of its own: the values go,
 // as text, through the same study/ parsers the command line uses, so a bad
 // value raises ValueError with the command's one-line message naming the flag.
-// Other failures raise RuntimeError. Long calls run without the GIL.
+// Other failures raise RuntimeError. Long calls run without the GIL and stop
+// within a second at Ctrl-C (KeyboardInterrupt).
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -18,6 +22,7 @@
 
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
+#include "railsim/core/interrupt.h"
 #include "railsim/core/spellcheck.h"
 #include "railsim/perf/estimate.h"
 #include "railsim/report/collective_report.h"
@@ -50,25 +55,69 @@ std::string FlagOf(const std::string& keyword) {
   return flag;
 }
 
-// A keyword's value as the text its flag would carry: str as given, int and
-// float as Python prints them, a list as comma-separated items, and a dict
-// (a model, system, scenario or catalog) as its JSON text.
-std::string TextOf(const std::string& keyword, const py::handle& value) {
+// The name of a value's Python type, for messages ("list", "Decimal").
+std::string TypeName(const py::handle& value) {
+  return std::string(py::str(value.get_type().attr("__name__")));
+}
+
+// A value in a message: a number or text as Python writes it (cut short),
+// anything else by its type.
+std::string Shown(const py::handle& value) {
+  if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value) || py::isinstance<py::str>(value)) {
+    return Quoted(std::string(py::repr(value)));
+  }
+  return TypeName(value);
+}
+
+// One value as the text its flag would carry: str as given (not empty, as
+// the command line refuses an empty value), int and float as Python prints
+// them (or any integer type with __index__, such as numpy.int64), and a dict
+// (a model, system, scenario or catalog) as its JSON text. Lists are not one
+// value: ListText takes them for the flags that take lists.
+std::string ScalarText(const std::string& keyword, const py::handle& value) {
   if (py::isinstance<py::bool_>(value)) {
     throw Error(FlagOf(keyword), fmt::format("expected a number or text, got {}", std::string(py::repr(value))));
   }
-  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::str>(value)) {
+    std::string text = value.cast<std::string>();
+    if (text.empty()) throw Error(FlagOf(keyword), "expected a value, got an empty one");
+    return text;
+  }
   if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) return std::string(py::str(value));
+  if (PyIndex_Check(value.ptr())) return std::string(py::str(py::int_(py::reinterpret_borrow<py::object>(value))));
   if (py::isinstance<py::dict>(value)) {
-    return py::module_::import("json").attr("dumps")(value).cast<std::string>();
+    try {
+      return py::module_::import("json").attr("dumps")(value, py::arg("allow_nan") = false).cast<std::string>();
+    } catch (py::error_already_set& e) {
+      // A value JSON has no form for (a Decimal, a set), a dict or list that
+      // holds itself, NaN: one line naming the keyword, not json's traceback.
+      const std::string why = py::str(e.value());
+      throw Error(FlagOf(keyword), fmt::format("expected a dict of JSON values (str, int, float, bool, None, list, "
+                                               "dict), got one json cannot write: {}", Printable(why)));
+    }
   }
   if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
-    std::string out;
-    for (const py::handle& item : value) out += (out.empty() ? "" : ",") + TextOf(keyword, item);
-    return out;
+    throw Error(FlagOf(keyword), fmt::format("expected one value (a number or text), got a {} of {}",
+                                             TypeName(value), py::len(value)));
   }
-  throw Error(FlagOf(keyword), fmt::format("expected a number, text, list or dict, got {}",
-                                           std::string(py::str(value.get_type().attr("__name__")))));
+  throw Error(FlagOf(keyword), fmt::format("expected a number, text, list or dict, got {}", TypeName(value)));
+}
+
+// The value of a flag that takes a comma-separated list (--hb-sizes 8,256):
+// a list or tuple of numbers or text, or one value.
+std::string ListText(const std::string& keyword, const py::handle& value) {
+  if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value)) return ScalarText(keyword, value);
+  if (py::len(value) == 0) throw Error(FlagOf(keyword), fmt::format("expected one or more values, got an empty {}",
+                                                                    TypeName(value)));
+  std::string out;
+  for (const py::handle& item : value) {
+    if (py::isinstance<py::list>(item) || py::isinstance<py::tuple>(item) || py::isinstance<py::dict>(item)) {
+      throw Error(FlagOf(keyword), fmt::format("expected a list of numbers or text, got a {} in it",
+                                               TypeName(item)));
+    }
+    out += (out.empty() ? "" : ",") + ScalarText(keyword, item);
+  }
+  return out;
 }
 
 // The keyword arguments of one call, bound to the fields of a flags struct.
@@ -79,22 +128,33 @@ class Keywords {
     for (const auto& [key, value] : kwargs) given_.emplace(key.cast<std::string>(), py::reinterpret_borrow<py::object>(value));
   }
 
-  /// A flag that takes a value. Returns whether it was given.
+  /// A flag that takes one value. Returns whether it was given.
   bool Text(const std::string& keyword, std::string* field) {
     known_.push_back(keyword);
     auto it = given_.find(keyword);
     if (it == given_.end()) return false;
-    *field = TextOf(keyword, it->second);
+    *field = ScalarText(keyword, it->second);
     return true;
   }
 
-  /// A flag that takes none (--sequence-parallel): True or False.
-  void Flag(const std::string& keyword, bool* field) {
+  /// A flag that takes a comma-separated list. Returns whether it was given.
+  bool List(const std::string& keyword, std::string* field) {
+    known_.push_back(keyword);
+    auto it = given_.find(keyword);
+    if (it == given_.end()) return false;
+    *field = ListText(keyword, it->second);
+    return true;
+  }
+
+  /// A flag that takes none (--sequence-parallel): True or False. `where`
+  /// names a keyword that is no flag (search's document=).
+  void Flag(const std::string& keyword, bool* field, const std::string& where = "") {
     known_.push_back(keyword);
     auto it = given_.find(keyword);
     if (it == given_.end()) return;
     if (!py::isinstance<py::bool_>(it->second)) {
-      throw Error(FlagOf(keyword), fmt::format("expected True or False, got {}", std::string(py::repr(it->second))));
+      throw Error(where.empty() ? FlagOf(keyword) : where,
+                  fmt::format("expected True or False, got {}", Shown(it->second)));
     }
     *field = it->second.cast<bool>();
   }
@@ -112,6 +172,99 @@ class Keywords {
   std::map<std::string, py::object> given_;
   std::vector<std::string> known_;
 };
+
+// A function takes keyword arguments only, named as its command's flags: a
+// positional one is refused in one line (not pybind11's list of overloads).
+void NoPositional(const char* function, const py::args& args) {
+  if (args.empty()) return;
+  throw py::type_error(fmt::format("railsim.{}() takes keyword arguments only, named as the command's flags "
+                                   "(gpus=1024, hb_size=8); got {} positional argument{}",
+                                   function, args.size(), args.size() == 1 ? "" : "s"));
+}
+
+// Ctrl-C during a call. The work runs without the GIL, so Python's own
+// handler only marks the signal; the loops of the work poll (core/
+// interrupt.h), and on Python's main thread the poll runs the pending
+// handlers (PyErr_CheckSignals). What the handler raised (KeyboardInterrupt,
+// or the user's handler's exception) is kept here and raised when the call
+// unwinds. Calls from other threads stop too once a stop is recorded (a
+// Ctrl-C stops every railsim call of the process), with KeyboardInterrupt.
+std::atomic<std::thread::id> g_signal_thread;  // Python's main thread while it is in a call
+int g_calls = 0;                               // calls running; changed with the GIL held
+// The exception the signal handler raised; never destroyed (the interpreter
+// may be gone at exit).
+std::optional<py::error_already_set>& PendingSignalError() {
+  static auto* pending = new std::optional<py::error_already_set>();
+  return *pending;
+}
+
+bool PollSignals() {
+  if (std::this_thread::get_id() != g_signal_thread.load()) return false;
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  PendingSignalError().emplace();  // takes the error indicator
+  return true;
+}
+
+class InterruptibleCall {
+ public:
+  // With the GIL held.
+  InterruptibleCall() {
+    if (g_calls++ == 0) {
+      ClearInterrupt();
+      SetInterruptPoll(&PollSignals);
+    }
+    const py::object main_thread = py::module_::import("threading").attr("main_thread")();
+    main_ = main_thread.attr("ident").cast<unsigned long>() == PyThread_get_thread_ident();
+    if (main_) g_signal_thread = std::this_thread::get_id();
+  }
+  // With the GIL held.
+  ~InterruptibleCall() {
+    if (main_) g_signal_thread = std::thread::id();
+    if (--g_calls == 0) {
+      SetInterruptPoll(nullptr);
+      ClearInterrupt();
+    }
+  }
+  InterruptibleCall(const InterruptibleCall&) = delete;
+  InterruptibleCall& operator=(const InterruptibleCall&) = delete;
+
+  // Raises what the signal handler raised, else KeyboardInterrupt.
+  [[noreturn]] void Raise() {
+    std::optional<py::error_already_set>& pending = PendingSignalError();
+    if (main_ && pending) {
+      py::error_already_set e = std::move(*pending);
+      pending.reset();
+      throw e;
+    }
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
+
+  // A handler that ran at a poll the work did not stop at raises now.
+  void RaiseIfSignalled() {
+    if (main_ && PendingSignalError()) Raise();
+  }
+
+ private:
+  bool main_ = false;
+};
+
+// Runs `work` (which returns a report's JSON text) without the GIL, so that
+// other Python threads run, stoppable by Ctrl-C; returns the JSON as dicts.
+template <typename Work>
+py::object RunReleased(Work work) {
+  InterruptibleCall call;
+  std::string json;
+  try {
+    py::gil_scoped_release release;
+    json = work();
+  } catch (const Interrupted&) {
+    call.Raise();
+  }
+  call.RaiseIfSignalled();
+  return py::module_::import("json").attr("loads")(json);
+}
 
 // JSON text (a report/ document) as Python values.
 py::object Loads(const std::string& json) { return py::module_::import("json").attr("loads")(json); }
@@ -133,14 +286,20 @@ void BindStrategy(Keywords& k, study::StrategyFlags* f) {
   for (auto [name, field] : {std::pair{"tp", &f->tp}, {"pp", &f->pp}, {"dp", &f->dp}, {"cp", &f->cp}, {"ep", &f->ep},
                              {"vp", &f->vp}, {"micro_batch_size", &f->micro_batch}, {"recompute", &f->recompute},
                              {"precision", &f->precision},
-                             {"microbatch_group_size_per_vp_stage", &f->group_size}}) {
+                             {"num_layers_at_start_in_bf16", &f->bf16_layers_at_start},
+                             {"num_layers_at_end_in_bf16", &f->bf16_layers_at_end}}) {
     k.Text(name, field);
+  }
+  // The flag's name, and the short one the module took first.
+  if (!k.Text("microbatch_group_size_per_virtual_pipeline_stage", &f->group_size)) {
+    k.Text("microbatch_group_size_per_vp_stage", &f->group_size);
   }
   for (auto [name, field] : {std::pair{"sequence_parallel", &f->sequence_parallel},
                              {"distributed_optimizer", &f->distributed_optimizer},
                              {"no_dp_overlap", &f->no_dp_overlap}, {"grad_reduce_in_bf16", &f->grad_reduce_in_bf16},
                              {"tp_comm_overlap", &f->tp_comm_overlap},
-                             {"no_overlap_p2p_communication", &f->no_p2p_overlap}}) {
+                             {"no_overlap_p2p_communication", &f->no_p2p_overlap},
+                             {"fp8_params", &f->fp8_params}, {"fp4_params", &f->fp4_params}}) {
     k.Flag(name, field);
   }
   study::OptimizerFlags& o = f->optimizer;
@@ -167,27 +326,30 @@ void BindJob(Keywords& k, study::JobFlags* f, bool design) {
   }
 }
 
-py::object Estimate(const py::kwargs& kwargs) {
+py::object Estimate(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("estimate", args);
   study::JobFlags job;
   study::StrategyFlags strategy;
   Keywords k(kwargs);
   BindJob(k, &job, false);
   BindStrategy(k, &strategy);
   k.Finish();
-  std::string json;
-  {
-    py::gil_scoped_release release;
+  return RunReleased([&] {
     study::Job j = study::ParseJob(job);
     spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention);
-    json = report::EstimateJson(j.context, s, perf::EstimateIteration(j.context, s));
-  }
-  return Loads(json);
+    study::PrintWarning(j.warning);
+    return report::EstimateJson(j.context, s, perf::EstimateIteration(j.context, s));
+  });
 }
 
-py::object Search(bool document, const py::kwargs& kwargs) {
+py::object Search(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("search", args);
   study::JobFlags job;
   study::SearchFlags search;
   Keywords k(kwargs);
+  bool document = false, timing = false;
+  k.Flag("document", &document, "document");
+  k.Flag("timing", &timing);
   BindJob(k, &job, false);
   for (auto [name, field] : {std::pair{"top", &search.top}, {"threads", &search.threads},
                              {"max_strategies", &search.max_strategies}, {"precision", &search.precision},
@@ -198,19 +360,18 @@ py::object Search(bool document, const py::kwargs& kwargs) {
   k.Flag("explore_optimizer", &search.explore_optimizer);
   BindMoe(k, &search.moe);
   k.Finish();
-  std::string json;
-  {
-    py::gil_scoped_release release;
+  py::object out = RunReleased([&] {
     study::Job j = study::ParseJob(job);
     study::SearchRequest request = study::ParseSearch(search, j);
+    study::PrintWarning(j.warning);
     search::SearchResult r = study::SearchAllowingIdle(j.context, request.options, request.idle_gpus);
-    json = report::SearchJson(j.context, r);
-  }
-  py::object out = Loads(json);
+    return report::SearchJson(j.context, r, timing);
+  });
   return document ? out : out["results"];
 }
 
-py::object Traffic(const py::kwargs& kwargs) {
+py::object Traffic(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("traffic", args);
   study::JobFlags job;
   job.network = "rail-optimized";
   study::StrategyFlags strategy;
@@ -218,15 +379,13 @@ py::object Traffic(const py::kwargs& kwargs) {
   BindJob(k, &job, true);
   BindStrategy(k, &strategy);
   k.Finish();
-  std::string json;
-  {
-    py::gil_scoped_release release;
+  return RunReleased([&] {
     study::TrafficOptions o;
     study::Job j = study::ParseTrafficJob(job, &o.design);
     spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention);
-    json = report::TrafficJson(j.context, s, study::AnalyzeTraffic(j.context, s, o));
-  }
-  return Loads(json);
+    study::PrintWarning(j.warning);
+    return report::TrafficJson(j.context, s, study::AnalyzeTraffic(j.context, s, o));
+  });
 }
 
 void BindNetwork(Keywords& k, study::NetworkFlags* f) {
@@ -237,7 +396,8 @@ void BindNetwork(Keywords& k, study::NetworkFlags* f) {
   }
 }
 
-py::object Network(const py::kwargs& kwargs) {
+py::object Network(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("network", args);
   study::NetworkFlags f;
   std::string design;
   Keywords k(kwargs);
@@ -245,28 +405,23 @@ py::object Network(const py::kwargs& kwargs) {
   BindNetwork(k, &f);
   k.Finish();
   if (design.empty()) throw Error("--design", "needed: rail-only, rail-optimized or fat-tree");
-  std::string json;
-  {
-    py::gil_scoped_release release;
-    json = report::NetworkJson(study::RunNetworkFlags(f, design));
-  }
-  return Loads(json);
+  return RunReleased([&] {
+    return report::NetworkJson(study::RunNetworkFlags(f, design));
+  });
 }
 
-py::object Cost(const py::kwargs& kwargs) {
+py::object Cost(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("cost", args);
   study::NetworkFlags f;
   std::string server;
   Keywords k(kwargs);
   BindNetwork(k, &f);
   k.Text("server", &server);
   k.Finish();
-  std::string json;
-  {
-    py::gil_scoped_release release;
+  return RunReleased([&] {
     study::CostStudy cost = study::RunCostFlags(f, server);
-    json = report::CostJson(cost.designs, cost.clusters);
-  }
-  return Loads(json);
+    return report::CostJson(cost.designs, cost.clusters);
+  });
 }
 
 void BindCluster(Keywords& k, study::ClusterFlags* f) {
@@ -280,7 +435,8 @@ void BindCluster(Keywords& k, study::ClusterFlags* f) {
   k.Flag("simulate", &f->simulate);
 }
 
-py::object AllToAll(const py::kwargs& kwargs) {
+py::object AllToAll(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("alltoall", args);
   study::AllToAllFlags f;
   Keywords k(kwargs);
   BindCluster(k, &f.cluster);
@@ -291,16 +447,14 @@ py::object AllToAll(const py::kwargs& kwargs) {
   }
   k.Finish();
   if (f.bytes_per_pair.empty()) throw Error("--bytes-per-pair", "needed: the bytes each GPU sends to every other");
-  std::string json;
-  {
-    py::gil_scoped_release release;
+  return RunReleased([&] {
     study::AllToAllRun run = study::RunAllToAllFlags(f);
-    json = report::AllToAllJson(run.request, run.outcome, run.baseline);
-  }
-  return Loads(json);
+    return report::AllToAllJson(run.request, run.outcome, run.baseline);
+  });
 }
 
-py::object Collective(const py::kwargs& kwargs) {
+py::object Collective(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("collective", args);
   study::CollectiveFlags f;
   Keywords k(kwargs);
   BindCluster(k, &f.cluster);
@@ -314,16 +468,14 @@ py::object Collective(const py::kwargs& kwargs) {
   }
   BindMoe(k, &f.moe);
   k.Finish();
-  std::string json;
-  {
-    py::gil_scoped_release release;
+  return RunReleased([&] {
     study::CollectiveRun run = study::RunCollectiveFlags(f);
-    json = report::CollectiveJson(run.request, run.outcome);
-  }
-  return Loads(json);
+    return report::CollectiveJson(run.request, run.outcome);
+  });
 }
 
-py::object Failures(const py::kwargs& kwargs) {
+py::object Failures(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("failures", args);
   study::FailureFlags f;
   Keywords k(kwargs);
   if (!k.Text("network", &f.network)) k.Text("design", &f.network);
@@ -338,30 +490,31 @@ py::object Failures(const py::kwargs& kwargs) {
   }
   BindModel(k, &f.model);
   BindStrategy(k, &f.strategy);
-  f.fail_given = k.Text("fail", &f.fail);
+  f.fail_given = k.List("fail", &f.fail);
   f.policy_given = k.Text("spare_policy", &f.spare_policy);
   k.Flag("no_simulate", &f.no_simulate);
   k.Finish();
-  std::string json;
-  {
-    py::gil_scoped_release release;
+  return RunReleased([&] {
     study::FailureStudy s = study::RunFailureFlags(f);
-    json = report::FailureJson({&s.setup, s.radix, s.explicit_failures, s.monte_carlo, s.options});
-  }
-  return Loads(json);
+    return report::FailureJson({&s.setup, s.radix, s.explicit_failures, s.monte_carlo, s.options, s.notes});
+  });
 }
 
 void BindOverrides(Keywords& k, study::ScenarioOverrides* o) {
-  for (auto [name, field] : {std::pair{"gpus", &o->gpus}, {"hb_sizes", &o->hb_sizes}, {"radixes", &o->radixes},
-                             {"port_speed", &o->port_speed}, {"model", &o->model}, {"system", &o->system},
-                             {"global_batch_sizes", &o->batches}, {"moe_model", &o->moe_model},
+  for (auto [name, field] : {std::pair{"gpus", &o->gpus}, {"port_speed", &o->port_speed}, {"model", &o->model},
+                             {"system", &o->system}, {"moe_model", &o->moe_model},
                              {"moe_global_batch_size", &o->moe_batch}, {"moe_max_domains", &o->moe_max_domains},
                              {"allow_idle_gpus", &o->allow_idle}, {"seq_length", &o->seq_length}}) {
     k.Text(name, field);
   }
+  for (auto [name, field] : {std::pair{"hb_sizes", &o->hb_sizes}, {"radixes", &o->radixes},
+                             {"global_batch_sizes", &o->batches}}) {
+    k.List(name, field);
+  }
 }
 
-py::object Compare(const py::kwargs& kwargs) {
+py::object Compare(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("compare", args);
   study::CompareFlags f;
   Keywords k(kwargs);
   for (auto [name, field] : {std::pair{"scenario", &f.scenario}, {"catalog", &f.catalog}, {"radix", &f.radix},
@@ -370,15 +523,13 @@ py::object Compare(const py::kwargs& kwargs) {
   }
   BindOverrides(k, &f.overrides);
   k.Finish();
-  std::string json;
-  {
-    py::gil_scoped_release release;
-    json = report::CompareJson(study::RunCompareFlags(f));
-  }
-  return Loads(json);
+  return RunReleased([&] {
+    return report::CompareJson(study::RunCompareFlags(f));
+  });
 }
 
-py::object Report(const py::kwargs& kwargs) {
+py::object Report(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("report", args);
   study::ReportFlags f;
   Keywords k(kwargs);
   for (auto [name, field] : {std::pair{"out", &f.out}, {"scenario", &f.scenario}, {"catalog", &f.catalog},
@@ -387,9 +538,7 @@ py::object Report(const py::kwargs& kwargs) {
   }
   BindOverrides(k, &f.overrides);
   k.Finish();
-  std::string json;
-  {
-    py::gil_scoped_release release;
+  return RunReleased([&] {
     InputFileRecord read;  // so that no file of the report replaces an input
     study::ReportInputs inputs = study::ParseReportFlags(f);
     // As the command: the folder is made once the study has run.
@@ -402,16 +551,28 @@ py::object Report(const py::kwargs& kwargs) {
       written.push_back(file.name);
     }
     folder.Commit();
-    json = report::ReportFilesJson(f.out, written);
-  }
-  return Loads(json);
+    return report::ReportFilesJson(f.out, written, inputs.notes);
+  });
 }
 
-py::object Presets() { return Loads(report::PresetsJson(spec::ListPresets()))["presets"]; }
+py::object Presets(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("presets", args);
+  Keywords(kwargs).Finish();
+  return Loads(report::PresetsJson(spec::ListPresets()))["presets"];
+}
 
 // As `railsim presets show NAME`: a preset's JSON, or a model file or Hugging
-// Face config.json as railsim reads it.
-py::object PresetShow(const std::string& name) {
+// Face config.json as railsim reads it. `name` by position or keyword.
+py::object PresetShow(const py::args& args, const py::kwargs& kwargs) {
+  const bool by_keyword = args.empty() && kwargs.size() == 1 && kwargs.contains("name");
+  if (!by_keyword && (args.size() != 1 || !kwargs.empty())) {
+    throw py::type_error("railsim.preset_show() takes one argument, name: a preset name or a model file path");
+  }
+  const py::object value = by_keyword ? py::object(kwargs["name"]) : py::object(args[0]);
+  if (!py::isinstance<py::str>(value)) {
+    throw Error("name", fmt::format("expected a preset name or a file path (str), got {}", TypeName(value)));
+  }
+  const std::string name = value.cast<std::string>();
   const bool model_file = name.starts_with("hf:") || (!spec::IsPresetName(name) && PathExists(name));
   return Loads(model_file ? spec::ModelToJson(spec::LoadModel(name, "presets show"))
                           : std::string(spec::PresetText(name, "presets show")));
@@ -432,15 +593,17 @@ PYBIND11_MODULE(railsim, m) {
       if (p) std::rethrow_exception(p);
     } catch (const railsim::Error& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const railsim::Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
   });
   m.def("presets", &rp::Presets, "Every embedded preset: a list of {kind, name, description}.");
-  m.def("preset_show", &rp::PresetShow, py::arg("name"),
+  m.def("preset_show", &rp::PresetShow,
         "A preset's JSON as a dict, or a model file / Hugging Face config.json as railsim reads it.");
   m.def("network", &rp::Network, "railsim network: one design built and counted (bill of materials, cost, power).");
   m.def("cost", &rp::Cost, "railsim cost: every design side by side with Rail-only's savings.");
   m.def("estimate", &rp::Estimate, "railsim estimate: iteration time, breakdown, MFU and memory of one strategy.");
-  m.def("search", &rp::Search, py::arg("document") = false,
+  m.def("search", &rp::Search,
         "railsim search: the best strategies, a list of rows (document=True: the whole JSON document).");
   m.def("traffic", &rp::Traffic, "railsim traffic: bytes per GPU pair by parallelism, class and tier.");
   m.def("collective", &rp::Collective, "railsim collective: one collective on a placed group, analytic and simulated.");

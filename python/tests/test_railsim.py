@@ -1,7 +1,10 @@
 """The Python module against the command line: every function once, its
 errors, and equality with the CLI's --format json for the same inputs."""
+import decimal
 import json
 import os
+import re
+import signal
 import subprocess
 import threading
 import time
@@ -229,3 +232,171 @@ def test_report_never_replaces_devices_fifos_links_or_inputs(tmp_path):
     assert str(raised.value) == cli_error("report", *flags(out=str(folder), **kw))
     assert (folder / "index.html").read_text() == scenario
     assert sorted(os.listdir(folder)) == ["index.html"]
+
+
+# Every function of the module and the command whose flags it takes.
+FUNCTIONS = {"network": "network", "cost": "cost", "estimate": "estimate", "search": "search",
+             "traffic": "traffic", "collective": "collective", "alltoall": "alltoall", "failures": "failures",
+             "compare": "compare", "report": "report"}
+# Flags with no keyword: the output ones the module returns instead.
+OUTPUT_FLAGS = {"help", "format", "export", "heatmap", "export-links", "quiet", "trace", "trace-png",
+                "print-scenario"}
+
+
+def keywords_of(command):
+    """The keywords a function takes: its command's flags, read off --help."""
+    out = subprocess.run([CLI, command, "--help"], capture_output=True, text=True, check=True).stdout
+    flags = set(re.findall(r"^\s+(?:-\w,)?--([a-z0-9-]+)", out, re.M)) - OUTPUT_FLAGS
+    return sorted(flag.replace("-", "_") for flag in flags)
+
+
+def self_referencing_list():
+    items = [8]
+    items.append(items)
+    return items
+
+
+@pytest.mark.parametrize("function", sorted(FUNCTIONS))
+def test_a_list_that_holds_itself_is_refused_for_every_keyword(function):
+    """It recursed until the interpreter died (SIGSEGV); now one line naming the keyword."""
+    keywords = keywords_of(FUNCTIONS[function])
+    assert len(keywords) > 3
+    for keyword in keywords:
+        with pytest.raises(ValueError) as raised:
+            getattr(railsim, function)(**{keyword: self_referencing_list()})
+        message = str(raised.value)
+        assert message.startswith("--" + keyword.replace("_", "-") + ": "), message
+        assert "\n" not in message
+    loop = {"name": "x"}
+    loop["self"] = loop
+    with pytest.raises(ValueError, match=r"^--model: expected a dict of JSON values .*Circular reference"):
+        railsim.estimate(**dict(ESTIMATE, model=loop))
+
+
+def test_preset_show_takes_one_name():
+    with pytest.raises(ValueError, match=r"^name: expected a preset name or a file path \(str\), got list$"):
+        railsim.preset_show(self_referencing_list())
+    with pytest.raises(TypeError, match=r"^railsim.preset_show\(\) takes one argument, name"):
+        railsim.preset_show("gpt3-175b", "dgx-h100")
+    assert railsim.preset_show(name="dgx-h100")["name"] == "dgx-h100"
+
+
+@pytest.mark.parametrize("function, kw, flag, cli_value", [
+    ("network", dict(design="rail-only", gpus=[8], hb_size=8, radix=64), "--gpus", None),
+    ("network", dict(design="rail-only", gpus=(8,), hb_size=8, radix=64), "--gpus", None),
+    ("network", dict(design="rail-only", gpus=64, hb_size=8, radix=""), "--radix", ""),
+    ("search", dict(SEARCH, threads=""), "--threads", ""),
+    ("failures", dict(gpus=1024, radix=64, trials=[]), "--trials", None),
+])
+def test_what_the_command_line_refuses_the_module_refuses(function, kw, flag, cli_value):
+    """A scalar takes no list, an empty value is no default: the CLI's rules."""
+    with pytest.raises(ValueError) as raised:
+        getattr(railsim, function)(**kw)
+    message = str(raised.value)
+    assert message.startswith(flag + ": "), message
+    if cli_value is not None:
+        args = flags(**{k: v for k, v in kw.items() if k.replace("_", "-") != flag[2:]})
+        assert message == cli_error(function, *args, flag, cli_value)
+    else:
+        assert "expected one value (a number or text), got a " in message
+
+
+def test_empty_or_nested_lists_are_refused():
+    with pytest.raises(ValueError, match=r"^--hb-sizes: expected one or more values, got an empty list$"):
+        railsim.compare(hb_sizes=[])
+    with pytest.raises(ValueError, match=r"^--hb-sizes: expected a list of numbers or text, got a list in it$"):
+        railsim.compare(hb_sizes=[8, [256]])
+    with pytest.raises(ValueError, match=r"^--gpus: expected one value \(a number or text\), got a tuple of 1$"):
+        railsim.estimate(**dict(ESTIMATE, gpus=(1024,)))
+
+
+def test_positional_arguments_are_one_line():
+    with pytest.raises(TypeError) as raised:
+        railsim.network("rail-only", gpus=64, hb_size=8, radix=64)
+    assert str(raised.value) == ("railsim.network() takes keyword arguments only, named as the command's flags "
+                                 "(gpus=1024, hb_size=8); got 1 positional argument")
+
+
+def test_a_dict_model_with_a_decimal_names_the_keyword():
+    model = railsim.preset_show("gpt3-175b")
+    model["hidden_dropout"] = decimal.Decimal("0.1")
+    with pytest.raises(ValueError) as raised:
+        railsim.estimate(**dict(ESTIMATE, model=model))
+    assert str(raised.value) == ("--model: expected a dict of JSON values (str, int, float, bool, None, list, dict), "
+                                 "got one json cannot write: Object of type Decimal is not JSON serializable")
+
+
+def test_numpy_style_integers_are_integers():
+    class Index:
+        def __index__(self):
+            return 1024
+    assert railsim.estimate(**dict(ESTIMATE, gpus=Index()))["gpus"] == 1024
+
+
+def stopped_by_sigint(call, **kw):
+    """Seconds from a SIGINT 0.5 s into `call` to its KeyboardInterrupt."""
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call(**kw)
+    finally:
+        timer.cancel()
+    return time.monotonic() - start - 0.5
+
+
+# Each takes many seconds uninterrupted (see src/railsim/study/interrupt_test.cc).
+LONG_CALLS = {
+    "simulation": (railsim.alltoall, dict(system="dgx-h100", gpus=2048, network="rail-only", bytes_per_pair="1MB",
+                                          simulate=True)),
+    "search": (railsim.search, dict(model="deepseek-v3", system="dgx-h100", gpus=32768, hb_size=256,
+                                    global_batch_size=15360, moe_max_domains=4, moe_overlap=True, threads=1)),
+    "monte_carlo": (railsim.failures, dict(gpus=4096, radix=64, network="rail-only", trials=500000, days=30)),
+    "compare": (railsim.compare, dict()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_CALLS))
+def test_ctrl_c_stops_a_long_call_within_a_second(name):
+    call, kw = LONG_CALLS[name]
+    seconds = stopped_by_sigint(call, **kw)
+    print(f"{name}: KeyboardInterrupt {seconds:.2f} s after SIGINT")
+    assert seconds < 1.0
+    # The next call runs as usual.
+    assert railsim.network(design="rail-only", gpus=64, hb_size=8, radix=64)["gpus"] == 64
+
+
+def test_ctrl_c_raises_what_the_handler_raises():
+    class Stop(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Stop()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        call, kw = LONG_CALLS["simulation"]
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(Stop):
+            call(**kw)
+        timer.cancel()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_outputs_name_the_sequence_length_and_compare_its_notes():
+    assert railsim.estimate(**ESTIMATE)["seq_length"] == 2048
+    doc = railsim.compare(**dict(SMALL_SCENARIO, moe_model="none", system="aws-p5"))
+    assert "moe" not in doc and doc["seq_length"] == 2048
+    assert doc["notes"] == cli_json("compare", *flags(**dict(SMALL_SCENARIO, moe_model="none",
+                                                               system="aws-p5")))["notes"]
+    assert any("no server named aws-p5" in note for note in doc["notes"])
+
+
+def test_ctrl_c_still_raises_after_report_wrote_files(tmp_path):
+    """Writing files installed railsim's own SIGINT handler over Python's: Ctrl-C then killed the interpreter."""
+    railsim.report(out=str(tmp_path / "page"), **SMALL_SCENARIO)
+    call, kw = LONG_CALLS["monte_carlo"]
+    assert stopped_by_sigint(call, **kw) < 1.0

@@ -435,6 +435,24 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({Plus(With(kEstimate, "--tp", "1"), "--tp-comm-overlap"), "--tp-comm-overlap"});
   for (std::string v : {"fp16", "", "all"}) cases.push_back({With(kSearch, "--precision", v), "--precision"});
   cases.push_back({With(kSearch, "--precision", "fp8"), "--precision"});
+  // Block-scaled formats, low-precision weights and the layers kept in bf16.
+  const Args h100 = With(kEstimate, "--system", "dgx-h100");
+  for (std::string v : {"mxfp8", "fp4"}) cases.push_back({With(h100, "--precision", v), "--precision"});  // Hopper
+  cases.push_back({With(kSearch, "--precision", "mxfp8"), "--precision"});
+  const Args b200 = With(With(kEstimate, "--system", "dgx-b200"), "--precision", "fp8");
+  cases.push_back({Plus(kEstimate, "--fp8-params"), "--fp8-params"});                       // bf16
+  cases.push_back({Plus(With(b200, "--precision", "fp4"), "--fp8-params"), "--fp8-params"});
+  cases.push_back({Plus(b200, "--fp4-params"), "--fp4-params"});
+  for (std::string flag : {"--num-layers-at-start-in-bf16", "--num-layers-at-end-in-bf16"}) {
+    for (std::string v : {"-1", "x", "", "97", "1e3"}) cases.push_back({With(b200, flag, v), flag});
+    cases.push_back({With(kEstimate, flag, "2"), flag});  // bf16: every layer is bf16
+  }
+  cases.push_back({With(With(b200, "--num-layers-at-start-in-bf16", "50"), "--num-layers-at-end-in-bf16", "50"),
+                   "--num-layers-at-end-in-bf16"});
+  cases.push_back({With(kEstimate, "--system", Mutated("gb200-nvl72", "peak_flops_fp4", "\"40PFLOPS\"")),
+                   "/gpu/peak_flops_fp4"});
+  cases.push_back({With(kEstimate, "--system", Mutated("gb200-nvl72", "fp4_gemm_efficiency", "0")),
+                   "/gpu/fp4_gemm_efficiency"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "fp8_gemm_efficiency", "1.5")), "/gpu/fp8_gemm_efficiency"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "peak_flops_fp8", "\"-1TFLOPS\"")), "/gpu/peak_flops_fp8"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "tp_comm_overlap_cost", "2")), "/gpu/tp_comm_overlap_cost"});
@@ -507,7 +525,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"-1", "x", "1.5"}) cases.push_back({With(base, "--seed", v), "--seed"});
     for (std::string v : {"0", "-1GB", "x", "1KB", "2EB", ""}) cases.push_back({With(base, "--max-memory", v), "--max-memory"});
     cases.push_back({Plus(With(base, "--max-memory", "1MiB"), "--simulate"), "--max-memory"});  // over the estimate
-    for (std::string v : {"0", "-1", "x", "257", "1.5"}) cases.push_back({With(base, "--threads", v), "--threads"});
+    for (std::string v : {"0", "-1", "x", "1025", "1.5"}) cases.push_back({With(base, "--threads", v), "--threads"});
     cases.push_back({With(base, "--export-links", Path("links.csv")), "--export-links"});  // needs --simulate
     cases.push_back({Plus(With(base, "--max-gpus", "8"), "--simulate"), "--gpus"});
     cases.push_back({With(base, "--format", "csv"), "--format"});
@@ -821,7 +839,7 @@ TEST_F(BadInputTest, OneRuleForEveryFlagAndEveryFile) {
   cases.push_back({{"help", "netwrok"}, "did you mean 'network'?"});
   // Quantities carry their unit; nothing below a byte.
   cases.push_back({With(kAllToAll, "--bytes-per-pair", "1e-300"), "--bytes-per-pair"});
-  cases.push_back({With(kAllToAll, "--bytes-per-pair", "1024"), "--bytes-per-pair: expected a value with its unit"});
+  cases.push_back({With(kAllToAll, "--bytes-per-pair", "1024.5"), "--bytes-per-pair: expected a value with its unit"});
   cases.push_back({With(With(kAllToAll, "--hb-bw", "300"), "--nic-bw", "200Gbps"), "--hb-bw: expected a value with its unit"});
   cases.push_back({With(kCost, "--port-speed", "400"), "--port-speed: expected a value with its unit"});
   cases.push_back({With(kCollective, "--bytes", "0.5B"), "--bytes"});
@@ -831,7 +849,8 @@ TEST_F(BadInputTest, OneRuleForEveryFlagAndEveryFile) {
   cases.push_back({With(kCollective, "--chunks", "1"), "--chunks"});
   cases.push_back({With(kFailures, "--recompute", "bogus"), "--recompute"});
   cases.push_back({With(kFailures, "--vp", "bogus"), "--vp"});
-  cases.push_back({With(kFailures, "--precision", "fp4"), "--precision"});
+  cases.push_back({With(kFailures, "--precision", "fp6"), "--precision"});
+  cases.push_back({With(kFailures, "--num-layers-at-end-in-bf16", "-2"), "--num-layers-at-end-in-bf16"});
   // JSON keys once, no NUL after the document, names without control characters.
   std::string model = RunRailsim({"presets", "show", "megatron-1.7b"}).out;
   Write("twice.json", "{\"num_layers\": 2," + model.substr(model.find('{') + 1));
@@ -1044,6 +1063,96 @@ TEST_F(BadInputTest, OutputsOntoSocketsAndDisksAreRefused) {
   }
   ::close(fd);
   if (!disk) GTEST_SKIP() << "the socket is checked; mknod is not allowed here for the block device";
+}
+
+// calibrate refuses what would turn into 0, infinity or a misleading fit,
+// naming the file and line; a model file that leaves out architecture fields
+// gives its warning only when nothing is refused; --threads takes one range.
+TEST_F(BadInputTest, CalibrateRefusesNumbersThatBreakTheFit) {
+  std::vector<Case> cases;
+  const std::string ranks = "#  Rank  0 Group  0 Pid 1 on a device 0 [0000:04:00] GPU\n"
+                            "#  Rank  1 Group  0 Pid 1 on b device 0 [0000:04:00] GPU\n";
+  const std::string row = "1024 256 float sum -1 10.0 0.10 0.20 0 10.0 0.10 0.20 0\n";
+  for (auto [name, text, field] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"tiny_all_reduce_perf.txt", ranks + "1024 256 float sum -1 4.9e-324 0.1 0.2 0 10 0.1 0.2 0\n",
+            "tiny_all_reduce_perf.txt:3: time (out-of-place, us): expected a number in [0.001, 1e+10], got "
+            "'4.9e-324'"},
+           {"slow_all_reduce_perf.txt", ranks + "1024 256 float sum -1 1e30 0.1 0.2 0 10 0.1 0.2 0\n",
+            "slow_all_reduce_perf.txt:3: time (out-of-place, us)"},
+           {"wrong_all_reduce_perf.txt", ranks + "1024 256 float sum -1 10 0.1 0.2 3 10 0.1 0.2 0\n",
+            "wrong_all_reduce_perf.txt:3: #wrong (out-of-place): expected 0, got 3"},
+           {"count_all_reduce_perf.txt", ranks + "1024 255 float sum -1 10 0.1 0.2 0 10 0.1 0.2 0\n",
+            "count_all_reduce_perf.txt:3: count"},
+           {"twice_all_reduce_perf.txt", ranks + row + "1024 256 float sum -1 12.0 0.1 0.2 0 12 0.1 0.2 0\n",
+            "twice_all_reduce_perf.txt:4: size 1024 bytes appears twice"},
+           {"mixed_perf.txt", "# Collective test starting: all_reduce_perf\n" + ranks + row +
+                                  "# Collective test starting: all_gather_perf\n",
+            "mixed_perf.txt:5: a second collective"},
+           {"big.csv", "op,nodes,gpus,size_bytes,oop_time_us\nall_reduce,1,8,1e308,5\n", "big.csv:2: size_bytes"},
+           {"mib.csv", "op,nodes,gpus,size_mib,oop_time_us\nall_reduce,1,8,1e308,5\n", "mib.csv:2: size_mib"},
+           {"algbw.csv", "op,nodes,gpus,size_bytes,oop_algbw_GBps\nall_reduce,1,8,1024,4.9e-324\n",
+            "algbw.csv:2: oop_algbw_GBps"},
+       }) {
+    Write(name, text);
+    cases.push_back({With(kCalibrate, "--nccl-tests", Path(name)), field});
+  }
+  Write("s-tiny.csv", "model,gpus,global-batch-size,tp,pp,micro-batch-size,step_time_s\n"
+                      "gpt3-175b,64,64,8,8,1,4.9e-324\n");
+  cases.push_back({With(kCalibrate, "--steps", Path("s-tiny.csv")), "s-tiny.csv:2: step_time_s"});
+  // One error line, no warning before it, for a model file without swiglu & co.
+  Write("gpt2-shaped.json", RunRailsim({"presets", "show", "megatron-1.7b"}).out);
+  cases.push_back({With(With(kEstimate, "--model", Path("gpt2-shaped.json")), "--tp", "3"), "--dp"});
+  cases.push_back({With(With(kSearch, "--model", Path("gpt2-shaped.json")), "--top", "0"), "--top"});
+  cases.push_back({With(With(kTraffic, "--model", Path("gpt2-shaped.json")), "--pp", "5"), "--dp"});
+  Args failures = With(With(kFailuresExplicit, "--model", Path("gpt2-shaped.json")), "--fail", "gpu99999");
+  for (auto [flag, value] : {std::pair{"--tp", "8"}, {"--pp", "1"}, {"--micro-batch-size", "1"},
+                             {"--global-batch-size", "32"}}) {
+    failures = With(failures, flag, value);
+  }
+  cases.push_back({failures, "--fail"});
+  // --threads: the same limit, 1024, on every command that takes it.
+  for (const Args& base : {kSearch, kAllToAll, kCollective}) cases.push_back({With(base, "--threads", "1025"),
+                                                                              "--threads: expected an integer in "
+                                                                              "[1, 1024], got 1025"});
+  CheckAll(cases);
+}
+
+}  // namespace
+}  // namespace railsim::testutil
+
+namespace railsim::testutil {
+namespace {
+
+// Row files that are not all rows of the sweep: --merge and --resume refuse
+// them on one line naming the file and line (they were dropped in silence,
+// or the file rewritten without its header); and compare's scenario
+// spellings and failures' device names that no design has.
+TEST_F(BadInputTest, SweepRowFilesAndScenarioNamesAreRefusedOnOneLine) {
+  Write("sweep.json", R"({"study": "network", "fixed": {"design": "rail-only", "radix": 64, "hb_size": 8},
+                          "axes": {"gpus": [64, 128]}})");
+  const std::string row0 = R"({"index":0,"points":2,"point":{"gpus":64},"results":{"tiers":1}})" "\n";
+  const std::string row0b = R"({"index":0,"points":2,"point":{"gpus":64},"results":{"tiers":2}})" "\n";
+  Write("garbage.jsonl", row0 + "not a row\n");
+  Write("negative.jsonl", R"({"index":-1,"points":2,"point":{},"results":{}})" "\n");
+  Write("beyond.jsonl", R"({"index":2,"points":2,"point":{},"results":{}})" "\n");
+  Write("twice.jsonl", row0 + row0b);
+  Write("csv.csv", "index,points,gpus,tiers,error\n0,2,64,1,\n");
+  const Args sweep = {"sweep", "--config", Path("sweep.json"), "--resume", "--out"};
+  std::vector<Case> cases;
+  for (const char* file : {"garbage.jsonl", "negative.jsonl", "beyond.jsonl", "twice.jsonl"}) {
+    cases.push_back({{"sweep", "--merge", Path(file)}, std::string(file) + ":"});
+    Args resume = sweep;
+    resume.push_back(Path(file));
+    cases.push_back({resume, std::string(file) + ":"});
+  }
+  Args resume_csv = sweep;
+  resume_csv.push_back(Path("csv.csv"));
+  cases.push_back({resume_csv, "--resume"});
+  Write("row.jsonl", row0);
+  cases.push_back({{"sweep", "--merge", Path("row.jsonl"), Path("csv.csv")}, "csv.csv:1"});
+  cases.push_back({{"compare", "--moe-model", "nothing"}, "--moe-model"});
+  cases.push_back({{"failures", "--gpus", "256", "--radix", "16", "--fail", "switch:nowhere"}, "--fail"});
+  CheckAll(cases);
 }
 
 }  // namespace

@@ -65,7 +65,9 @@ Action SetupFailures(CLI::App* sub) {
     bool shown = false;
     study::FailureStudy study = study::RunFailureFlags(*f, ProgressLine("failures", "of trials", &shown));
     if (shown) PrintStderr("\n");
-    report::FailureRun run{&study.setup, study.radix, study.explicit_failures, study.monte_carlo, study.options};
+    for (const std::string& note : study.notes) PrintStderr(fmt::format("railsim: warning: {}\n", note));
+    report::FailureRun run{&study.setup, study.radix, study.explicit_failures, study.monte_carlo, study.options,
+                           study.notes};
     PrintStdout(format == Format::kJson ? report::FailureJson(run) : report::FailureTable(run));
     return 0;
   };

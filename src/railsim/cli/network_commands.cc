@@ -89,8 +89,8 @@ Action SetupCost(CLI::App* sub) {
   auto server = std::make_shared<std::string>();
   AddNetworkFlags(sub, flags.get());
   sub->add_option("--server", *server,
-                  "GPU server of the catalog (dgx-h100, dgx-b200, gb200-nvl72): adds the whole cluster's cost and "
-                  "the network's share");
+                  "GPU server of the catalog (dgx-h100, dgx-h200, dgx-b200, dgx-b300, gb200-nvl72, gb300-nvl72, "
+                  "rubin-nvl144): adds the whole cluster's cost and the network's share");
   return [flags, server]() {
     Format format = ParseFormatFlag(flags->format, true);
     CheckExportPath(flags->export_path);
@@ -168,6 +168,7 @@ Action SetupCompare(CLI::App* sub) {
     bool shown = false;
     study::CompareResult result = study::RunCompareFlags(*f, ProgressLine("compare", "of the strategies", &shown));
     if (shown) PrintStderr("\n");
+    for (const std::string& note : result.notes) PrintStderr(fmt::format("railsim: warning: {}\n", note));
     PrintStdout(output == Format::kJson  ? report::CompareJson(result)
                 : output == Format::kCsv ? report::CompareNumbersCsv(result)
                                          : report::CompareTable(result));
@@ -192,6 +193,7 @@ Action SetupReport(CLI::App* sub) {
     if (f->out.empty()) throw Error("--out", "expected a directory name, got ''");
     const Format format = ParseFormatFlag(f->format, false);
     study::ReportInputs r = study::ParseReportFlags(*f);
+    for (const std::string& note : r.notes) PrintStderr(fmt::format("railsim: warning: {}\n", note));
     // The folder is made once the study has run, so that an interrupted
     // or failed report leaves nothing behind; a path that cannot be one is
     // refused before the work.
@@ -214,7 +216,7 @@ Action SetupReport(CLI::App* sub) {
     }
     folder.Commit();
     if (shown) PrintStderr("\n");
-    PrintStdout(format == Format::kJson ? report::ReportFilesJson(f->out, written)
+    PrintStdout(format == Format::kJson ? report::ReportFilesJson(f->out, written, r.notes)
                                         : fmt::format("wrote {}/index.html\n", f->out));
     return 0;
   };

@@ -112,6 +112,7 @@ Action SetupEstimate(CLI::App* sub) {
     }
     study::Job job = study::ParseJob(f->job.job);
     spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
+    PrintStderr(job.warning);
     perf::Estimate e = perf::EstimateIteration(job.context, s);
     if (!f->trace.empty() || !f->trace_png.empty()) {
       report::IterationTrace trace = report::BuildIterationTrace(job.context, s, e);
@@ -146,6 +147,7 @@ Action SetupTraffic(CLI::App* sub) {
     study::TrafficOptions o;
     study::Job job = study::ParseTrafficJob(f->job.job, &o.design);
     spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
+    PrintStderr(job.warning);
     study::TrafficResult r = study::AnalyzeTraffic(job.context, s, o);
     if (!f->heatmap.empty()) {
       report::WriteHeatmap(f->heatmap, r, {report::TrafficTitle(job.context), report::StrategyLine(s),
@@ -191,7 +193,7 @@ Action SetupSearch(CLI::App* sub) {
   sub->add_option("--threads", s->threads, "worker threads (default: all cores)");
   sub->add_option("--max-strategies", s->max_strategies, "refuse searches larger than this")
       ->capture_default_str();
-  sub->add_option("--precision", s->precision, "GEMM precision to explore: bf16, fp8 or any (both)")
+  sub->add_option("--precision", s->precision, "GEMM precision to explore: bf16, fp8, mxfp8, fp4 or any (every one the GPU runs)")
       ->capture_default_str();
   sub->add_flag("--no-tp-comm-overlap", s->no_tp_comm_overlap,
                 "sequence-parallel strategies without TP-communication overlap (frameworks without it)");
@@ -208,6 +210,7 @@ Action SetupSearch(CLI::App* sub) {
     Output out = ParseOutput(f->job.format, true, true);
     study::Job job = study::ParseJob(f->job.job);
     study::SearchRequest request = study::ParseSearch(f->search, job);
+    PrintStderr(job.warning);
     search::SearchOptions& o = request.options;
     if (request.threads_asked > o.threads) {
       PrintStderr(fmt::format("railsim: warning: --threads {} is more than the {} hardware threads here; using {}\n",

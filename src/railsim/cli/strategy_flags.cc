@@ -64,7 +64,22 @@ CLI::Option* AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
                 "--sequence-parallel)");
   sub->add_flag("--no-overlap-p2p-communication", f->no_p2p_overlap,
                 "with --vp > 1, send between pipeline stages in the critical path instead of behind compute");
-  sub->add_option("--precision", f->precision, "GEMM precision: bf16 or fp8")->capture_default_str();
+  sub->add_option("--precision", f->precision,
+                  "the transformer layers' GEMM format: bf16, fp8 (one scale per tensor), mxfp8 (FP8 with a scale "
+                  "per 32 values) or fp4 (NVFP4); mxfp8 and fp4 need Blackwell's block-scaled tensor cores")
+      ->capture_default_str();
+  sub->add_flag("--fp8-params", f->fp8_params,
+                "keep the weights only in FP8 (Megatron-Core's --fp8-param-gather: no 16-bit copy, 1-byte "
+                "parameter all-gather); with --precision fp8 or mxfp8");
+  sub->add_flag("--fp4-params", f->fp4_params,
+                "keep the weights only in NVFP4 (Megatron-Core's --fp4-param-gather); with --precision fp4");
+  sub->add_option("--num-layers-at-start-in-bf16", f->bf16_layers_at_start,
+                  "transformer layers at the start kept in bf16 under a low precision (auto: none)")
+      ->capture_default_str();
+  sub->add_option("--num-layers-at-end-in-bf16", f->bf16_layers_at_end,
+                  "transformer layers at the end kept in bf16 under a low precision (auto: none for fp8 and mxfp8, "
+                  "15% of the layers for fp4, as NVIDIA's NVFP4 recipe)")
+      ->capture_default_str();
   CLI::Option* sharding = AddOptimizerFlags(sub, &f->optimizer);
   AddMoeFlags(sub, &f->moe);
   return sharding;

@@ -16,6 +16,7 @@
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/report/sweep_report.h"
+#include "railsim/report/sweep_rows.h"
 #include "railsim/spec/sweep_config.h"
 #include "railsim/study/sweep.h"
 #include "railsim/study/sweep_mpi.h"
@@ -44,41 +45,37 @@ Shard ParseShard(const std::string& text) {
   return s;
 }
 
-// The lines of `text` that end in a newline; a cut-off last line is dropped.
-std::vector<std::string_view> CompleteLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  for (size_t start = 0; start < text.size();) {
-    const size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) break;
-    lines.push_back(text.substr(start, end - start + 1));
-    start = end + 1;
-  }
-  return lines;
+// Notes of a SweepRowReader on stderr, one line each.
+void PrintNotes(const report::SweepRowReader& reader) {
+  for (const std::string& note : reader.notes()) PrintStderr(fmt::format("railsim: warning: {}\n", note));
 }
 
 // Reads the rows already in `path` for --resume: their indices, and the
-// file's complete lines to keep (a partial last line is discarded).
+// text to start the file again with (the CSV header and the rows; a cut-off
+// last line and repeated rows are dropped with a note). A file of another
+// sweep or format, or with lines that are not rows, is refused.
 std::string ResumeFrom(const std::string& path, const spec::SweepConfig& config, bool csv,
                        std::vector<int64_t>* done) {
-  if (!PathExists(path)) return csv ? report::SweepCsvHeader(config) : "";
-  const std::string text = ReadTextFile(path, "--out");
-  std::string kept;
-  for (std::string_view line : CompleteLines(text)) {
-    std::optional<report::RowId> id = report::ReadRowId(line);
-    if (!id) {
-      if (csv && kept.empty() && line == report::SweepCsvHeader(config)) kept += line;
-      continue;  // not a row (a header of another sweep is caught below)
-    }
-    if (id->points != config.points) {
-      throw Error("--resume", fmt::format("{} holds rows of a sweep of {} points, not this config's {}", path,
-                                          id->points, config.points));
-    }
-    done->push_back(id->index);
-    kept += line;
+  const std::string header = report::SweepCsvHeader(config);
+  if (!PathExists(path)) return csv ? header : "";
+  report::SweepRowReader reader("--resume");
+  reader.Read(path, ReadTextFile(path, "--out"));
+  if (reader.points() >= 0 && reader.points() != config.points) {
+    throw Error("--resume", fmt::format("{} holds rows of a sweep of {} points, not this config's {}", path,
+                                        reader.points(), config.points));
   }
-  if (csv && !kept.starts_with(report::SweepCsvHeader(config))) {
-    if (!done->empty()) throw Error("--resume", fmt::format("{} does not start with this sweep's CSV header", path));
-    kept = report::SweepCsvHeader(config) + kept;
+  if (!reader.empty() && reader.csv() != csv) {
+    throw Error("--resume", fmt::format("{} holds {} rows; resume it with --format {}", path,
+                                        reader.csv() ? "CSV" : "JSON Lines", reader.csv() ? "csv" : "jsonl"));
+  }
+  if (csv && !reader.empty() && reader.header() != header) {
+    throw Error("--resume", fmt::format("{} does not start with this sweep's CSV header", path));
+  }
+  PrintNotes(reader);
+  std::string kept = csv ? header : "";
+  for (const report::SweepRowReader::Row& row : reader.rows()) {
+    done->push_back(row.index);
+    kept += row.line;
   }
   return kept;
 }
@@ -164,7 +161,7 @@ SweepSetup LoadSweep(const SweepFlags& f) {
   if (f.out.empty()) throw Error("--out", "expected the file the rows go to");
   SweepSetup s;
   s.csv = ParseChoiceFlag("--format", f.format, {"jsonl", "csv"}) == "csv";
-  s.threads = f.threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f.threads, 1, 1024));
+  s.threads = f.threads.empty() ? DefaultThreads() : study::ParseThreadsFlag(f.threads);
   s.config = LoadConfig(f.config);
   try {
     s.specs = study::LoadSweepSpecs(s.config);
@@ -240,47 +237,23 @@ int RunSweep(const SweepFlags& f) {
   return 0;
 }
 
-// Joins row files: sorted by index, duplicates dropped (they must agree),
-// to --out or stdout. Exit 1 and the missing indices on stderr when points
-// are missing.
+// Joins row files: sorted by index, repeats dropped (they must agree), to
+// --out or stdout. Exit 1 and the missing indices on stderr when points are
+// missing.
 int RunMerge(const SweepFlags& f) {
-  std::map<int64_t, std::string> rows;
-  std::string header;
-  int64_t points = -1;
-  for (const std::string& path : f.merge) {
-    const std::string text = ReadTextFile(path, "--merge");
-    for (std::string_view line : CompleteLines(text)) {
-      std::optional<report::RowId> id = report::ReadRowId(line);
-      if (!id) {
-        if (line.starts_with("index,")) {
-          if (!header.empty() && header != line) {
-            throw Error("--merge", fmt::format("{} has another CSV header than the files before it", path));
-          }
-          header = line;
-        }
-        continue;
-      }
-      if (points >= 0 && id->points != points) {
-        throw Error("--merge", fmt::format("{} holds rows of a sweep of {} points, the files before it {}", path,
-                                           id->points, points));
-      }
-      points = id->points;
-      auto [it, inserted] = rows.emplace(id->index, std::string(line));
-      if (!inserted && it->second != line) {
-        throw Error("--merge", fmt::format("point {} differs between {} and an earlier file", id->index, path));
-      }
-    }
-  }
-  if ((header.empty() ? 0 : 1) && !rows.empty() && rows.begin()->second.starts_with("{")) {
-    throw Error("--merge", "the files mix CSV and JSON Lines rows");
-  }
-  std::string text = header;
-  for (const auto& [index, line] : rows) text += line;
+  report::SweepRowReader reader("--merge");
+  for (const std::string& path : f.merge) reader.Read(path, ReadTextFile(path, "--merge"));
+  PrintNotes(reader);
+  std::map<int64_t, const std::string*> rows;
+  for (const report::SweepRowReader::Row& row : reader.rows()) rows.emplace(row.index, &row.line);
+  std::string text = reader.header();
+  for (const auto& [index, line] : rows) text += *line;
   if (f.out.empty()) {
     PrintStdout(text);
   } else {
     WriteTextFile(f.out, text, "--out");
   }
+  const int64_t points = reader.points();
   std::vector<int64_t> missing;
   for (int64_t i = 0; i < points; ++i) {
     if (!rows.count(i)) missing.push_back(i);

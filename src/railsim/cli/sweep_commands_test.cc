@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "railsim/cli/run_binary_test_util.h"
@@ -259,6 +260,81 @@ TEST_F(SweepCommandTest, MpirunRanksWithDifferentModelFilesEndBeforeWork) {
   EXPECT_EQ(std::string::npos, r.err.find("railsim: error:", at + 1)) << "printed once: " << r.err;
   EXPECT_NE(0, ::access(Path("rows.jsonl").c_str(), F_OK));
 #endif
+}
+
+}  // namespace
+}  // namespace railsim::testutil
+
+namespace railsim::testutil {
+namespace {
+
+// --resume on a CSV file without --format csv: refused before the file is
+// touched (it used to be rewritten as JSON Lines without its header).
+TEST_F(SweepCommandTest, ResumeRefusesAFileOfTheOtherFormat) {
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("full.csv"), "--format", "csv", "--threads", "2"}));
+  const std::string csv = Slurp(Path("full.csv"));
+  RunResult r = RunRailsim({"sweep", "--config", Path("sweep.json"), "--out", Path("full.csv"), "--resume"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ("railsim: error: --resume: " + Path("full.csv") + " holds CSV rows; resume it with --format csv\n",
+            r.err);
+  EXPECT_EQ(csv, Slurp(Path("full.csv")));
+}
+
+// Two different rows of one point: refused, naming both lines; the same row
+// twice: kept once, with a note.
+TEST_F(SweepCommandTest, ResumeRefusesTwoDifferentRowsOfOnePoint) {
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("full.jsonl"), "--threads", "2"}));
+  const std::string full = Slurp(Path("full.jsonl"));
+  const std::string first = full.substr(0, full.find('\n') + 1);
+  const size_t index_end = first.find(',');
+  std::string other = first;
+  other.replace(first.find("\"point\""), 0, "\"x\":1,");
+  std::ofstream(Path("twice.jsonl"), std::ios::binary) << full << other;
+  RunResult r = RunRailsim({"sweep", "--config", Path("sweep.json"), "--out", Path("twice.jsonl"), "--resume"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ(fmt::format("railsim: error: --resume: {0}:{1}: point {2} differs from its row at {0}:1; keep one of "
+                        "them\n",
+                        Path("twice.jsonl"), kPoints + 1, first.substr(9, index_end - 9)),
+            r.err);
+  std::ofstream(Path("twice.jsonl"), std::ios::binary) << full << first;
+  r = RunRailsim({"sweep", "--config", Path("sweep.json"), "--out", Path("twice.jsonl"), "--resume"});
+  EXPECT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(fmt::format("railsim: warning: {0}:{1}: point {2} repeats the row at {0}:1: dropped\n",
+                        Path("twice.jsonl"), kPoints + 1, first.substr(9, index_end - 9)),
+            r.err);
+  EXPECT_EQ(full, Slurp(Path("twice.jsonl")));
+}
+
+// --merge refuses a garbage line and an index out of range, naming the file
+// and line (both were dropped in silence), and says which cut-off line it
+// drops.
+TEST_F(SweepCommandTest, MergeRefusesLinesThatAreNotRows) {
+  // One thread writes in index order, as the merge does.
+  ASSERT_NO_FATAL_FAILURE(Sweep({"--out", Path("s0.jsonl"), "--shard", "0/2", "--threads", "1"}));
+  const std::string s0 = Slurp(Path("s0.jsonl"));
+  std::ofstream(Path("garbage.jsonl"), std::ios::binary) << s0 << "garbage\n";
+  RunResult r = RunRailsim({"sweep", "--merge", Path("garbage.jsonl")});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ(fmt::format("railsim: error: --merge: {}:{}: expected a row of railsim sweep (JSON Lines or CSV) or "
+                        "its CSV header, got 'garbage'\n",
+                        Path("garbage.jsonl"), kPoints / 2 + 1),
+            r.err);
+  std::ofstream(Path("range.jsonl"), std::ios::binary)
+      << s0 << R"({"index":-4,"points":240,"point":{},"results":{}})" << "\n";
+  r = RunRailsim({"sweep", "--merge", Path("range.jsonl")});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ(fmt::format("railsim: error: --merge: {}:{}: point index -4 is outside 0 to 239 (the sweep has 240 "
+                        "points)\n",
+                        Path("range.jsonl"), kPoints / 2 + 1),
+            r.err);
+  std::ofstream(Path("cut.jsonl"), std::ios::binary) << s0 << "{\"index\":1,";
+  r = RunRailsim({"sweep", "--merge", Path("cut.jsonl"), "--out", Path("merged.jsonl")});
+  EXPECT_EQ(1, r.status);  // the odd points are missing
+  EXPECT_EQ(0u, r.err.find(fmt::format("railsim: warning: {}:{}: the last line has no newline (a sweep stopped "
+                                       "mid-write?): dropped, 11 bytes\n",
+                                       Path("cut.jsonl"), kPoints / 2 + 1)))
+      << r.err;
+  EXPECT_EQ(s0, Slurp(Path("merged.jsonl")));
 }
 
 }  // namespace

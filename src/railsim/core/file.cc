@@ -120,7 +120,13 @@ extern "C" void RemoveTemporariesAndDie(int signal_number) {
 
 int RegisterTemporary(const std::string& path) {
   static const bool installed = [] {
-    for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, RemoveTemporariesAndDie);
+    // Only over the default action (death): an embedder's handler stays
+    // (Python's raises KeyboardInterrupt, and unwinding then removes the
+    // temporary), and so does an ignored signal.
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      if (::sigaction(s, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) std::signal(s, RemoveTemporariesAndDie);
+    }
     return true;
   }();
   (void)installed;

@@ -58,17 +58,22 @@ class DeviceNames {
   }
 
   // The node named `name`: an endpoint, or a switch ("rail1/leaf0", "spine2").
-  NodeId Node(std::string_view name, std::string_view device) {
+  // A "did you mean" writes the switch it suggests as `prefix` + its name,
+  // as the user wrote it ("switch:rail1/leaf0" for a switch device, the bare
+  // name inside a link's).
+  NodeId Node(std::string_view name, std::string_view device, std::string_view prefix = "") {
     if (std::optional<NodeId> id = Endpoint(name, device)) return *id;
     IndexSwitches();
     auto it = switches_.find(std::string(name));
     if (it != switches_.end()) return it->second;
+    std::string hint = DidYouMean(name, switch_names_);
+    if (!hint.empty()) hint = fmt::format(" (did you mean '{}{}'?)", prefix, ClosestMatch(name, switch_names_));
     throw Error(where_, fmt::format("\"{}\": no such device in the {} network{}", device,
-                                    DesignName(t_.params().design), DidYouMean(name, switch_names_)));
+                                    DesignName(t_.params().design), hint));
   }
 
   NodeId Switch(std::string_view name, std::string_view device) {
-    NodeId id = Node(name, device);
+    NodeId id = Node(name, device, "switch:");
     if (t_.nodes()[id].kind != NodeKind::kSwitch) {
       throw Error(where_, fmt::format("\"{}\": {} is not a switch; name it without \"switch:\"", device, name));
     }

@@ -125,7 +125,7 @@ TEST(FailuresTest, NamesAreCheckedWithTheValidRangeOrASuggestion) {
   Topology t = Build(Design::kRailOnly, 64, 8, 4);
   EXPECT_NE(std::string::npos, ErrorOf(t, {"gpu64"}).find("gpu0 to gpu63")) << ErrorOf(t, {"gpu64"});
   EXPECT_NE(std::string::npos, ErrorOf(t, {"hb8"}).find("hb0 to hb7"));
-  EXPECT_NE(std::string::npos, ErrorOf(t, {"switch:rail3/leaf9"}).find("did you mean 'rail3/leaf"))
+  EXPECT_NE(std::string::npos, ErrorOf(t, {"switch:rail3/leaf9"}).find("did you mean 'switch:rail3/leaf"))
       << ErrorOf(t, {"switch:rail3/leaf9"});
   EXPECT_NE(std::string::npos, ErrorOf(t, {"swtch:spine0"}).find("did you mean 'switch:'"))
       << ErrorOf(t, {"swtch:spine0"});

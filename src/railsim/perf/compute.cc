@@ -1,6 +1,7 @@
 #include "railsim/perf/compute.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 namespace railsim::perf {
@@ -48,6 +49,9 @@ GpuModel GpuModel::From(const spec::GpuSpec& gpu) {
   g.flash_bwd_ratio = gpu.flash_attention_backward_ratio;
   g.sms = gpu.num_sms;
   g.fp8_gemm_flops = gpu.peak_flops_fp8 * gpu.fp8_gemm_efficiency;
+  g.fp4_gemm_flops = gpu.peak_flops_fp4 * gpu.fp4_gemm_efficiency;
+  g.peak_flops_fp8 = gpu.peak_flops_fp8;
+  g.peak_flops_fp4 = gpu.peak_flops_fp4;
   g.tp_comm_overlap_cost = gpu.tp_comm_overlap_cost;
   g.dp_comm_overlap_cost = gpu.dp_comm_overlap_cost;
   g.iteration_overhead_s = gpu.iteration_overhead_s;
@@ -56,11 +60,59 @@ GpuModel GpuModel::From(const spec::GpuSpec& gpu) {
   return g;
 }
 
-GpuModel GpuModel::WithFp8Gemms() const {
+bool GpuModel::Supports(spec::Precision p) const {
+  switch (p) {
+    case spec::Precision::kBf16: return true;
+    case spec::Precision::kFp8: return fp8_gemm_flops > 0;
+    case spec::Precision::kMxfp8:
+    case spec::Precision::kFp4: return fp8_gemm_flops > 0 && fp4_gemm_flops > 0;
+  }
+  return false;
+}
+
+double GpuModel::PeakFlopsFor(spec::Precision p) const {
+  switch (p) {
+    case spec::Precision::kBf16: return peak_flops;
+    case spec::Precision::kFp8:
+    case spec::Precision::kMxfp8: return peak_flops_fp8;
+    case spec::Precision::kFp4: return peak_flops_fp4;
+  }
+  return peak_flops;
+}
+
+GpuModel GpuModel::WithGemmPrecision(spec::Precision p) const {
+  assert(Supports(p) && "a validated strategy's precision");
   GpuModel g = *this;
-  g.gemm_flops = fp8_gemm_flops;
-  g.gemm_element_bytes = 1;
+  if (p == spec::Precision::kBf16) return g;
+  g.gemm_flops = p == spec::Precision::kFp4 ? fp4_gemm_flops : fp8_gemm_flops;
+  g.gemm_element_bytes = GemmFormatOf(p).value_bytes;
   return g;
+}
+
+GemmFormat GemmFormatOf(spec::Precision p) {
+  GemmFormat f;
+  switch (p) {
+    case spec::Precision::kBf16: break;
+    case spec::Precision::kFp8:
+      f.value_bytes = 1;
+      f.cast_bytes = 3;
+      f.weight_copy_bytes = 2;
+      f.saved_input_bytes = 1;
+      break;
+    case spec::Precision::kMxfp8:
+      f.value_bytes = 1 + 1.0 / 32;
+      f.cast_bytes = 2 + 2 * f.value_bytes;
+      f.weight_copy_bytes = 2 * f.value_bytes;
+      f.saved_input_bytes = f.value_bytes;
+      break;
+    case spec::Precision::kFp4:
+      f.value_bytes = 0.5 + 1.0 / 16;
+      f.cast_bytes = 2 + 2 + 2 * f.value_bytes;
+      f.weight_copy_bytes = 2 * f.value_bytes;
+      f.saved_input_bytes = f.value_bytes;
+      break;
+  }
+  return f;
 }
 
 double GemmTime(const GpuModel& g, double m, double n, double k, double batch) {
@@ -92,7 +144,9 @@ double FlashAttentionShapeFactor(const GpuModel& g, const AttentionShape& a) {
 
 double FlashAttentionTime(const GpuModel& g, double flops, const AttentionShape& shape) {
   if (flops <= 0) return 0;
-  return flops / (g.flash_flops * FlashAttentionShapeFactor(g, shape)) + g.kernel_s;
+  // The shape factor passes 1 at head dims above the reference 128; no
+  // kernel passes the peak, whatever efficiency a system file sets.
+  return flops / std::min(g.peak_flops, g.flash_flops * FlashAttentionShapeFactor(g, shape)) + g.kernel_s;
 }
 
 }  // namespace railsim::perf

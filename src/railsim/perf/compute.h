@@ -19,6 +19,7 @@
 // All functions are pure, allocation-free and thread-safe.
 #pragma once
 
+#include "railsim/spec/strategy.h"
 #include "railsim/spec/system.h"
 
 namespace railsim::perf {
@@ -29,6 +30,8 @@ struct GpuModel {
   double gemm_flops = 0;       ///< peak x gemm_efficiency
   double gemm_element_bytes = 2;  ///< operand size of GEMMs (16-bit)
   double fp8_gemm_flops = 0;   ///< FP8 peak x fp8_gemm_efficiency (0: no FP8)
+  double fp4_gemm_flops = 0;   ///< FP4 peak x fp4_gemm_efficiency (0: no FP4, nor mxfp8)
+  double peak_flops_fp8 = 0, peak_flops_fp4 = 0;  ///< dense peaks (MFU's denominators)
   double tp_comm_overlap_cost = 0;  ///< see spec::GpuSpec
   double dp_comm_overlap_cost = 0;  ///< see spec::GpuSpec
   double iteration_overhead_s = 0, chunk_overhead_s = 0;  ///< see spec::GpuSpec
@@ -41,9 +44,36 @@ struct GpuModel {
   double sms = 1;
 
   static GpuModel From(const spec::GpuSpec& gpu);
-  /// The same GPU running its GEMMs in FP8 (1-byte operands at the FP8 rate).
-  GpuModel WithFp8Gemms() const;
+  /// The same GPU running its GEMMs in format `p`: the format's rate (FP8's
+  /// for fp8 and mxfp8, FP4's for fp4) and operand bytes (GemmFormatOf).
+  /// Requires Supports(p).
+  GpuModel WithGemmPrecision(spec::Precision p) const;
+  /// True when the GPU's tensor cores run `p`: fp8 needs an FP8 peak, mxfp8
+  /// and fp4 the block-scaled tensor cores that come with an FP4 peak.
+  bool Supports(spec::Precision p) const;
+  /// The dense peak of the format the transformer layers' GEMMs run in: what
+  /// MFU and HFU are measured against.
+  double PeakFlopsFor(spec::Precision p) const;
 };
+
+/// What a GEMM number format costs around the GEMMs (Transformer Engine's
+/// recipes), per value:
+struct GemmFormat {
+  /// One operand value in HBM with its share of scales: bf16 2; fp8 1;
+  /// mxfp8 1 + 1/32 (an E8M0 scale per 32); fp4 1/2 + 1/16 (an E4M3 scale per 16).
+  double value_bytes = 2;
+  /// HBM traffic to quantize one 16-bit GEMM input. fp8: read 2, write 1 (what
+  /// the H100 FP8 fit assumed); mxfp8: read 2, write a row-wise and a
+  /// column-wise copy (scaled along different axes, so both are cast);
+  /// fp4: the same plus a first read for the per-tensor amax.
+  double cast_bytes = 0;
+  /// Quantized copies of each low-precision weight kept for the GEMMs (the
+  /// weight and its transpose, or row- and column-wise copies).
+  double weight_copy_bytes = 0;
+  /// A GEMM input saved for the backward pass (its quantized copy).
+  double saved_input_bytes = 2;
+};
+GemmFormat GemmFormatOf(spec::Precision p);
 
 /// Time of `batch` independent GEMMs C[m x n] = A[m x k] B[k x n]
 /// (operands of g.gemm_element_bytes, 16-bit output).

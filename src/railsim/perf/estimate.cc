@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "railsim/perf/compute.h"
 #include "railsim/perf/groups.h"
 #include "railsim/perf/model_stats.h"
 
@@ -53,8 +54,12 @@ StageTime StageFor(const PerfContext& c, const spec::Strategy& s, const LayerCos
   StageTime st;
   const double layers = LayersOnStage(c.model, s, stage);
   const double moe_layers = MoeLayersOnStage(c.model, s, stage);
-  AddBlock(&st, costs.layer, moe_layers, s.recompute);
-  AddBlock(&st, costs.dense_layer, layers - moe_layers, s.recompute);
+  const double bf16_layers = Bf16LayersOnStage(c.model, s, stage);
+  const double bf16_moe_layers = Bf16MoeLayersOnStage(c.model, s, stage);
+  AddBlock(&st, costs.layer, moe_layers - bf16_moe_layers, s.recompute);
+  AddBlock(&st, costs.dense_layer, layers - moe_layers - (bf16_layers - bf16_moe_layers), s.recompute);
+  AddBlock(&st, costs.bf16_layer, bf16_moe_layers, s.recompute);
+  AddBlock(&st, costs.bf16_dense_layer, bf16_layers - bf16_moe_layers, s.recompute);
   st.ep += moe_layers * ep_per_layer.exposed;
   st.ep_hidden += moe_layers * ep_per_layer.hidden;
   if (stage == Stage::kFirst || stage == Stage::kOnly) AddBlock(&st, costs.embedding, 1, spec::Recompute::kNone);
@@ -91,6 +96,10 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
   const comm::ClusterFabrics& f = c.fabrics;
   double reduce = 0, gather = 0;
   const double grad_bytes = GradientBytesPerParam(s);
+  // With --fp8-params the distributed optimizer gathers the FP8 weights (1
+  // byte each; the other parameters, norms and embeddings, stay 16-bit: a
+  // small share, counted as FP8 here).
+  const double gather_bytes = s.low_precision_params ? GemmFormatOf(s.precision).value_bytes : 2;
   // Gradient reduction (and parameter all-gather) of `params` over `group`.
   auto synchronize = [&](double params, const comm::GroupLayout& group, bool hybrid) {
     if (hybrid) {
@@ -100,7 +109,7 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
       gather += comm::AllGatherTime(2 * params, groups[GroupKind::kDpShard], f);
     } else if (s.distributed_optimizer()) {
       reduce += comm::ReduceScatterTime(grad_bytes * params, group, f);
-      gather += comm::AllGatherTime(2 * params, group, f);
+      gather += comm::AllGatherTime(gather_bytes * params, group, f);
     } else {
       reduce += comm::AllReduceTime(grad_bytes * params, group, f);
     }
@@ -260,10 +269,13 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   e.iteration_time_s = t.total();
   e.microbatches = s.num_microbatches();
   e.model_flops_per_iteration = ModelFlopsPerIteration(c.model, s);
-  e.hardware_flops_per_iteration = e.model_flops_per_iteration + RecomputeFlopsPerIteration(c.model, s);
+  e.hardware_flops_per_iteration = HardwareFlopsPerIteration(c.model, s);
   const double gpu_seconds = e.iteration_time_s * double(c.gpus);
-  e.mfu = e.model_flops_per_iteration / (gpu_seconds * c.gpu.peak_flops);
-  e.hfu = e.hardware_flops_per_iteration / (gpu_seconds * c.gpu.peak_flops);
+  // Against the peak of the format the transformer layers' GEMMs run in: a
+  // faster format raises the ceiling, and MFU stays a share of it.
+  e.peak_flops = c.gpu.PeakFlopsFor(s.precision);
+  e.mfu = e.model_flops_per_iteration / (gpu_seconds * e.peak_flops);
+  e.hfu = e.hardware_flops_per_iteration / (gpu_seconds * e.peak_flops);
   e.tflops_per_gpu = e.hardware_flops_per_iteration / gpu_seconds / 1e12;
   e.tokens_per_s = double(s.global_batch) * c.model.seq_length / e.iteration_time_s;
   return e;

@@ -79,11 +79,16 @@ struct MoeDispatchSummary {
 
 struct Estimate {
   double iteration_time_s = 0;
+  /// FLOPs of one iteration, model (MFU's) and hardware (HFU's): see perf/model_stats.h.
   double model_flops_per_iteration = 0;
   double hardware_flops_per_iteration = 0;
-  double mfu = 0;             ///< model FLOPs / (time x GPUs x peak)
-  double hfu = 0;             ///< hardware FLOPs (with recomputation) / (time x GPUs x peak)
-  double tflops_per_gpu = 0;  ///< hardware TFLOP/s per GPU, as Megatron-LM reports
+  /// The dense peak of the format the transformer layers' GEMMs run in
+  /// (BF16, FP8 or FP4): what MFU and HFU are shares of. No kernel runs
+  /// faster, so MFU <= HFU <= 1 and tflops_per_gpu <= peak_flops / 1e12.
+  double peak_flops = 0;
+  double mfu = 0;             ///< model FLOPs / (time x GPUs x peak_flops)
+  double hfu = 0;             ///< hardware FLOPs (with recomputation) / (time x GPUs x peak_flops)
+  double tflops_per_gpu = 0;  ///< hardware FLOP/s per GPU / 1e12
   double tokens_per_s = 0;
   int64_t microbatches = 0;
   TimeBreakdown breakdown;

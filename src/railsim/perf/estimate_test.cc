@@ -18,16 +18,21 @@ namespace {
 using testutil::MakeStrategy;
 
 TEST(ModelStatsTest, MegatronFlopFormulas) {
-  // Narayanan et al. (SC'21): with full recomputation
-  // F = 96 B s l h^2 (1 + s / 6h + V / 16lh); without, 72 B s l h^2 (1 + s / 6h) + 6 B s h V.
+  // Narayanan et al. (SC'21) count the whole attention square, which the
+  // materialised softmax of 2021 Megatron-LM computes: with full
+  // recomputation F = 96 B s l h^2 (1 + s / 6h + V / 16lh); without,
+  // 72 B s l h^2 (1 + s / 6h) + 6 B s h V. That is the hardware count of
+  // classic attention.
   spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
   spec::Strategy s = MakeStrategy(8, 64, 6, 1, 3072);
   double B = 3072, sq = 2048, l = 128, h = 25600, V = 51200;
   double with = 96 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (16 * l * h));
   double without = 72 * B * sq * l * h * h * (1 + sq / (6 * h)) + 6 * B * sq * h * V;
+  s.attention = spec::Attention::kClassic;
   s.recompute = spec::Recompute::kFull;
   EXPECT_NEAR(1, HardwareFlopsPerIteration(m, s) / with, 1e-12);
-  EXPECT_NEAR(1, ModelFlopsPerIteration(m, s) / without, 1e-12);
+  s.recompute = spec::Recompute::kNone;
+  EXPECT_NEAR(1, HardwareFlopsPerIteration(m, s) / without, 1e-12);
 }
 
 TEST(ModelStatsTest, GqaAndSwigluParameters) {
@@ -217,6 +222,30 @@ TEST(NetworkAwareTest, RadixAndOversubscriptionAreValidated) {
   o.radix = 64;
   o.oversubscription = 64;
   EXPECT_THROW(MakePerfContext(m, h100, 32768, comm::NetworkKind::kRailOptimized, 0, o), Error);
+}
+
+TEST(ModelStatsTest, ModelFlopsCountTheCausalHalf) {
+  // A causal query attends to the keys before it: s^2 / 2 of the square, so
+  // Megatron's s / 6h term becomes s / 12h in the model count, whatever the
+  // kernel. FlashAttention executes that half (hardware = model without
+  // recomputation); the materialised softmax the whole square.
+  spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
+  spec::Strategy s = MakeStrategy(8, 64, 6, 1, 3072);
+  double B = 3072, sq = 2048, l = 128, h = 25600, V = 51200;
+  double model = 72 * B * sq * l * h * h * (1 + sq / (12 * h)) + 6 * B * sq * h * V;
+  double classic = 72 * B * sq * l * h * h * (1 + sq / (6 * h)) + 6 * B * sq * h * V;
+  s.attention = spec::Attention::kFlash;
+  EXPECT_NEAR(1, ModelFlopsPerIteration(m, s) / model, 1e-12);
+  EXPECT_NEAR(1, HardwareFlopsPerIteration(m, s) / model, 1e-12);
+  s.attention = spec::Attention::kClassic;
+  EXPECT_NEAR(1, ModelFlopsPerIteration(m, s) / model, 1e-12);
+  EXPECT_NEAR(1, HardwareFlopsPerIteration(m, s) / classic, 1e-12);
+  // Selective recomputation redoes the attention scores forward: per layer
+  // and sequence 4 s^2 h over the square, 2 s^2 h over its causal half.
+  s.attention = spec::Attention::kFlash;
+  s.recompute = spec::Recompute::kSelective;
+  EXPECT_NEAR(1, RecomputeFlopsPerIteration(m, s) / (B * l * 2 * sq * sq * h), 1e-12);
+  EXPECT_NEAR(1, HardwareFlopsPerIteration(m, s) / (model + B * l * 2 * sq * sq * h), 1e-12);
 }
 
 }  // namespace

@@ -34,9 +34,7 @@ struct Stream {
   double Bwd(const GpuModel& g) const { return 2 * bytes / g.hbm_Bps + kernels * g.kernel_s; }
 };
 
-}  // namespace
-
-LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
+LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
   const spec::ModelSpec& m = c.model;
   const GpuModel& g = c.gpu;
   const double t = s.tp;
@@ -52,10 +50,12 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   const double hs = s.sequence_parallel ? h / t : h;  // width of replicated elementwise work
   const double mask = m.hidden_dropout > 0 ? 1 : 0;
   const double vocab = double(PaddedVocab(m, s.tp));
-  const bool fp8 = s.precision == spec::Precision::kFp8;
-  // The transformer layer's linear GEMMs run in FP8 when asked; attention,
-  // the router and the output layer stay 16-bit (Transformer Engine).
-  const GpuModel lin = fp8 ? g.WithFp8Gemms() : g;
+  // The transformer layer's linear GEMMs run in the strategy's precision;
+  // attention, the router and the output layer stay 16-bit (Transformer
+  // Engine). Every low-precision GEMM input is quantized first.
+  const bool low_precision = s.precision != spec::Precision::kBf16;
+  const GpuModel lin = g.WithGemmPrecision(s.precision);
+  const double cast_bytes = GemmFormatOf(s.precision).cast_bytes;
   LayerCosts out;
 
   // --- Transformer layer: attention GEMMs. Multi-latent attention runs its
@@ -122,12 +122,12 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
     } else {
       dense_mlp(f, tokens);
     }
-    if (fp8) {
-      // Casts to FP8 (read 16-bit, write 8-bit) of each GEMM's input forward
-      // and of each GEMM's output gradient backward; counted forward here and
-      // doubled by Stream::Bwd, about what the backward casts add.
+    if (low_precision) {
+      // Casts of each GEMM's input forward and of each GEMM's output
+      // gradient backward; counted forward here and doubled by Stream::Bwd,
+      // about what the backward casts add.
       const double width = moe ? m.moe_ffn_hidden_size : f;
-      mew.Add(3 * out.tokens * (h + width / t), 2);
+      mew.Add(cast_bytes * out.tokens * (h + width / t), 2);
     }
     out.fwd += mew.Fwd(g);
     out.bwd += mew.Bwd(g);
@@ -172,10 +172,10 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
   layer.fwd = qkv.fwd + proj.fwd + layer_mlp.fwd + ew.Fwd(g) + core_fwd;
   layer.bwd = qkv.bwd + proj.bwd + layer_mlp.bwd + ew.Bwd(g) + core_bwd;
   layer.recompute_selective = core_fwd;
-  if (fp8) {
-    // The attention GEMMs' FP8 casts.
+  if (low_precision) {
+    // The attention GEMMs' casts.
     Stream casts;
-    casts.Add(3 * tokens * (h + h / t), 2);
+    casts.Add(cast_bytes * tokens * (h + h / t), 2);
     layer.fwd += casts.Fwd(g);
     layer.bwd += casts.Bwd(g);
   }
@@ -191,9 +191,10 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
       reduce_scatter = comm::ReduceScatterTime(act_bytes, tp_group, c.fabrics);
       all_gather = comm::AllGatherTime(act_bytes, tp_group, c.fabrics);
       tp_collective = all_gather + reduce_scatter;
-      // Overlapped FP8 layers all-gather their inputs already cast (1 byte
-      // per element).
-      if (fp8 && s.tp_comm_overlap) all_gather = comm::AllGatherTime(act_bytes / 2, tp_group, c.fabrics);
+      // Overlapped low-precision layers all-gather their inputs already cast.
+      if (low_precision && s.tp_comm_overlap) {
+        all_gather = comm::AllGatherTime(act_bytes / 2 * GemmFormatOf(s.precision).value_bytes, tp_group, c.fabrics);
+      }
     } else {
       tp_collective = comm::AllReduceTime(act_bytes, tp_group, c.fabrics);
     }
@@ -273,6 +274,25 @@ LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
     d.imbalance = s.expert_load_imbalance();
     out.moe_combine = d;
     out.moe_combine.bytes_per_token = 2 * h;
+  }
+  return out;
+}
+
+}  // namespace
+
+LayerCosts ComputeLayerCosts(const PerfContext& c, const spec::Strategy& s) {
+  LayerCosts out = ComputeLayerCostsIn(c, s);
+  out.bf16_layer = out.layer;
+  out.bf16_dense_layer = out.dense_layer;
+  const int n = c.model.num_layers;
+  if (s.Bf16LayersAtStart(n) + s.Bf16LayersAtEnd(n) > 0) {
+    spec::Strategy bf16 = s;
+    bf16.precision = spec::Precision::kBf16;
+    bf16.low_precision_params = false;
+    bf16.bf16_layers_at_start = bf16.bf16_layers_at_end = -1;
+    const LayerCosts high = ComputeLayerCostsIn(c, bf16);
+    out.bf16_layer = high.layer;
+    out.bf16_dense_layer = high.dense_layer;
   }
   return out;
 }

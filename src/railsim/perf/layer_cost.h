@@ -28,6 +28,9 @@ struct BlockCost {
 struct LayerCosts {
   BlockCost layer;        ///< a transformer layer (an MoE layer in an MoE model)
   BlockCost dense_layer;  ///< a layer with the dense MLP (== layer in a dense model)
+  /// The same two kept in bf16 under a low precision (Strategy::bf16_layers;
+  /// == layer and dense_layer in bf16).
+  BlockCost bf16_layer, bf16_dense_layer;
   BlockCost embedding;  ///< first stage only
   BlockCost output;     ///< last stage: final norm, logits, cross entropy
   double p2p_bytes = 0;       ///< activation sent between pipeline stages, per GPU

@@ -1,7 +1,10 @@
 #include "railsim/perf/memory.h"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
+#include "railsim/perf/compute.h"
 #include "railsim/perf/model_stats.h"
 
 namespace railsim::perf {
@@ -12,13 +15,16 @@ namespace {
 constexpr double kGatheredLayers = 2;
 
 double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, double layers, double moe_layers,
-                            Stage stage) {
+                            double bf16_layers, double bf16_moe_layers, Stage stage) {
   const double dense_layers = layers - moe_layers;
   double all_layers = lm.act_layer * moe_layers + lm.act_dense_layer * dense_layers;
   double working_set = 0;
   if (s.recompute == spec::Recompute::kSelective) {
     all_layers = lm.act_layer_selective * moe_layers + lm.act_dense_layer_selective * dense_layers;
   }
+  // Layers kept in bf16 save nothing by the low precision.
+  all_layers += lm.act_low_precision_saving * bf16_moe_layers +
+                lm.act_dense_low_precision_saving * (bf16_layers - bf16_moe_layers);
   if (s.recompute == spec::Recompute::kFull) {
     all_layers = lm.act_layer_input * layers;  // only each layer's input
     working_set = moe_layers > 0 ? lm.act_layer : lm.act_dense_layer;  // one layer recomputed at a time
@@ -56,6 +62,49 @@ int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage st
     case Stage::kMiddle: return m.MoeLayersIn(s.layers_on_first(n), s.layers_on_middle(n));
   }
   return 0;
+}
+
+namespace {
+
+// The model's layer range [first, first + count) a stage holds.
+std::pair<int, int> StageRange(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
+  const int n = m.num_layers;
+  switch (stage) {
+    case Stage::kOnly: return {0, n};
+    case Stage::kFirst: return {0, s.layers_on_first(n)};
+    case Stage::kLast: return {n - s.layers_on_last(n), s.layers_on_last(n)};
+    case Stage::kMiddle: return {s.layers_on_first(n), s.layers_on_middle(n)};
+  }
+  return {0, 0};
+}
+
+// Calls f(first, count) for each part of the stage's range that lies in
+// the bf16 layers at the start or the end of the model.
+template <typename F>
+void ForBf16Parts(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage, F f) {
+  if (s.precision == spec::Precision::kBf16) return;
+  const int n = m.num_layers;
+  const auto [first, count] = StageRange(m, s, stage);
+  const int start = s.Bf16LayersAtStart(n), end = s.Bf16LayersAtEnd(n);
+  for (auto [lo, hi] : {std::pair{0, start}, std::pair{n - end, n}}) {
+    const int a = std::max(lo, first), b = std::min(hi, first + count);
+    if (b > a) f(a, b - a);
+  }
+}
+
+}  // namespace
+
+int Bf16LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
+  int layers = 0;
+  ForBf16Parts(m, s, stage, [&](int, int count) { layers += count; });
+  return layers;
+}
+
+int Bf16MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
+  if (!m.is_moe()) return 0;
+  int layers = 0;
+  ForBf16Parts(m, s, stage, [&](int first, int count) { layers += m.MoeLayersIn(first, count); });
+  return layers;
 }
 
 int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
@@ -133,7 +182,7 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
                   2 * sl * b * h * m.moe_router_topk / rep_div) +
           4 * sl * b * m.num_experts + (m.swiglu ? 6 : 4) * sl * b * m.moe_shared_expert_intermediate_size / t;
   }
-  double dense_fc2_input = sl * b * f / t;
+  const double dense_fc2_input = sl * b * f / t;
   double scores = 0, scores_selective = 0;
   if (s.attention == spec::Attention::kClassic) {
     // Softmax output; with attention dropout also its mask and output.
@@ -142,21 +191,23 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   } else {
     scores = scores_selective = 4 * m.num_attention_heads * b * sl / t;  // fp32 log-sum-exp per row
   }
-  if (s.precision == spec::Precision::kFp8) {
-    // Transformer Engine keeps the GEMM inputs it needs for backward in FP8:
-    // the QKV and fc1 inputs, the attention output and the fc2 input, each
-    // at half its 16-bit size.
+  // Transformer Engine keeps the GEMM inputs it needs for backward in the
+  // GEMM format: the QKV and fc1 inputs, the attention output and the fc2
+  // input each save (2 - saved_input_bytes) bytes per element.
+  double saving = 0, dense_saving = 0;
+  if (s.precision != spec::Precision::kBf16) {
+    const double per_element = 2 - GemmFormatOf(s.precision).saved_input_bytes;
     const double fc2_input = sl * b * fe / t * (m.is_moe() ? m.moe_router_topk : 1);  // elements
-    replicated -= 2 * sbh / rep_div;
-    split -= sbh / t;
-    mlp -= fc2_input;
-  } else {
-    dense_fc2_input = 0;
+    const double attention_inputs = 2 * sbh / rep_div + sbh / t;  // QKV and fc1 inputs, attention output
+    saving = per_element * (attention_inputs + fc2_input);
+    dense_saving = per_element * (attention_inputs + dense_fc2_input);
   }
-  lm.act_layer = replicated + split + mlp + scores;
-  lm.act_layer_selective = replicated + split + mlp + scores_selective;
-  lm.act_dense_layer = replicated + split + dense_mlp - dense_fc2_input + scores;
-  lm.act_dense_layer_selective = replicated + split + dense_mlp - dense_fc2_input + scores_selective;
+  lm.act_low_precision_saving = saving;
+  lm.act_dense_low_precision_saving = dense_saving;
+  lm.act_layer = replicated + split + mlp + scores - saving;
+  lm.act_layer_selective = replicated + split + mlp + scores_selective - saving;
+  lm.act_dense_layer = replicated + split + dense_mlp + scores - dense_saving;
+  lm.act_dense_layer_selective = replicated + split + dense_mlp + scores_selective - dense_saving;
   lm.act_layer_input = 2 * sbh / rep_div;
   lm.act_embedding = (2 + (m.hidden_dropout > 0 ? 1 : 0)) * sbh / rep_div;
   lm.act_logits = 6 * sl * b * vocab / t;
@@ -233,16 +284,28 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
       mb.weights_bytes += kGatheredLayers * per.weights * unit;
       mb.gradients_bytes += per.gradients * unit;
     }
-    if (s.precision == spec::Precision::kFp8) {
-      mb.fp8_weights_bytes =
-          2.0 * (lm.params_layer_linear * moe_layers + lm.params_dense_layer_linear * (layers - moe_layers));
+    const double bf16_layers = Bf16LayersOnStage(c.model, s, stage);
+    const double bf16_moe_layers = Bf16MoeLayersOnStage(c.model, s, stage);
+    if (s.precision != spec::Precision::kBf16) {
+      // The low-precision layers' GEMM weights: their quantized copies (not
+      // sharded, a limit), and with --fp8-params only those (no 16-bit copy).
+      const double low_moe = moe_layers - bf16_moe_layers;
+      const double low_dense = (layers - moe_layers) - (bf16_layers - bf16_moe_layers);
+      const double linear = lm.params_layer_linear * low_moe + lm.params_dense_layer_linear * low_dense;
+      mb.fp8_weights_bytes = GemmFormatOf(s.precision).weight_copy_bytes * linear;
+      if (s.low_precision_params) mb.weights_bytes -= per.weights * linear * (full ? shard / p.total() : 1.0);
     }
-    mb.activations_bytes = StageActivationBytes(s, lm, layers, moe_layers, stage);
+    mb.activations_bytes = StageActivationBytes(s, lm, layers, moe_layers, bf16_layers, bf16_moe_layers, stage);
     mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
+    // Whole bytes: shares of a parameter or an activation round up.
+    for (double* part : {&mb.weights_bytes, &mb.fp8_weights_bytes, &mb.gradients_bytes, &mb.optimizer_bytes,
+                         &mb.activations_bytes, &mb.reserved_bytes}) {
+      *part = std::ceil(*part);
+    }
     mb.total_bytes =
         mb.weights_bytes + mb.fp8_weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +
         mb.reserved_bytes;
-    mb.capacity_bytes = c.system.gpu.hbm_bytes;
+    mb.capacity_bytes = std::floor(c.system.gpu.hbm_bytes);
     mb.fits = mb.total_bytes <= mb.capacity_bytes;
     return mb;
   };

@@ -44,6 +44,10 @@ struct LayerMemory {
   // The same for an MoE model's dense layers (== the layer's in a dense model).
   double act_dense_layer = 0, act_dense_layer_selective = 0;
   double params_dense_layer = 0, params_dense_layer_linear = 0;
+  /// What a layer's activations save by keeping its GEMM inputs in the
+  /// strategy's low precision (0 in bf16): a layer kept in bf16
+  /// (spec::Strategy::bf16_layers) holds this much more than act_layer.
+  double act_low_precision_saving = 0, act_dense_low_precision_saving = 0;
 };
 
 /// Requires a strategy that passed spec::ValidateStrategy for c.model.
@@ -70,6 +74,11 @@ int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage
 /// Of those, the MoE layers (0 for a dense model). Stages hold consecutive
 /// layers in order; with interleaving (vp > 1) this is the count without it.
 int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
+/// Of a stage's layers, those kept in bf16 under a low precision (the first
+/// Bf16LayersAtStart and last Bf16LayersAtEnd of the model), and of those the
+/// MoE layers. 0 in bf16.
+int Bf16LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
+int Bf16MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
 
 /// Bytes per parameter a GPU keeps before sharding, by what data-parallel
 /// sharding divides: the 16-bit weights (2), the main-gradient buffer (4 in
@@ -96,9 +105,12 @@ double ShardParams(const StageParams& p, const spec::Strategy& s);
 /// Parameters on one GPU of `stage` (kOnly when pp == 1).
 StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage);
 
+/// Bytes on one GPU, each a whole number (parts rounded up, capacity down).
 struct MemoryBreakdown {
   double weights_bytes = 0;
-  double fp8_weights_bytes = 0;  ///< FP8 copies of the GEMM weights and their transposes
+  /// Quantized copies of the low-precision layers' GEMM weights (FP8: the
+  /// weight and its transpose; mxfp8 and fp4: row- and column-wise copies).
+  double fp8_weights_bytes = 0;
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
   double activations_bytes = 0;

@@ -75,16 +75,22 @@ ParamCounts CountParams(const spec::ModelSpec& m, int tp) {
   return p;
 }
 
-double AttentionScoreForwardFlops(const spec::ModelSpec& m) {
+ScoreSquare ExecutedSquare(const spec::Strategy& s) {
+  return s.attention == spec::Attention::kClassic ? ScoreSquare::kFull : ScoreSquare::kCausalHalf;
+}
+
+double AttentionScoreForwardFlops(const spec::ModelSpec& m, ScoreSquare square) {
   // QK^T and PV over the full square: 2 s^2 (d_qk + d_v) per head (4 s^2 h
-  // for plain multi-head attention).
+  // for plain multi-head attention); half of it under the causal mask, as
+  // perf/layer_cost.cc times FlashAttention.
   const double s = m.seq_length;
   const double d_qk = m.multi_latent_attention ? m.mla.qk_head_dim + m.mla.qk_pos_emb_head_dim : m.kv_channels();
   const double d_v = m.multi_latent_attention ? m.mla.v_head_dim : m.kv_channels();
-  return 2.0 * s * s * m.num_attention_heads * (d_qk + d_v);
+  const double share = square == ScoreSquare::kFull ? 1.0 : 0.5;
+  return share * 2.0 * s * s * m.num_attention_heads * (d_qk + d_v);
 }
 
-double LayerForwardFlops(const spec::ModelSpec& m, bool moe) {
+double LayerForwardFlops(const spec::ModelSpec& m, bool moe, ScoreSquare square) {
   const double s = m.seq_length;
   const double h = m.hidden_size;
   double mlp = 2 * s * MlpMatrices(m, m.ffn_hidden_size);
@@ -94,12 +100,12 @@ double LayerForwardFlops(const spec::ModelSpec& m, bool moe) {
       mlp += 2 * s * MlpMatrices(m, m.moe_shared_expert_intermediate_size);
     }
   }
-  return 2 * s * AttentionProjectionWeights(m) + AttentionScoreForwardFlops(m) + mlp;
+  return 2 * s * AttentionProjectionWeights(m) + AttentionScoreForwardFlops(m, square) + mlp;
 }
 
-double LayersForwardFlops(const spec::ModelSpec& m) {
+double LayersForwardFlops(const spec::ModelSpec& m, ScoreSquare square) {
   const int moe = m.is_moe() ? m.moe_layer_count() : 0;
-  return moe * LayerForwardFlops(m, true) + (m.num_layers - moe) * LayerForwardFlops(m, false);
+  return moe * LayerForwardFlops(m, true, square) + (m.num_layers - moe) * LayerForwardFlops(m, false, square);
 }
 
 double LogitForwardFlops(const spec::ModelSpec& m, int tp) {
@@ -107,19 +113,21 @@ double LogitForwardFlops(const spec::ModelSpec& m, int tp) {
 }
 
 double ModelFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s) {
-  double per_sequence = LayersForwardFlops(m) + LogitForwardFlops(m, s.tp);
+  double per_sequence = LayersForwardFlops(m, ScoreSquare::kCausalHalf) + LogitForwardFlops(m, s.tp);
   return 3.0 * double(s.global_batch) * per_sequence;
 }
 
 double RecomputeFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s) {
+  const ScoreSquare square = ExecutedSquare(s);
   double per_sequence = 0;
-  if (s.recompute == spec::Recompute::kFull) per_sequence = LayersForwardFlops(m);
-  if (s.recompute == spec::Recompute::kSelective) per_sequence = m.num_layers * AttentionScoreForwardFlops(m);
+  if (s.recompute == spec::Recompute::kFull) per_sequence = LayersForwardFlops(m, square);
+  if (s.recompute == spec::Recompute::kSelective) per_sequence = m.num_layers * AttentionScoreForwardFlops(m, square);
   return double(s.global_batch) * per_sequence;
 }
 
 double HardwareFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s) {
-  return ModelFlopsPerIteration(m, s) + RecomputeFlopsPerIteration(m, s);
+  double per_sequence = LayersForwardFlops(m, ExecutedSquare(s)) + LogitForwardFlops(m, s.tp);
+  return 3.0 * double(s.global_batch) * per_sequence + RecomputeFlopsPerIteration(m, s);
 }
 
 }  // namespace railsim::perf

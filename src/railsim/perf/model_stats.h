@@ -1,7 +1,14 @@
 // Parameter and FLOP counts of a transformer (spec/model.h), whole model and
-// per layer, as Megatron-LM counts them: dense FLOPs of every matrix multiply
-// (attention scores over the full sequence, causal mask or not), 2 FLOPs per
-// multiply-add, backward = 2 x forward.
+// per layer: FLOPs of every matrix multiply, 2 FLOPs per multiply-add,
+// backward = 2 x forward. Every model is a causal decoder, so a query attends
+// to the keys before it: model FLOPs (MFU's numerator) count half the s x s
+// attention-score square, the part FlashAttention executes. Hardware FLOPs
+// (HFU's numerator) count what the strategy's kernels execute: the causal
+// half with FlashAttention, the whole masked square with the materialised
+// softmax (`--attention classic`), plus recomputation. Megatron-LM's and
+// PaLM's published formulas count the whole square for both; with classic
+// attention and full recomputation the hardware count is Megatron-LM's
+// (SC'21, appendix).
 #pragma once
 
 #include <cstdint>
@@ -37,23 +44,34 @@ struct ParamCounts {
 /// Counts with the vocabulary padded for `tp` (Megatron's printed count uses tp's padding).
 ParamCounts CountParams(const spec::ModelSpec& m, int tp = 1);
 
-/// Forward FLOPs of one sequence through one layer (attention scores over
-/// the full seq x seq square, MoE counted for the top-k experts per token).
-/// `moe`: an MoE layer of an MoE model (else its dense MLP).
-double LayerForwardFlops(const spec::ModelSpec& m, bool moe);
+/// How much of the seq x seq attention-score square a count includes.
+enum class ScoreSquare {
+  kCausalHalf,  ///< the keys a causal query attends to: s^2 / 2 (FlashAttention's count)
+  kFull,        ///< the whole square, masked or not (the materialised softmax computes it)
+};
+
+/// What the strategy's attention kernel executes: the causal half with
+/// FlashAttention, the full square with the materialised softmax.
+ScoreSquare ExecutedSquare(const spec::Strategy& s);
+
+/// Forward FLOPs of one sequence through one layer (MoE counted for the
+/// top-k experts per token). `moe`: an MoE layer of an MoE model (else its
+/// dense MLP).
+double LayerForwardFlops(const spec::ModelSpec& m, bool moe, ScoreSquare square);
 /// The same summed over all the model's layers.
-double LayersForwardFlops(const spec::ModelSpec& m);
+double LayersForwardFlops(const spec::ModelSpec& m, ScoreSquare square);
 /// Forward FLOPs of the attention-score part of a layer (QK^T and PV).
-double AttentionScoreForwardFlops(const spec::ModelSpec& m);
+double AttentionScoreForwardFlops(const spec::ModelSpec& m, ScoreSquare square);
 /// Forward FLOPs of the output layer for one sequence.
 double LogitForwardFlops(const spec::ModelSpec& m, int tp);
 
-/// Model FLOPs of one iteration: 3 x forward, no recomputation (MFU's numerator).
+/// Model FLOPs of one iteration: 3 x forward with the causal half of the
+/// attention scores, no recomputation (MFU's numerator).
 double ModelFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s);
-/// The forward work recomputation redoes in one iteration (0 without).
+/// The forward work recomputation redoes in one iteration, as executed (0 without).
 double RecomputeFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s);
-/// Hardware FLOPs: model FLOPs plus the recomputed forward work (HFU's
-/// numerator; what Megatron-LM reports as TFLOP/s per GPU).
+/// Hardware FLOPs: 3 x forward as the attention kernel executes it, plus the
+/// recomputed forward work (HFU's numerator and TFLOP/s per GPU).
 double HardwareFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy& s);
 
 }  // namespace railsim::perf

@@ -52,7 +52,7 @@ TEST(ModelStatsTest, LatentAttentionAndDenseLayersByHand) {
   const double s = m.seq_length;
   const double moe_layer = 2 * s * (q + kv + out + 9 * 3.0 * 7168 * 2048 + 7168.0 * 256) +
                            2 * s * s * 128 * (192 + 128);
-  EXPECT_DOUBLE_EQ(moe_layer, LayerForwardFlops(m, true));
+  EXPECT_DOUBLE_EQ(moe_layer, LayerForwardFlops(m, true, ScoreSquare::kFull));
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ Json SummaryObject(const study::ErrorSummary& s) {
 }  // namespace
 
 std::string CalibrateTable(const study::CalibrationResult& r) {
-  std::string out = fmt::format("railsim calibrate: {} (seed {}, {} of the rows held out)\n\n", r.system.name, r.seed,
-                                Percent(r.holdout, 0));
+  std::string out = fmt::format("railsim calibrate: {} (seed {}, {} of {} rows held out)\n\n", r.system.name, r.seed,
+                                r.held_out_rows(), r.rows.size());
   TextTable params;
   params.AddColumn("parameter", TextTable::Align::kLeft);
   params.AddColumn("before");
@@ -66,8 +66,11 @@ std::string CalibrateTable(const study::CalibrationResult& r) {
   out += SummaryLine("collectives", r.comm_fit, r.comm_held_out);
   out += SummaryLine("step times", r.step_fit, r.step_held_out);
   for (const std::string& note : r.notes) out += Wrap(fmt::format("note: {}", note), 100, "  ");
-  out += "\n";
-  out += Wrap(fmt::format("Trust: {}", r.trust), 100, "  ");
+  for (const std::string& warning : r.warnings) out += Wrap(fmt::format("warning: {}", warning), 100, "  ");
+  if (!r.trust.empty()) {
+    out += "\n";
+    out += Wrap(fmt::format("Trust: {}", r.trust), 100, "  ");
+  }
   return out;
 }
 
@@ -108,8 +111,10 @@ std::string CalibrateJson(const study::CalibrationResult& r) {
   errors["steps"] = {{"fitted", SummaryObject(r.step_fit)}, {"held_out", SummaryObject(r.step_held_out)}};
   j["errors"] = errors;
   j["holdout"] = r.holdout;
+  j["held_out_rows"] = r.held_out_rows();
   j["seed"] = r.seed;
   j["notes"] = r.notes;
+  j["warnings"] = r.warnings;
   j["trust"] = r.trust;
   return j.dump(2) + "\n";
 }

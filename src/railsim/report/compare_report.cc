@@ -123,9 +123,15 @@ class SideBySideBuilder {
     }
     Row(what, degrees);
     Row("micro-batch x count, recompute", batching);
+    Cells settings;
+    for (size_t i = 0; i < 3; ++i) {
+      if (s[i]) settings[i] = StrategySettings(*s[i]).empty() ? "-" : StrategySettings(*s[i]);
+    }
+    Row("settings", settings);
   }
   // A job's best strategy on each design (null: nothing fits): its MFU,
-  // Rail-only's time against the other designs, and the strategies.
+  // Rail-only's time against the other designs, the strategies and their
+  // settings.
   void Best(const std::array<const search::RankedStrategy*, 3>& best, const std::array<int64_t, 3>& k) {
     Cells mfu, against, loss;
     std::array<const spec::Strategy*, 3> strategies = {};
@@ -147,6 +153,22 @@ class SideBySideBuilder {
  private:
   SideBySideTable* table_;
 };
+
+// `railsim estimate` with every flag that times `s` as the comparison did
+// (network is 0 rail-optimized, 1 Rail-only, 2 ideal).
+std::string EstimateCommand(const study::CompareResult& result, const std::string& model, int64_t seq_length,
+                            size_t network, int64_t k, const spec::Strategy& s) {
+  static const char* kNetworks[] = {"rail-optimized", "rail-only", "ideal"};
+  std::string line = fmt::format("railsim estimate --model {} --seq-length {} --system {} --gpus {} "
+                                 "--global-batch-size {} --network {} --hb-size {}",
+                                 ShellWord(model), seq_length, ShellWord(result.scenario.system), s.gpus(),
+                                 s.global_batch, kNetworks[network], k);
+  if (result.timed.radix > 0) line += fmt::format(" --radix {}", result.timed.radix);
+  if (result.timed.oversubscription != 1) {
+    line += fmt::format(" --oversubscription {:g}", result.timed.oversubscription);
+  }
+  return line + " " + EstimateStrategyFlags(s, spec::Stack::kMegatronCore);
+}
 
 }  // namespace
 
@@ -191,7 +213,8 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
   }
   for (const study::TrainingCase& t : result.training) {
     if (t.hb_domain_size != k) continue;
-    table.Section(fmt::format("{} at global batch {}", result.model_name, Grouped(t.global_batch)));
+    table.Section(fmt::format("{} at global batch {} (sequence length {})", result.model_name,
+                              Grouped(t.global_batch), Grouped(result.seq_length)));
     const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
     Cells times;
     for (size_t i = 0; i < 3; ++i) {
@@ -209,9 +232,17 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     }
     table.Best({t.fits[0] ? best[0] : nullptr, t.fits[1] ? best[1] : nullptr, t.fits[2] ? best[2] : nullptr},
                {k, k, sc.gpus});
+    for (size_t i = 0; i < 3; ++i) {
+      if (!t.fits[i]) continue;
+      out.commands.push_back(fmt::format("{}, {} at batch {}: {}", out.columns[i], result.model_name,
+                                         Grouped(t.global_batch),
+                                         EstimateCommand(result, sc.model, result.seq_length, i, k,
+                                                         best[i]->strategy)));
+    }
   }
   if (const study::MoeCase* m = MoeAt(result, k)) {
-    table.Section(fmt::format("{} at global batch {}", result.moe_model_name, Grouped(m->global_batch)));
+    table.Section(fmt::format("{} at global batch {} (sequence length {})", result.moe_model_name,
+                              Grouped(m->global_batch), Grouped(result.moe_seq_length)));
     for (int a = 0; a < 2; ++a) {
       auto cell = [&](const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits) {
         return fits[size_t(a)] ? Time(r[size_t(a)].estimate.iteration_time_s) : std::string("no fit");
@@ -223,9 +254,17 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     const int opt = m->best_rail_optimized(), only = m->best_rail_only();
     table.Row("faster dispatch",
               {opt >= 0 ? kMoeAlgorithms[opt] : "", only >= 0 ? kMoeAlgorithms[only] : "", ""});
-    table.Best({opt >= 0 ? &m->rail_optimized[size_t(opt)] : nullptr,
-                only >= 0 ? &m->rail_only[size_t(only)] : nullptr, m->ideal_fits ? &m->ideal : nullptr},
-               {k, k, sc.gpus});
+    const std::array<const search::RankedStrategy*, 3> moe_best = {
+        opt >= 0 ? &m->rail_optimized[size_t(opt)] : nullptr, only >= 0 ? &m->rail_only[size_t(only)] : nullptr,
+        m->ideal_fits ? &m->ideal : nullptr};
+    table.Best(moe_best, {k, k, sc.gpus});
+    for (size_t i = 0; i < 3; ++i) {
+      if (!moe_best[i]) continue;
+      out.commands.push_back(fmt::format("{}, {} at batch {}: {}", out.columns[i], result.moe_model_name,
+                                         Grouped(m->global_batch),
+                                         EstimateCommand(result, sc.moe_model, result.moe_seq_length, i, k,
+                                                         moe_best[i]->strategy)));
+    }
     if (m->alltoall_gpus > 0) {
       const double base = m->alltoall_rail_optimized_s;
       const std::string opt_time = Seconds(base), ideal_time = Seconds(m->alltoall_ideal_s);
@@ -250,13 +289,17 @@ std::string HbDomainTable(const study::CompareResult& result, int64_t k) {
   for (const SideBySideTable::Row& row : side.rows) {
     t.AddRow({row.section ? row.label : "  " + row.label, row.cells[0], row.cells[1], row.cells[2]});
   }
-  return "\n" + side.title + "\n" + t.Render();
+  std::string commands;
+  if (!side.commands.empty()) commands = "each best strategy as the estimate that times it:\n";
+  for (const std::string& c : side.commands) commands += "  " + c + "\n";
+  return "\n" + side.title + "\n" + t.Render() + commands;
 }
 
 Json MoeJson(const study::CompareResult& result) {
   const spec::Scenario& sc = result.scenario;
   Json moe;
   moe["model"] = result.moe_model_name;
+  moe["seq_length"] = result.moe_seq_length;
   moe["global_batch_size"] = sc.moe_global_batch_size;
   moe["max_domains"] = sc.moe_max_domains;
   moe["overlap"] = sc.moe_overlap;
@@ -264,7 +307,8 @@ Json MoeJson(const study::CompareResult& result) {
   for (const study::MoeCase& m : result.moe) {
     Json c;
     c["hb_domain_size"] = m.hb_domain_size;
-    auto network = [&](const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits) {
+    auto network = [&](const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits,
+                       size_t index) {
       Json j;
       for (int i = 0; i < 2; ++i) {
         Json a;
@@ -273,19 +317,23 @@ Json MoeJson(const study::CompareResult& result) {
           a["iteration_time_s"] = r[size_t(i)].estimate.iteration_time_s;
           a["mfu"] = r[size_t(i)].estimate.mfu;
           a["strategy"] = StrategyObject(r[size_t(i)].strategy);
+          a["estimate_command"] = EstimateCommand(result, sc.moe_model, result.moe_seq_length, index,
+                                                  m.hb_domain_size, r[size_t(i)].strategy);
         }
         j[kMoeAlgorithms[i]] = a;
       }
       return j;
     };
-    c["rail_optimized"] = network(m.rail_optimized, m.rail_optimized_fits);
-    c["rail_only"] = network(m.rail_only, m.rail_only_fits);
+    c["rail_optimized"] = network(m.rail_optimized, m.rail_optimized_fits, 0);
+    c["rail_only"] = network(m.rail_only, m.rail_only_fits, 1);
     Json ideal;
     ideal["fits"] = m.ideal_fits;
     if (m.ideal_fits) {
       ideal["iteration_time_s"] = m.ideal.estimate.iteration_time_s;
       ideal["mfu"] = m.ideal.estimate.mfu;
       ideal["strategy"] = StrategyObject(m.ideal.strategy);
+      ideal["estimate_command"] =
+          EstimateCommand(result, sc.moe_model, result.moe_seq_length, 2, m.hb_domain_size, m.ideal.strategy);
     }
     c["ideal"] = ideal;
     if (m.best_rail_optimized() >= 0 && m.best_rail_only() >= 0) c["rail_only_overhead"] = MoeOverhead(m);
@@ -656,6 +704,7 @@ std::string CompareJson(const study::CompareResult& result) {
   }
   if (!result.training.empty()) {
     doc["model"] = result.model_name;
+    doc["seq_length"] = result.seq_length;
     doc["system"] = result.system_name;
     doc["training"] = Json::array();
     for (const study::TrainingCase& tc : result.training) {
@@ -681,6 +730,8 @@ std::string CompareJson(const study::CompareResult& result) {
           entry[name + "_usd_per_pflops_day"] = usd;
         }
         entry[name + "_strategy"] = StrategyObject(networks[i].second->strategy);
+        entry[name + "_estimate_command"] = EstimateCommand(result, result.scenario.model, result.seq_length, i,
+                                                            tc.hb_domain_size, networks[i].second->strategy);
       }
       if (const std::string why = NoFitSentence(result, tc); !why.empty()) entry["no_fit_reason"] = why;
       doc["training"].push_back(entry);
@@ -688,6 +739,7 @@ std::string CompareJson(const study::CompareResult& result) {
   }
   if (!result.moe.empty()) doc["moe"] = MoeJson(result);
   doc["verdict"] = CompareVerdict(result);
+  doc["notes"] = result.notes;
   return doc.dump(2) + "\n";
 }
 

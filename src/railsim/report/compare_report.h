@@ -24,6 +24,10 @@ struct SideBySideTable {
   std::string title;
   std::array<std::string, 3> columns = {"rail-optimized", "Rail-only", "ideal (K = N)"};
   std::vector<Row> rows;
+  /// Each best strategy as the `railsim estimate` command that times it
+  /// ("rail-optimized, gpt3-175b at batch 1,536: railsim estimate ..."): the
+  /// rows show degrees and settings, these every flag the answer needs.
+  std::vector<std::string> commands;
 };
 
 SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k);

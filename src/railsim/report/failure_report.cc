@@ -26,7 +26,7 @@ std::string Header(const FailureRun& run) {
   const study::ClusterSetup& s = *run.setup;
   std::string out = fmt::format("{} x {} (HB domain {}), NIC network radix {}\n", Grouped(s.gpus), s.system.name,
                                 s.hb_domain_size > 0 ? s.hb_domain_size : s.system.hb_domain_size, run.radix);
-  if (s.model) out += fmt::format("job: {}, {}\n", s.model->name, StrategyLine(s.strategy));
+  if (s.model) out += fmt::format("job: {}, {}\n", ModelLine(*s.model), StrategyLine(s.strategy));
   return out;
 }
 
@@ -129,8 +129,9 @@ std::string ImpactTable(const study::FailureImpact& r) {
   if (r.unreachable > 0) t.AddRow({"  with no peer to forward (replaced)", Grouped(r.unreachable)});
   t.AddRow({"GPUs with less network bandwidth", Grouped(int64_t(r.degraded.size()))});
   t.AddRow({"NIC bandwidth of the worst affected GPU",
-            fmt::format("{} of {} ({} GPUs share a NIC)", Rate(r.affected_gpu_bw_Bps), Rate(r.nic_bw_Bps),
-                        r.max_forwarder_load)});
+            fmt::format("{} of {} ({})", Rate(r.affected_gpu_bw_Bps), Rate(r.nic_bw_Bps),
+                        r.max_forwarder_load == 1 ? std::string("its own NIC, not shared")
+                                                  : fmt::format("{} GPUs share a NIC", r.max_forwarder_load))});
   t.AddRow({"narrowest switch keeps",
             r.switches_without_uplinks > 0
                 ? fmt::format("0% of its uplinks ({} live switches lost every uplink)", Grouped(r.switches_without_uplinks))
@@ -247,6 +248,7 @@ std::string FailureJson(const FailureRun& run) {
   j["radix"] = run.radix;
   if (s.model) {
     j["model"] = s.model->name;
+    j["seq_length"] = s.model->seq_length;
     j["strategy"] = StrategyObject(s.strategy);
   }
   if (!run.explicit_failures.empty()) {
@@ -269,6 +271,7 @@ std::string FailureJson(const FailureRun& run) {
     mc["designs"] = designs;
     j["monte_carlo"] = mc;
   }
+  j["notes"] = run.notes;
   return j.dump(2) + "\n";
 }
 

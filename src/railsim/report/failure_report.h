@@ -17,6 +17,7 @@ struct FailureRun {
   std::vector<study::FailureImpact> explicit_failures;  ///< one per design (empty: none given)
   std::vector<study::MonteCarloResult> monte_carlo;     ///< one per design (empty: not run)
   std::optional<study::MonteCarloOptions> options;      ///< with monte_carlo
+  std::vector<std::string> notes;                       ///< devices a design lacks (JSON "notes")
 };
 
 std::string FailureTable(const FailureRun& run);

@@ -539,6 +539,11 @@ std::string SideBySideSection(const study::CompareResult& compare, std::vector<R
       html += "</tr>\n";
     }
     html += "</table>\n";
+    if (!table.commands.empty()) {
+      html += "<p class=\"caption\">Each best strategy as the estimate that times it:</p>\n<ul class=\"caption\">\n";
+      for (const std::string& c : table.commands) html += "<li><code>" + HtmlEscape(c) + "</code></li>\n";
+      html += "</ul>\n";
+    }
   }
   html += "<p class=\"caption\">What <code>railsim compare</code> prints for this scenario: each design's network at "
           "each switch radix and the best strategy of each job on it. Data: <a href=\"side-by-side.csv\">"
@@ -646,11 +651,13 @@ std::vector<ReportFile> BuildReport(const study::ReportStudy& r, const std::stri
   return files;
 }
 
-std::string ReportFilesJson(const std::string& dir, const std::vector<std::string>& files) {
+std::string ReportFilesJson(const std::string& dir, const std::vector<std::string>& files,
+                            const std::vector<std::string>& notes) {
   Json j;
   j["out"] = dir;
   j["index"] = dir + "/index.html";
   j["files"] = files;
+  j["notes"] = notes;
   return j.dump(2) + "\n";
 }
 

@@ -20,8 +20,10 @@ struct ReportFile {
 /// heatmap (PNG). `version` is printed in the page's footer.
 std::vector<ReportFile> BuildReport(const study::ReportStudy& study, const std::string& version);
 
-/// {"out": dir, "index": "dir/index.html", "files": [names...]}: what
-/// `railsim report --format json` prints once the files are written.
-std::string ReportFilesJson(const std::string& dir, const std::vector<std::string>& files);
+/// {"out": dir, "index": "dir/index.html", "files": [names...], "notes":
+/// [...]}: what `railsim report --format json` prints once the files are
+/// written; `notes` say what the inputs left out (ReportInputs::notes).
+std::string ReportFilesJson(const std::string& dir, const std::vector<std::string>& files,
+                            const std::vector<std::string>& notes);
 
 }  // namespace railsim::report

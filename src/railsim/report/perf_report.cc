@@ -1,5 +1,10 @@
 #include "railsim/report/perf_report.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "railsim/core/units.h"
@@ -7,6 +12,7 @@
 #include "railsim/report/csv.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/table.h"
+#include "railsim/spec/stack.h"
 
 namespace railsim::report {
 
@@ -38,6 +44,10 @@ Json StrategyObject(const spec::Strategy& s) {
   j["tp_comm_overlap"] = s.tp_comm_overlap;
   j["overlap_p2p_comm"] = s.overlap_p2p_comm;
   j["precision"] = spec::PrecisionName(s.precision);
+  j["low_precision_params"] = s.low_precision_params;
+  // -1: the precision's default (none, or for fp4 15% of the layers at the end).
+  j["num_layers_at_start_in_bf16"] = s.bf16_layers_at_start;
+  j["num_layers_at_end_in_bf16"] = s.bf16_layers_at_end;
   j["moe_alltoall"] = spec::MoeAllToAllName(s.moe_alltoall);
   j["moe_overlap"] = s.moe_overlap;
   j["moe_imbalance"] = s.moe_imbalance;
@@ -61,6 +71,13 @@ Json NetworkTimedObject(const perf::PerfContext& c) {
   return j;
 }
 
+// A whole number of bytes as a JSON integer (a double prints "8.0"); beyond
+// int64_t as a number.
+Json Bytes(double bytes) {
+  if (std::fabs(bytes) < 9e18) return int64_t(std::llround(bytes));
+  return bytes;
+}
+
 // Adds the estimate's fields to `j` (an estimate document or object).
 void AddEstimateFields(const perf::Estimate& e, Json* out) {
   Json& j = *out;
@@ -69,10 +86,11 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   j["hardware_flops_per_iteration"] = e.hardware_flops_per_iteration;
   j["mfu"] = e.mfu;
   j["hfu"] = e.hfu;
+  j["peak_flops_per_gpu"] = e.peak_flops;
   j["tflops_per_gpu"] = e.tflops_per_gpu;
   j["tokens_per_s"] = e.tokens_per_s;
-  j["memory_per_gpu_bytes"] = e.memory.total_bytes;
-  j["memory_capacity_bytes"] = e.memory.capacity_bytes;
+  j["memory_per_gpu_bytes"] = Bytes(e.memory.total_bytes);
+  j["memory_capacity_bytes"] = Bytes(e.memory.capacity_bytes);
   j["memory_fits"] = e.memory.fits;
   Json b;
   for (const perf::TimeBreakdown::Component& part : e.breakdown.components()) b[part.key] = part.seconds;
@@ -88,14 +106,14 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
   }
   const perf::MemoryBreakdown& m = e.memory;
   Json mem;
-  mem["weights_bytes"] = m.weights_bytes;
-  mem["fp8_weights_bytes"] = m.fp8_weights_bytes;
-  mem["gradients_bytes"] = m.gradients_bytes;
-  mem["optimizer_bytes"] = m.optimizer_bytes;
-  mem["activations_bytes"] = m.activations_bytes;
-  mem["reserved_bytes"] = m.reserved_bytes;
-  mem["total_bytes"] = m.total_bytes;
-  mem["capacity_bytes"] = m.capacity_bytes;
+  mem["weights_bytes"] = Bytes(m.weights_bytes);
+  mem["fp8_weights_bytes"] = Bytes(m.fp8_weights_bytes);
+  mem["gradients_bytes"] = Bytes(m.gradients_bytes);
+  mem["optimizer_bytes"] = Bytes(m.optimizer_bytes);
+  mem["activations_bytes"] = Bytes(m.activations_bytes);
+  mem["reserved_bytes"] = Bytes(m.reserved_bytes);
+  mem["total_bytes"] = Bytes(m.total_bytes);
+  mem["capacity_bytes"] = Bytes(m.capacity_bytes);
   j["memory"] = mem;
 }
 
@@ -104,6 +122,7 @@ void AddEstimateFields(const perf::Estimate& e, Json* out) {
 Json ContextObject(const perf::PerfContext& c) {
   Json j;
   j["model"] = c.model.name;
+  j["seq_length"] = c.model.seq_length;
   j["system"] = c.system.name;
   j["network"] = perf::NetworkName(c.fabrics.network);
   j["network_timed"] = NetworkTimedObject(c);
@@ -113,6 +132,10 @@ Json ContextObject(const perf::PerfContext& c) {
   j["placement"] = c.placement.Name();
   j["stack"] = spec::StackName(c.stack);
   return j;
+}
+
+std::string ModelLine(const spec::ModelSpec& m) {
+  return fmt::format("{} (sequence length {})", m.name, Grouped(m.seq_length));
 }
 
 // "nemo (NeMo recipes: ...; fixed costs: the GPU's (H100: ...))"
@@ -172,6 +195,12 @@ std::string StrategyLine(const spec::Strategy& s) {
   std::string line = StrategyDegrees(s);
   line += fmt::format(", micro-batch {} x {}, recompute {}", s.micro_batch, s.num_microbatches(),
                       spec::RecomputeName(s.recompute));
+  const std::string settings = StrategySettings(s);
+  return settings.empty() ? line : line + ", " + settings;
+}
+
+std::string StrategySettings(const spec::Strategy& s) {
+  std::string line;
   if (s.sequence_parallel) line += ", sp";
   if (s.tp_comm_overlap) line += ", tp-overlap";
   if (s.dp_sharding == spec::DpSharding::kOptimizer) line += ", dist-opt";
@@ -179,14 +208,79 @@ std::string StrategyLine(const spec::Strategy& s) {
   if (s.dp_sharding == spec::DpSharding::kFull) line += ", dp-sharding full (ZeRO-3)";
   if (s.hybrid_sharding()) line += fmt::format(", shard groups of {}", s.shard_group());
   if (!DefaultOptimizerDtypes(s)) line += ", optimizer grads/master/exp-avg/exp-avg-sq " + OptimizerDtypes(s);
-  if (s.precision == spec::Precision::kFp8) line += ", fp8";
+  if (s.precision != spec::Precision::kBf16) line += fmt::format(", {}", spec::PrecisionName(s.precision));
+  if (s.low_precision_params) line += s.precision == spec::Precision::kFp4 ? ", fp4-params" : ", fp8-params";
   if (s.ep > 1 && s.moe_alltoall != spec::MoeAllToAll::kAuto) {
     line += fmt::format(", moe {}", spec::MoeAllToAllName(s.moe_alltoall));
   }
   if (s.moe_overlap) line += ", moe-overlap";
   if (s.moe_imbalance > 1) line += fmt::format(", imbalance {:g}", s.moe_imbalance);
   if (s.moe_max_domains > 0) line += fmt::format(", max {} domains", s.moe_max_domains);
-  return line;
+  return line.empty() ? line : line.substr(2);
+}
+
+std::string EstimateStrategyFlags(const spec::Strategy& s, spec::Stack stack) {
+  // What estimate starts from: the stack's defaults (with tp and sp, on
+  // which its TP overlap depends).
+  const spec::StackProfile& profile = spec::StackProfileOf(stack);
+  spec::Strategy base;
+  base.tp = s.tp;
+  base.sequence_parallel = s.sequence_parallel;
+  spec::ApplyStackDefaults(profile, &base);
+  std::string f = fmt::format("--tp {} --pp {}", s.tp, s.pp);
+  if (s.cp > 1) f += fmt::format(" --cp {}", s.cp);
+  if (s.ep > 1) f += fmt::format(" --ep {}", s.ep);
+  if (s.vp > 1) f += fmt::format(" --vp {}", s.vp);
+  if (s.vp > 1 && s.microbatch_group_size_per_vp_stage > 0) {
+    f += fmt::format(" --microbatch-group-size-per-virtual-pipeline-stage {}", s.microbatch_group_size_per_vp_stage);
+  }
+  f += fmt::format(" --micro-batch-size {}", s.micro_batch);
+  if (s.recompute != spec::Recompute::kNone) f += fmt::format(" --recompute {}", spec::RecomputeName(s.recompute));
+  if (s.sequence_parallel) f += " --sequence-parallel";
+  if (s.dp_sharding != base.dp_sharding) {
+    f += s.dp_sharding == spec::DpSharding::kOptimizer
+             ? std::string(" --distributed-optimizer")
+             : fmt::format(" --data-parallel-sharding {}", spec::DpShardingName(s.dp_sharding));
+  }
+  if (s.fsdp_shard_group_size > 0) f += fmt::format(" --fsdp-shard-group-size {}", s.fsdp_shard_group_size);
+  if (s.main_grads_dtype != base.main_grads_dtype) {
+    f += fmt::format(" --main-grads-dtype {}", spec::MainGradsDtypeName(s.main_grads_dtype));
+  }
+  if (s.main_params_dtype != base.main_params_dtype) {
+    f += fmt::format(" --main-params-dtype {}", spec::MainParamsDtypeName(s.main_params_dtype));
+  }
+  if (s.exp_avg_dtype != base.exp_avg_dtype) {
+    f += fmt::format(" --exp-avg-dtype {}", spec::MomentDtypeName(s.exp_avg_dtype));
+  }
+  if (s.exp_avg_sq_dtype != base.exp_avg_sq_dtype) {
+    f += fmt::format(" --exp-avg-sq-dtype {}", spec::MomentDtypeName(s.exp_avg_sq_dtype));
+  }
+  if (!s.overlap_dp_comm && base.overlap_dp_comm) f += " --no-dp-overlap";
+  if (s.grad_reduce_16bit && !base.grad_reduce_16bit) f += " --grad-reduce-in-bf16";
+  if (s.tp_comm_overlap && !base.tp_comm_overlap) f += " --tp-comm-overlap";
+  if (!s.overlap_p2p_comm && base.overlap_p2p_comm) f += " --no-overlap-p2p-communication";
+  if (s.attention != profile.attention) f += fmt::format(" --attention {}", spec::AttentionName(s.attention));
+  if (s.precision != spec::Precision::kBf16) f += fmt::format(" --precision {}", spec::PrecisionName(s.precision));
+  if (s.moe_alltoall != spec::MoeAllToAll::kAuto) {
+    f += fmt::format(" --moe-alltoall {}", spec::MoeAllToAllName(s.moe_alltoall));
+  }
+  if (s.moe_overlap) f += " --moe-overlap";
+  if (s.moe_imbalance != 1) f += fmt::format(" --moe-imbalance {}", s.moe_imbalance);
+  if (s.moe_max_domains > 0) f += fmt::format(" --moe-max-domains {}", s.moe_max_domains);
+  if (s.moe_dispatch_precision != spec::MoeDispatchPrecision::kBf16) {
+    f += fmt::format(" --moe-dispatch-precision {}", spec::MoeDispatchPrecisionName(s.moe_dispatch_precision));
+  }
+  return f;
+}
+
+std::string ShellWord(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./:=,+@%").find(c) != std::string::npos;
+  });
+  if (plain) return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
 std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const perf::Estimate& e, bool brief) {
@@ -229,7 +323,7 @@ std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const p
 
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
   std::string out = fmt::format(
-      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\nstack: {}\n{}\n", c.model.name, Grouped(c.gpus),
+      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\nstack: {}\n{}\n", ModelLine(c.model), Grouped(c.gpus),
       c.system.name, NetworkLine(c), c.fabrics.hb_domain_size, StrategyLine(s), StackLine(c),
       c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
   TextTable t;
@@ -241,12 +335,13 @@ std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, c
   }
   t.AddRow({"iteration", fmt::format("{:.4f}", e.iteration_time_s), "100.0%"});
   out += t.Render();
-  if (s.precision == spec::Precision::kFp8) {
-    // MFU is against the BF16 peak (as Megatron-LM and the calibration
-    // rows report it); FP8 GEMMs can run up to twice that.
-    out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {} of the BF16 peak ({} of the FP8 "
+  if (s.precision != spec::Precision::kBf16) {
+    // MFU is against the peak of the format the layers' GEMMs run in; the
+    // BF16 figure is what Megatron-LM and most publications print.
+    const char* format = s.precision == spec::Precision::kFp4 ? "FP4" : "FP8";
+    out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {} of the {} peak ({} of the BF16 "
                        "peak), HFU {}, {:.0f} tokens/s\n",
-                       e.tflops_per_gpu, Percent(e.mfu), Percent(e.mfu * c.system.gpu.peak_flops / c.system.gpu.peak_flops_fp8),
+                       e.tflops_per_gpu, Percent(e.mfu), format, Percent(e.mfu * e.peak_flops / c.system.gpu.peak_flops),
                        Percent(e.hfu), e.tokens_per_s);
   } else {
     out += fmt::format("\nthroughput: {:.1f} TFLOP/s per GPU (hardware), MFU {} of the BF16 peak, HFU {}, {:.0f} "
@@ -255,11 +350,13 @@ std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, c
   }
   out += fmt::format("largest loss: {}\n", LargestLoss(c.fabrics.hb_domain_size, s, e));
   const perf::MemoryBreakdown& m = e.memory;
+  const char* format = s.precision == spec::Precision::kFp4 ? "NVFP4" : s.precision == spec::Precision::kMxfp8 ? "MXFP8"
+                                                                                                             : "FP8";
   out += fmt::format(
       "memory per GPU: {} of {} ({}): weights {}{}, gradients {}, optimizer {}, activations {}, reserved {}\n",
       BinaryBytes(m.total_bytes), BinaryBytes(m.capacity_bytes), m.fits ? "fits" : "DOES NOT FIT",
       BinaryBytes(m.weights_bytes),
-      m.fp8_weights_bytes > 0 ? fmt::format(" (+ {} FP8 copies)", BinaryBytes(m.fp8_weights_bytes)) : "",
+      m.fp8_weights_bytes > 0 ? fmt::format(" (+ {} {} copies)", BinaryBytes(m.fp8_weights_bytes), format) : "",
       BinaryBytes(m.gradients_bytes), BinaryBytes(m.optimizer_bytes), BinaryBytes(m.activations_bytes),
       BinaryBytes(m.reserved_bytes));
   if (e.moe.timed) {
@@ -289,7 +386,7 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
   std::string out = fmt::format(
       "{} on {} x {} ({}, HB domain {}), global batch {}\n"
       "stack: {}\n{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n{}\n",
-      c.model.name, Grouped(c.gpus), c.system.name, NetworkLine(c),
+      ModelLine(c.model), Grouped(c.gpus), c.system.name, NetworkLine(c),
       c.fabrics.hb_domain_size, Grouped(r.global_batch), StackLine(c),
       Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads,
       c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
@@ -338,9 +435,13 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
     t.AddRow(std::move(row));
   }
   const search::RankedStrategy& best = r.results.front();
+  const bool fp8 = std::any_of(r.results.begin(), r.results.end(), [](const search::RankedStrategy& rs) {
+    return rs.strategy.precision == spec::Precision::kFp8;
+  });
   return out + t.Render() +
-         fmt::format("\n#1 largest loss: {}; MFU is against the BF16 peak\n",
-                     LargestLoss(c.fabrics.hb_domain_size, best.strategy, best.estimate));
+         fmt::format("\n#1 largest loss: {}; MFU is against the BF16 peak{}\n",
+                     LargestLoss(c.fabrics.hb_domain_size, best.strategy, best.estimate),
+                     fp8 ? " (fp8 rows: the FP8 peak)" : "");
 }
 
 std::string SearchCsv(const search::SearchResult& r) {
@@ -357,7 +458,7 @@ std::string SearchCsv(const search::SearchResult& r) {
               spec::RecomputeName(s.recompute), s.sequence_parallel ? "true" : "false",
               s.distributed_optimizer() ? "true" : "false", s.tp_comm_overlap ? "true" : "false",
               spec::PrecisionName(s.precision), CsvNumber(e.iteration_time_s), CsvNumber(e.mfu),
-              CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), CsvNumber(e.memory.total_bytes),
+              CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), fmt::format("{:.0f}", e.memory.total_bytes),
               spec::DpShardingName(s.dp_sharding), spec::MainGradsDtypeName(s.main_grads_dtype),
               spec::MainParamsDtypeName(s.main_params_dtype), spec::MomentDtypeName(s.exp_avg_dtype),
               spec::MomentDtypeName(s.exp_avg_sq_dtype)});

@@ -12,10 +12,24 @@
 
 namespace railsim::report {
 
+/// "gpt3-175b (sequence length 2,048)": the model as every header names it,
+/// with the length it trains at (a Hugging Face config's is its context).
+std::string ModelLine(const spec::ModelSpec& m);
 /// "tp 8 pp 16 dp 32 cp 1 vp 4, micro-batch 1 x 64, recompute none, sp, dist-opt"
 std::string StrategyLine(const spec::Strategy& s);
 /// The degrees alone: "tp 8 pp 16 dp 32 cp 1 vp 4" (ep and vp when above 1).
 std::string StrategyDegrees(const spec::Strategy& s);
+/// What StrategyLine adds to the degrees and micro-batching: the switches
+/// and settings ("sp, tp-overlap, dist-opt"), "" when there are none.
+std::string StrategySettings(const spec::Strategy& s);
+/// `railsim estimate`'s strategy flags that give `s` on `stack` ("--tp 8
+/// --pp 8 --micro-batch-size 1 --sequence-parallel --tp-comm-overlap"):
+/// every setting that is not the stack's default. The data-parallel degree
+/// is left out (it follows from --gpus).
+std::string EstimateStrategyFlags(const spec::Strategy& s, spec::Stack stack);
+/// `text` as one shell word: as it is when it holds only characters no
+/// shell treats specially, else in single quotes.
+std::string ShellWord(const std::string& text);
 /// "rail-optimized network (radix 64, 3 tiers, 2:1 leaves)".
 std::string NetworkLine(const perf::PerfContext& c);
 /// The stack profile: its name, what it sets and where its fixed costs come from.

@@ -1,6 +1,5 @@
 #include "railsim/report/sweep_report.h"
 
-#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -61,21 +60,6 @@ std::vector<std::string> Header(const spec::SweepConfig& config) {
   return header;
 }
 
-// Reads the decimal integer at the start of `text`; advances past it.
-std::optional<int64_t> ReadInt(std::string_view* text) {
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec != std::errc() || value < 0) return std::nullopt;
-  text->remove_prefix(size_t(end - text->data()));
-  return value;
-}
-
-bool Consume(std::string_view* text, std::string_view prefix) {
-  if (!text->starts_with(prefix)) return false;
-  text->remove_prefix(prefix.size());
-  return true;
-}
-
 }  // namespace
 
 std::string SweepRowJson(const study::SweepRow& row, const spec::SweepConfig& config) {
@@ -112,15 +96,6 @@ std::string SweepRowCsv(const study::SweepRow& row, const spec::SweepConfig& con
   table.AddRow(std::move(cells));
   const std::string text = table.Render();
   return text.substr(text.find('\n') + 1);
-}
-
-std::optional<RowId> ReadRowId(std::string_view line) {
-  const bool json = Consume(&line, "{\"index\":");
-  std::optional<int64_t> index = ReadInt(&line);
-  if (!index || !Consume(&line, json ? ",\"points\":" : ",")) return std::nullopt;
-  std::optional<int64_t> points = ReadInt(&line);
-  if (!points || *index >= *points || !Consume(&line, ",")) return std::nullopt;
-  return RowId{*index, *points};
 }
 
 }  // namespace railsim::report

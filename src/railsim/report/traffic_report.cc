@@ -17,7 +17,7 @@ std::string Bytes(double b) { return DecimalBytes(b); }
 }  // namespace
 
 std::string TrafficTitle(const perf::PerfContext& c) {
-  return fmt::format("{} on {} x {}", c.model.name, Grouped(c.gpus), c.system.name);
+  return fmt::format("{} on {} x {}", ModelLine(c.model), Grouped(c.gpus), c.system.name);
 }
 
 std::string TrafficSetting(const perf::PerfContext& c, const study::TrafficResult& r) {

@@ -8,6 +8,7 @@
 #include <thread>
 #include <tuple>
 
+#include "railsim/core/interrupt.h"
 #include "railsim/core/divisors.h"
 #include "railsim/perf/layer_cost.h"
 #include "railsim/perf/memory.h"
@@ -84,7 +85,7 @@ std::vector<LayerChoice> LayerChoices(const perf::PerfContext& c, const SearchOp
                           : c.model.is_moe() ? std::vector<bool>{true} : std::vector<bool>{false, true};
   std::vector<LayerChoice> out;
   for (spec::Precision p : o.precisions) {
-    if (p == spec::Precision::kFp8 && c.gpu.fp8_gemm_flops <= 0) continue;
+    if (!c.gpu.Supports(p)) continue;
     for (bool sp : sps) out.push_back({sp, sp && o.tp_comm_overlap, p});
   }
   return out;
@@ -282,7 +283,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
     // memory (most groups of a large search are pruned whole); its memory
     // quantities up front.
     bool timed_costs = false;
-    for (int64_t i = next++; i < int64_t(units.size()); i = next++) {
+    for (int64_t i = next++; i < int64_t(units.size()) && !InterruptRequested(); i = next++) {
       Enumerate(
           c, o, units[i],
           [&](const spec::Strategy& s) {
@@ -290,6 +291,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
             timed_costs = false;
           },
           [&](const spec::Strategy& s) {
+            if (InterruptRequested()) return;  // a large unit takes seconds
             ++w->candidates;
             if (!perf::FitsInMemory(c, s, costs.memory)) {
               ++w->pruned;
@@ -328,7 +330,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
       reporter_work.emplace(work, &workers[0]);
     } catch (const std::system_error&) {
     }
-    while (reporter_work && done.load() < int64_t(units.size())) {
+    while (reporter_work && done.load() < int64_t(units.size()) && !InterruptRequested()) {
       o.progress(done.load(), int64_t(units.size()));
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -339,6 +341,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
     work(&workers[0]);
   }
   for (std::thread& t : pool) t.join();
+  ThrowIfInterrupted();  // the workers stopped early: the result is incomplete
   if (o.progress) o.progress(int64_t(units.size()), int64_t(units.size()));
 
   SearchResult result;

@@ -70,7 +70,8 @@ struct SearchResult {
 int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& options);
 
 /// Runs the search. Requires options.global_batch >= 1, top_k >= 1,
-/// threads >= 1. Never throws.
+/// threads >= 1. Throws only Interrupted (core/interrupt.h), when a stop was
+/// asked for while it ran.
 SearchResult Search(const perf::PerfContext& c, const SearchOptions& options);
 
 /// The order results are ranked in: faster first, ties broken by the

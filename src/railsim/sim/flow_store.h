@@ -9,8 +9,8 @@
 // A flow is stored as what cannot be recomputed: its source, destination
 // and task packed in one word, and the bytes it has left. Its path is a pure
 // function of (source, destination, routing) and is recomputed when needed;
-// its rate and the time it was last updated belong to its group (see
-// simulator.cc).
+// its rate and the time it was last updated belong to its group
+// (sim/islands.h).
 //
 // Not thread-safe to resize; threads may read and write disjoint records.
 #pragma once
@@ -59,6 +59,7 @@ class FlowStore {
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
   Flow* data() { return data_; }
+  const Flow* data() const { return data_; }
   Flow& operator[](size_t i) { return data_[i]; }
   const Flow& operator[](size_t i) const { return data_[i]; }
 

@@ -5,51 +5,31 @@
 // equal-cost paths). Each direction of each link is shared max-min fairly
 // (progressive filling); HB domains are the graph's non-blocking NVLink
 // fabric, so a GPU is limited by its own NVLink link. Rates change only when
-// flows start or finish, and are recomputed only where the change reaches:
-// when flows finish, every flow slower than the slowest finished one keeps
-// its rate (max-min filling below that level does not see them), so only the
-// flows at or above that level are refilled. A phase starts when the phases
-// it depends on are done, after its latency.
-//
-// Islands: the plan's flows join the directed links into pieces that no flow
-// crosses two of (a Rail-only network's rails and each HB domain's NVLink
-// links, unless flows forwarded between rails join them; a single phase on
-// a network whose rails share switches is taken as one island). Max-min
-// fairness is separate on each, so each island keeps its own flows and
-// groups and fills apart: flows finishing or starting in one island leave
-// the others' rates alone, and are not refilled.
+// flows start or finish, and are recomputed only where the change reaches
+// (sim/max_min_fill.h): in the flows' island (sim/islands.h: a Rail-only
+// network's rails and each HB domain's NVLink links fill apart), and there
+// only for the flows at or above the slowest finished one. A phase starts
+// when the phases it depends on are done, after its latency
+// (sim/task_graph.h).
 //
 // Every flow is simulated. Two exact shortcuts only: a step that repeats with
 // the same flows on the same paths while nothing else runs (a ring's
 // 2 (n - 1) steps) is simulated once and repeated in time; flows that finish
-// within a relative 1e-9 of each other finish in one event.
+// within a relative 1e-9 of each other finish in one event
+// (sim/completions.h).
 //
-// Data layout for a billion flows (sim/flow_store.h): 16 bytes per live
-// flow (source, destination, task, bytes left); paths are recomputed from
-// (source, destination, routing) instead of stored. An island's flows sit in
-// one array in the order of its groups (flows frozen at one rate by one filling
-// round, sorted by bytes left, so they finish front first); a partial refill
-// only ever reopens the groups at the end of the array. Links are dense
-// directed ids (2 x link + direction). PCIe links are left out: each carries
-// exactly the flows of its NIC's leaf link in the same direction and is never
-// slower.
-//
-// Filling works in rounds without per-link flow lists: a round computes every
-// link's share, and freezes at once every link whose share is the smallest
-// among the links its flows cross (in exact arithmetic max-min gives those
-// flows exactly that share), up to the smallest share of any other link, so
-// that groups come out in increasing rate. Link totals are kept as integer
-// flow counts times a rate, so the result does not depend on the order flows
-// are visited: `threads` split every pass over the flows and the completion
-// times are the same to the last bit whatever their number.
+// Memory for a billion flows: 16 bytes per live flow (sim/flow_store.h);
+// paths are recomputed when needed (sim/flow_router.h), and large fills go
+// in rounds that need no memory per flow. Link totals are kept as integer
+// flow counts times a rate (sim/link_counter.h), so the result does not
+// depend on the order flows are visited: `threads` split every pass over the
+// flows and the completion times are the same to the last bit whatever
+// their number.
 //
 // With a Partition in the options (sim/partition.h) the flows are split over
-// processes: each holds its share of every step's flows, and the passes over
-// flows reduce their link counts and least shares over the processes, so
-// every process takes the same decisions. A fill by lists, which freezes one
-// link after another, is run whole on every process from the gathered
-// unfrozen flows (it is used only while they fit its lists), and its groups
-// are then split again.
+// processes: each holds its share of every step's flows, and every decision
+// is taken from values reduced over the processes, so each gets the single
+// process's result to the last bit.
 //
 // Not thread-safe; one Simulate() call per caller thread (it starts its own).
 #pragma once
@@ -62,12 +42,13 @@
 #include "railsim/comm/plan.h"
 #include "railsim/net/failures.h"
 #include "railsim/net/topology.h"
+#include "railsim/sim/memory_estimate.h"  // what Simulate()'s callers check first
 #include "railsim/sim/partition.h"
 
 namespace railsim::sim {
 
-/// Most threads a simulation uses.
-constexpr int kMaxThreads = 256;
+/// Most threads a simulation uses (study::kMaxThreads, what --threads takes).
+constexpr int kMaxThreads = 1024;
 
 struct SimOptions {
   net::RouteOptions route;
@@ -133,21 +114,12 @@ struct SimResult {
   TierBytes bytes_by_tier;
 };
 
-/// Flows alive at once when `plan` runs on `gpus` GPUs: the largest phase
-/// step (pipelined chunk pairs count together).
-int64_t PeakFlows(const comm::Plan& plan, int64_t gpus);
-
-/// Bytes a simulation of `plan` on `topology` with `threads` threads holds at
-/// its peak in each of `ranks` processes (SimOptions::partition), the
-/// topology included: 16 per live flow of its share, the per-link arrays and
-/// per-thread scratch, and with several ranks the flows of a fill by lists,
-/// which every rank gathers whole.
-int64_t EstimateMemoryBytes(const comm::Plan& plan, const net::Topology& topology, int threads, int ranks = 1);
-
 /// Simulates `plan` on `topology`. Requires the plan's groups to fit the
 /// topology (ranks < gpus < 2^24, HB domains of the topology's K) and
 /// EstimateMemoryBytes() within a limit the caller checked; throws
-/// std::bad_alloc if the kernel still refuses the memory.
+/// std::bad_alloc if the kernel still refuses the memory, and Interrupted
+/// (core/interrupt.h) when a stop was asked for (looked for between events
+/// and every 65,536 flows of a pass, so within a fraction of a second).
 SimResult Simulate(const net::Topology& topology, const comm::Plan& plan, const SimOptions& options);
 
 }  // namespace railsim::sim

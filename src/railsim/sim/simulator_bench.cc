@@ -1,5 +1,5 @@
-// Benchmarks of the flow-level simulator at the scale targets of issues 7
-// and 25: an all-to-all among 4,096 GPUs (K = 8, rail-optimized, radix 64:
+// Benchmarks of the flow-level simulator at the scales it must handle: an
+// all-to-all among 4,096 GPUs (K = 8, rail-optimized, radix 64:
 // 16.7 M GPU pairs of 256 KiB) under d-mod-k and ECMP routing, the pipelined
 // forwarded one on Rail-only with ECMP (1 and 2 threads), and a hierarchical
 // data-parallel all-reduce across 32,768 GPUs on Rail-only. Counters: flows

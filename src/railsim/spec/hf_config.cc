@@ -299,7 +299,9 @@ ModelSpec ParseHfConfigJson(std::string_view text, const std::string& fallback_n
   std::map<std::string, std::string> hf_key_of;
   nlohmann::ordered_json j = Translate(cfg, r, *family, name, hf_key_of);
   try {
-    return ParseModelJson(j.dump());
+    ModelSpec m = ParseModelJson(j.dump());
+    m.seq_length_key = root.empty() ? hf_key_of["seq_length"] : root.substr(1) + "/" + hf_key_of["seq_length"];
+    return m;
   } catch (const Error& e) {
     throw RenameField(e, root, hf_key_of);
   }

@@ -26,7 +26,9 @@ bool LooksLikeHfConfig(std::string_view text);
 /// Reads a HF config.json. The training sequence length is
 /// rope_scaling.original_max_position_embeddings when present (the context
 /// the model was pre-trained at before its context was extended), else
-/// max_position_embeddings; SetSeqLength overrides it. The name is
+/// max_position_embeddings (the key goes into seq_length_key, as such a
+/// length is a context, not a training length); SetSeqLength overrides it.
+/// The name is
 /// "_name_or_path" when the config has one, else `fallback_name` (else the
 /// model_type). Throws Error naming the HF key for bad values, and for an
 /// architecture it does not know (by model_type, with the keys missing).

@@ -74,7 +74,20 @@ Args MegatronArgs(const Strategy& s, const ModelSpec& m) {
   if (!s.overlap_p2p_comm) a.push_back({"--no-overlap-p2p-communication", ""});
   if (s.tp_comm_overlap) a.push_back({"--tp-comm-overlap", ""});
   a.push_back({"--bf16", ""});
-  if (s.precision == Precision::kFp8) a.push_back({"--fp8-format", "hybrid"});
+  switch (s.precision) {
+    case Precision::kBf16: break;
+    case Precision::kFp8: a.push_back({"--fp8-format", "hybrid"}); break;
+    case Precision::kMxfp8: a.insert(a.end(), {{"--fp8-format", "e4m3"}, {"--fp8-recipe", "mxfp8"}}); break;
+    case Precision::kFp4: a.insert(a.end(), {{"--fp4-format", "e2m1"}, {"--fp4-recipe", "nvfp4"}}); break;
+  }
+  if (s.low_precision_params) {
+    a.push_back({s.precision == Precision::kFp4 ? "--fp4-param-gather" : "--fp8-param-gather", ""});
+  }
+  if (s.bf16_layers_at_start >= 0 || s.bf16_layers_at_end >= 0) {
+    a.insert(a.end(), {{"--first-last-layers-bf16", ""},
+                       {"--num-layers-at-start-in-bf16", Int(std::max(s.bf16_layers_at_start, 0))},
+                       {"--num-layers-at-end-in-bf16", Int(std::max(s.bf16_layers_at_end, 0))}});
+  }
   if (s.attention == Attention::kFlash) a.push_back({"--use-flash-attn", ""});
   return a;
 }
@@ -191,11 +204,14 @@ const std::vector<std::string> kMegatronFlags = {
     "--micro-batch-size", "--global-batch-size", "--sequence-parallel", "--recompute-granularity",
     "--recompute-method", "--recompute-num-layers", "--use-distributed-optimizer", "--overlap-grad-reduce",
     "--overlap-param-gather", "--grad-reduce-in-bf16", "--no-overlap-p2p-communication", "--tp-comm-overlap",
-    "--bf16", "--fp8-format", "--use-flash-attn", "--microbatch-group-size-per-virtual-pipeline-stage"};
+    "--bf16", "--fp8-format", "--fp8-recipe", "--fp4-format", "--fp4-recipe", "--fp8-param-gather",
+    "--fp4-param-gather", "--first-last-layers-bf16", "--num-layers-at-start-in-bf16", "--num-layers-at-end-in-bf16",
+    "--use-flash-attn", "--microbatch-group-size-per-virtual-pipeline-stage"};
 
 const std::vector<std::string> kBareMegatronFlags = {
     "--sequence-parallel", "--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
-    "--grad-reduce-in-bf16", "--no-overlap-p2p-communication", "--tp-comm-overlap", "--bf16", "--use-flash-attn"};
+    "--grad-reduce-in-bf16", "--no-overlap-p2p-communication", "--tp-comm-overlap", "--bf16", "--use-flash-attn",
+    "--fp8-param-gather", "--fp4-param-gather", "--first-last-layers-bf16"};
 
 // Every key known and given once; the batch sizes given.
 void CheckKeys(const Reader& r, const std::vector<std::string>& known, const std::string& micro,
@@ -269,6 +285,24 @@ Strategy ReadMegatron(const Reader& r, const ModelSpec& m) {
   if (r.Has("--fp8-format")) {
     r.Choice("--fp8-format", {"hybrid", "e4m3"});
     s.precision = Precision::kFp8;
+    if (r.Has("--fp8-recipe") && r.Choice("--fp8-recipe", {"delayed", "tensorwise", "mxfp8"}) == "mxfp8") {
+      s.precision = Precision::kMxfp8;
+    }
+  } else if (r.Has("--fp8-recipe")) {
+    throw Error("--fp8-recipe", "needs --fp8-format");
+  }
+  if (r.Has("--fp4-format")) {
+    if (r.Has("--fp8-format")) throw Error("--fp4-format", "expected one of --fp8-format and --fp4-format");
+    r.Choice("--fp4-format", {"e2m1"});
+    if (r.Has("--fp4-recipe")) r.Choice("--fp4-recipe", {"nvfp4"});
+    s.precision = Precision::kFp4;
+  }
+  s.low_precision_params = r.Has("--fp8-param-gather") || r.Has("--fp4-param-gather");
+  if (r.Has("--first-last-layers-bf16")) {
+    s.bf16_layers_at_start = r.Has("--num-layers-at-start-in-bf16")
+                                 ? int(r.Int("--num-layers-at-start-in-bf16", 0, kMaxModelLayers)) : 1;
+    s.bf16_layers_at_end = r.Has("--num-layers-at-end-in-bf16")
+                               ? int(r.Int("--num-layers-at-end-in-bf16", 0, kMaxModelLayers)) : 1;
   }
   s.attention = r.Has("--use-flash-attn") ? Attention::kFlash : Attention::kClassic;
   return s;
@@ -347,6 +381,12 @@ const char* LauncherFormatName(Launcher launcher) {
 }
 
 std::string LauncherArgs(Launcher launcher, const Strategy& s, const ModelSpec& model) {
+  if (launcher == Launcher::kNemo &&
+      (s.precision == Precision::kMxfp8 || s.precision == Precision::kFp4 || s.low_precision_params ||
+       s.bf16_layers_at_start >= 0 || s.bf16_layers_at_end >= 0)) {
+    throw Error("--format", fmt::format("nemo-overrides write bf16 and fp8 strategies only (the megatron_gpt_config.yaml "
+                                        "keys); for {} use --format megatron-args", PrecisionName(s.precision)));
+  }
   const Args args = launcher == Launcher::kNemo ? NemoArgs(s) : MegatronArgs(s, model);
   std::string out;
   for (size_t i = 0; i < args.size(); ++i) {

@@ -10,7 +10,10 @@
 // --sequence-parallel, --recompute-granularity/-method/-num-layers,
 // --use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather,
 // --grad-reduce-in-bf16, --no-overlap-p2p-communication, --tp-comm-overlap,
-// --bf16, --fp8-format hybrid, --use-flash-attn.
+// --bf16, --fp8-format hybrid (or e4m3 with --fp8-recipe mxfp8), --fp4-format
+// e2m1 --fp4-recipe nvfp4, --fp8-param-gather / --fp4-param-gather,
+// --first-last-layers-bf16 with --num-layers-at-start-in-bf16 and
+// --num-layers-at-end-in-bf16, --use-flash-attn.
 // NeMo: the same as model.* overrides of megatron_gpt_config.yaml
 // (model.tensor_model_parallel_size=8, model.optim.name=distributed_fused_adam, ...).
 //
@@ -34,7 +37,9 @@ enum class Launcher { kMegatron, kNemo };
 const char* LauncherFormatName(Launcher launcher);
 
 /// The arguments, one per line, each but the last ending " \" (a shell
-/// continuation). Requires: `s` valid for `model` (ValidateStrategy).
+/// continuation). Requires: `s` valid for `model` (ValidateStrategy). Throws
+/// Error("--format") for NeMo overrides of what they cannot say (mxfp8, fp4,
+/// low-precision weights, bf16 layers).
 std::string LauncherArgs(Launcher launcher, const Strategy& s, const ModelSpec& model);
 
 /// Reads arguments as LauncherArgs writes them (whitespace-separated; "\"

@@ -130,3 +130,46 @@ TEST(LauncherArgsTest, ErrorsNameTheLaunchersFlag) {
 
 }  // namespace
 }  // namespace railsim::spec
+
+namespace railsim::spec {
+namespace {
+
+TEST(LauncherArgsTest, BlockScaledFormatsAndBf16LayersRoundTripThroughMegatron) {
+  // Megatron-LM's names (megatron/training/arguments.py): --fp8-recipe
+  // mxfp8 with --fp8-format e4m3, --fp4-format e2m1 --fp4-recipe nvfp4,
+  // --fp8-param-gather / --fp4-param-gather, --first-last-layers-bf16.
+  const ModelSpec m = LoadModel("llama3-70b", "--model");
+  Strategy s = testutil::MakeStrategy(2, 4, 8, 1, 256);
+  s.sequence_parallel = true;
+  s.precision = Precision::kMxfp8;
+  s.low_precision_params = true;
+  std::string text = LauncherArgs(Launcher::kMegatron, s, m);
+  EXPECT_NE(std::string::npos, text.find("--fp8-format e4m3 \\\n--fp8-recipe mxfp8")) << text;
+  EXPECT_NE(std::string::npos, text.find("--fp8-param-gather")) << text;
+  Strategy back = ParseLauncherArgs(Launcher::kMegatron, text, m, 64);
+  EXPECT_EQ(Precision::kMxfp8, back.precision);
+  EXPECT_TRUE(back.low_precision_params);
+  s.precision = Precision::kFp4;
+  s.bf16_layers_at_start = 1;
+  s.bf16_layers_at_end = 11;
+  text = LauncherArgs(Launcher::kMegatron, s, m);
+  EXPECT_NE(std::string::npos, text.find("--fp4-format e2m1 \\\n--fp4-recipe nvfp4")) << text;
+  EXPECT_NE(std::string::npos, text.find("--fp4-param-gather")) << text;
+  EXPECT_NE(std::string::npos,
+            text.find("--first-last-layers-bf16 \\\n--num-layers-at-start-in-bf16 1 \\\n--num-layers-at-end-in-bf16 11"))
+      << text;
+  back = ParseLauncherArgs(Launcher::kMegatron, text, m, 64);
+  EXPECT_EQ(Precision::kFp4, back.precision);
+  EXPECT_EQ(1, back.bf16_layers_at_start);
+  EXPECT_EQ(11, back.bf16_layers_at_end);
+  // NeMo's megatron_gpt_config.yaml has no keys for them: refused, not dropped.
+  try {
+    LauncherArgs(Launcher::kNemo, s, m);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ("--format", e.where());
+  }
+}
+
+}  // namespace
+}  // namespace railsim::spec

@@ -53,6 +53,7 @@ void SetSeqLength(ModelSpec* m, int64_t seq_length, const std::string& where) {
     throw Error(where, fmt::format("expected an integer in [1, {}], got {}", kMaxSeq, seq_length));
   }
   m->seq_length = static_cast<int>(seq_length);
+  m->seq_length_key.clear();
 }
 
 ModelSpec ParseModelJson(std::string_view text) {

@@ -46,6 +46,11 @@ struct ModelSpec {
   bool swiglu = false;        ///< gated MLP with three matrices
   int vocab_size = 0;         ///< unpadded; Megatron pads to 128 x TP
   int seq_length = 0;
+  /// The Hugging Face config key seq_length was read from
+  /// ("max_position_embeddings"): a context the model supports, not a length
+  /// it was trained at. Empty for railsim model files and once SetSeqLength
+  /// set the length. Not part of the model: ModelToJson ignores it.
+  std::string seq_length_key;
   int num_experts = 0;        ///< 0 = dense model
   int moe_router_topk = 0;
   int moe_ffn_hidden_size = 0;  ///< each routed expert's MLP width (default ffn_hidden_size)
@@ -82,7 +87,8 @@ struct ModelSpec {
 ModelSpec ParseModelJson(std::string_view text);
 
 /// Sets the training sequence length (a HF config carries the model's
-/// maximum, not the length a run trains at). Throws Error(where) unless
+/// maximum, not the length a run trains at) and clears seq_length_key.
+/// Throws Error(where) unless
 /// 1 <= seq_length <= kMaxSeqLength.
 void SetSeqLength(ModelSpec* m, int64_t seq_length, const std::string& where);
 

@@ -43,8 +43,8 @@ TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
       case PresetKind::kFailureCatalog: LoadFailureCatalog(p.name, "--failure-catalog"); break;
     }
   }
-  EXPECT_EQ(5, systems);
-  EXPECT_EQ(19, models);
+  EXPECT_EQ(10, systems);
+  EXPECT_EQ(20, models);
 }
 
 TEST(PresetsTest, NamesAreUniqueAcrossKinds) {
@@ -66,6 +66,29 @@ TEST(PresetsTest, SystemNumbersFromPublicSpecs) {
   EXPECT_DOUBLE_EQ(25e9, a100.nic_bw_Bps);
   EXPECT_EQ(256, LoadSystem("dgx-gh200", "--system").hb_domain_size);
   EXPECT_EQ(72, LoadSystem("gb200-nvl72", "--system").hb_domain_size);
+  // Blackwell, dense rates per GPU from the datasheets' sparse rack or
+  // baseboard figures (half), and the NICs of reference blackwell.md.
+  SystemSpec b200 = LoadSystem("dgx-b200", "--system");
+  EXPECT_DOUBLE_EQ(2.25e15, b200.gpu.peak_flops);
+  EXPECT_DOUBLE_EQ(4.5e15, b200.gpu.peak_flops_fp8);
+  EXPECT_DOUBLE_EQ(180e9, b200.gpu.hbm_bytes);
+  EXPECT_DOUBLE_EQ(900e9, b200.hb_bw_Bps);
+  EXPECT_DOUBLE_EQ(50e9, b200.nic_bw_Bps);
+  EXPECT_EQ(8, b200.hb_domain_size);
+  SystemSpec b300 = LoadSystem("dgx-b300", "--system");
+  EXPECT_DOUBLE_EQ(100e9, b300.nic_bw_Bps);  // ConnectX-8, 800 Gb/s
+  EXPECT_EQ(8, b300.hb_domain_size);
+  SystemSpec gb300 = LoadSystem("gb300-nvl72", "--system");
+  EXPECT_DOUBLE_EQ(2.5e15, gb300.gpu.peak_flops);  // 360 PFLOP/s sparse per 72
+  EXPECT_DOUBLE_EQ(5e15, gb300.gpu.peak_flops_fp8);
+  EXPECT_DOUBLE_EQ(100e9, gb300.nic_bw_Bps);
+  EXPECT_EQ(72, gb300.hb_domain_size);
+  SystemSpec h200 = LoadSystem("dgx-h200", "--system");
+  EXPECT_DOUBLE_EQ(141e9, h200.gpu.hbm_bytes);
+  EXPECT_DOUBLE_EQ(4.8e12, h200.gpu.hbm_bw_Bps);
+  EXPECT_DOUBLE_EQ(h100.gpu.peak_flops, h200.gpu.peak_flops);
+  // The projection says so where a user reads it.
+  EXPECT_NE(std::string::npos, LoadSystem("rubin-nvl144", "--system").description.find("PROJECTION"));
 }
 
 TEST(PresetsTest, ModelDefaultsFollowMegatron) {
@@ -85,7 +108,8 @@ TEST(PresetsTest, ModelDefaultsFollowMegatron) {
 TEST(PresetsTest, UnknownPresetSuggests) {
   EXPECT_EQ(
       "--system: unknown system preset 'dgx-h10' (did you mean 'dgx-h100'?); expected a preset "
-      "name (aws-p5, dgx-a100, dgx-gh200, dgx-h100, gb200-nvl72) or a JSON file path",
+      "name (aws-p5, dgx-a100, dgx-b200, dgx-b300, dgx-gh200, dgx-h100, dgx-h200, gb200-nvl72, gb300-nvl72, "
+      "rubin-nvl144) or a JSON file path",
       ErrorOf([] { LoadSystem("dgx-h10", "--system"); }));
   EXPECT_EQ("--model: cannot read 'nope/x.json': No such file or directory",
             ErrorOf([] { LoadModel("nope/x.json", "--model"); }));

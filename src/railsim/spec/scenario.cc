@@ -61,6 +61,7 @@ Scenario ParseScenarioJson(std::string_view text) {
   s.port_speed_Bps = r.Bandwidth("port_speed");
   s.oversubscription = r.NumberOr("oversubscription", 1, 1, 65535);
   s.model = r.StringOr("model", "");
+  if (s.model == kNoModel) s.model.clear();
   s.system = r.StringOr("system", "");
   s.global_batch_sizes = IntList(r, "global_batch_sizes", 1, int64_t{1} << 30, false);
   s.allow_idle_gpus = r.IntOr("allow_idle_gpus", 0, 0, s.gpus / 2);
@@ -69,6 +70,7 @@ Scenario ParseScenarioJson(std::string_view text) {
                 "required when a model is given");
   }
   s.moe_model = r.StringOr("moe_model", "");
+  if (s.moe_model == kNoModel) s.moe_model.clear();
   if (!s.moe_model.empty()) {
     if (s.system.empty()) throw Error("/system", "required when an MoE model is given");
     s.moe_global_batch_size = r.Int("moe_global_batch_size", 1, int64_t{1} << 30);

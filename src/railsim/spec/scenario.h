@@ -10,6 +10,11 @@
 
 namespace railsim::spec {
 
+/// The model name that means "no model" wherever a scenario's model or MoE
+/// model is given (a scenario file, compare's overrides, a sweep's point):
+/// that side of the comparison is left out, as an empty name leaves it out.
+inline constexpr std::string_view kNoModel = "none";
+
 struct Scenario {
   std::string name;
   std::string description;

@@ -1,5 +1,8 @@
 #include "railsim/spec/strategy.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
@@ -10,6 +13,29 @@ namespace {
 // Returns "" when valid, else "flag\tmessage". One implementation serves the
 // throwing validator (edge) and the search's silent filter.
 std::string Fail(const char* flag, std::string message) { return std::string(flag) + "\t" + message; }
+
+// The low-precision settings: FP8-only weights with an FP8 format, bf16
+// layers with a low-precision one and within the model.
+std::string CheckPrecision(const ModelSpec& m, const Strategy& s) {
+  const bool low = s.precision != Precision::kBf16;
+  if (s.low_precision_params && !low) {
+    return Fail("--fp8-params", "applies to --precision fp8 or mxfp8 (and --fp4-params to fp4), got bf16");
+  }
+  for (auto [flag, n] : {std::pair{"--num-layers-at-start-in-bf16", s.bf16_layers_at_start},
+                         std::pair{"--num-layers-at-end-in-bf16", s.bf16_layers_at_end}}) {
+    if (n == -1) continue;
+    if (!low) return Fail(flag, "applies to --precision fp8, mxfp8 or fp4 (with bf16 every layer is bf16)");
+    if (n < 0 || n > m.num_layers) {
+      return Fail(flag, fmt::format("expected an integer in [0, num_layers {}], got {}", m.num_layers, n));
+    }
+  }
+  const int start = std::max(s.bf16_layers_at_start, 0), end = std::max(s.bf16_layers_at_end, 0);
+  if (start + end > m.num_layers) {
+    return Fail("--num-layers-at-end-in-bf16", fmt::format("expected at most num_layers {} bf16 layers at the start "
+                                                           "and end together, got {} + {}", m.num_layers, start, end));
+  }
+  return "";
+}
 
 // The degrees against the model alone (no cluster size, no data parallelism).
 std::string CheckDegrees(const ModelSpec& m, const Strategy& s) {
@@ -49,6 +75,7 @@ std::string CheckDegrees(const ModelSpec& m, const Strategy& s) {
   if (s.cp > 1 && m.seq_length % (2 * s.cp) != 0) {
     return fail("--cp", fmt::format("expected 2 x cp to divide seq_length {}, got cp {}", m.seq_length, s.cp));
   }
+  if (std::string problem = CheckPrecision(m, s); !problem.empty()) return problem;
   if (!m.is_moe() && s.ep != 1) return fail("--ep", "expected 1 for a dense model (num_experts is 0)");
   if (m.is_moe() && m.num_experts % s.ep != 0) {
     return fail("--ep", fmt::format("expected a divisor of num_experts {}, got {}", m.num_experts, s.ep));
@@ -194,7 +221,37 @@ const char* RecomputeName(Recompute r) {
 
 const char* AttentionName(Attention a) { return a == Attention::kFlash ? "flash" : "classic"; }
 
-const char* PrecisionName(Precision p) { return p == Precision::kFp8 ? "fp8" : "bf16"; }
+const char* PrecisionName(Precision p) {
+  switch (p) {
+    case Precision::kBf16: return "bf16";
+    case Precision::kFp8: return "fp8";
+    case Precision::kMxfp8: return "mxfp8";
+    case Precision::kFp4: return "fp4";
+  }
+  return "?";
+}
+
+std::optional<Precision> PrecisionFromName(std::string_view name) {
+  for (Precision p : kAllPrecisions) {
+    if (name == PrecisionName(p)) return p;
+  }
+  return std::nullopt;
+}
+
+int Strategy::Bf16LayersAtStart(int num_layers) const {
+  if (precision == Precision::kBf16) return 0;
+  if (bf16_layers_at_start >= 0) return std::min(bf16_layers_at_start, num_layers);
+  return 0;
+}
+
+int Strategy::Bf16LayersAtEnd(int num_layers) const {
+  if (precision == Precision::kBf16) return 0;
+  const int start = Bf16LayersAtStart(num_layers);
+  if (bf16_layers_at_end >= 0) return std::min(bf16_layers_at_end, num_layers - start);
+  if (precision != Precision::kFp4) return 0;
+  const int share = int(std::lround(kFp4Bf16LayerShare * num_layers));
+  return std::clamp(share - start, 0, num_layers - start);
+}
 
 const char* MainGradsDtypeName(MainGradsDtype d) { return d == MainGradsDtype::kBf16 ? "bf16" : "fp32"; }
 

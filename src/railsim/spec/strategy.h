@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "railsim/spec/model.h"
 
@@ -19,9 +21,24 @@ namespace railsim::spec {
 
 enum class Recompute { kNone, kSelective, kFull };
 enum class Attention { kFlash, kClassic };
-/// Number format of the GEMMs: bf16, or fp8 (Transformer Engine; attention,
-/// norms, activations and the optimizer stay in 16/32 bit).
-enum class Precision { kBf16, kFp8 };
+/// Number format of the transformer layers' linear GEMMs (Transformer
+/// Engine's recipes): bf16; fp8 with one scale per tensor (delayed or current
+/// scaling); mxfp8, FP8 with one E8M0 scale per 32 values (Blackwell's
+/// block-scaled tensor cores); fp4, NVFP4: E2M1 values with one E4M3 scale per
+/// 16 and an fp32 scale per tensor (Blackwell). Attention, norms, the
+/// embedding, the output layer and the optimizer stay in 16/32 bit, and so do
+/// the layers kept in bf16 (Strategy::bf16_layers).
+enum class Precision { kBf16, kFp8, kMxfp8, kFp4 };
+/// "bf16", "fp8", "mxfp8", "fp4"; and back (nullopt for any other text).
+const char* PrecisionName(Precision p);
+std::optional<Precision> PrecisionFromName(std::string_view name);
+/// The precisions in their --precision order.
+constexpr Precision kAllPrecisions[] = {Precision::kBf16, Precision::kFp8, Precision::kMxfp8, Precision::kFp4};
+/// NVFP4 keeps about this share of the transformer layers in bf16 when the
+/// strategy does not say (NVIDIA, "Pretraining Large Language Models with
+/// NVFP4", arXiv 2509.25149: about 15% of the linear layers, most of them at
+/// the end of the network; training diverges with every layer in FP4).
+constexpr double kFp4Bf16LayerShare = 0.15;
 /// How MoE tokens cross HB domains (comm/moe.h): auto (forwarded on
 /// Rail-only, direct otherwise), forwarded (NIC once per domain reached, then
 /// NVLink), direct (any NIC to any NIC).
@@ -55,7 +72,6 @@ const char* DpShardingName(DpSharding d);            ///< "none", "optimizer", "
 
 const char* RecomputeName(Recompute r);
 const char* AttentionName(Attention a);
-const char* PrecisionName(Precision p);
 
 /// Plain value; copyable on purpose (the search makes millions).
 struct Strategy {
@@ -103,6 +119,18 @@ struct Strategy {
   /// Requires sequence_parallel.
   bool tp_comm_overlap = false;
   Precision precision = Precision::kBf16;
+  /// The weights are kept only in the GEMM format (Megatron-Core's
+  /// --fp8-param-gather and --fp4-param-gather; railsim's --fp8-params and
+  /// --fp4-params): no 16-bit copy beside the optimizer's fp32 master, and the
+  /// data-parallel parameter all-gather moves values of that format.
+  bool low_precision_params = false;
+  /// Transformer layers kept in bf16 at the start and the end of the network
+  /// while the others run in the low precision (Megatron-Core's
+  /// --first-last-layers-bf16 with --num-layers-at-start-in-bf16 and
+  /// --num-layers-at-end-in-bf16). -1 = the default: none for fp8 and mxfp8;
+  /// for fp4, kFp4Bf16LayerShare of the layers, all at the end.
+  int bf16_layers_at_start = -1;
+  int bf16_layers_at_end = -1;
   // MoE dispatch and combine (ignored for dense models).
   MoeAllToAll moe_alltoall = MoeAllToAll::kAuto;
   /// Dispatch and combine run behind the layer's attention and expert
@@ -130,6 +158,10 @@ struct Strategy {
   int layers_on_last(int num_layers) const;
   int layers_on_middle(int num_layers) const;
   int64_t num_microbatches() const { return global_batch / (dp * micro_batch); }
+  /// Transformer layers kept in bf16 at the start and at the end of a model
+  /// of `num_layers` layers (the fields, or their defaults; 0 for bf16).
+  int Bf16LayersAtStart(int num_layers) const;
+  int Bf16LayersAtEnd(int num_layers) const;
   /// The interleave group size in use: the field, or pp when it is 0.
   int64_t group_size() const {
     return microbatch_group_size_per_vp_stage > 0 ? microbatch_group_size_per_vp_stage : pp;

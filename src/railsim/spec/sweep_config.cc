@@ -94,7 +94,11 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
                                {"grad_reduce_in_bf16", Type::kBool},
                                {"tp_comm_overlap", Type::kBool},
                                {"no_overlap_p2p_communication", Type::kBool},
-                               {"precision", Type::kChoice, 0, 0, {"bf16", "fp8"}},
+                               {"precision", Type::kChoice, 0, 0, {"bf16", "fp8", "mxfp8", "fp4"}},
+                               {"fp8_params", Type::kBool},
+                               {"fp4_params", Type::kBool},
+                               {"num_layers_at_start_in_bf16", Type::kInt, 0, double(kMaxModelLayers)},
+                               {"num_layers_at_end_in_bf16", Type::kInt, 0, double(kMaxModelLayers)},
                            }),
                     MoeParams());
     case SweepStudy::kAllToAll:
@@ -185,7 +189,7 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
       return Concat(Concat(JobParams(),
                            {
                                {"max_strategies", Type::kInt, 1, 9e15},
-                               {"precision", Type::kChoice, 0, 0, {"bf16", "fp8", "any"}},
+                               {"precision", Type::kChoice, 0, 0, {"bf16", "fp8", "mxfp8", "fp4", "any"}},
                                {"no_tp_comm_overlap", Type::kBool},
                                {"allow_idle_gpus", Type::kInt, 0, kMaxGpus},
                            }),

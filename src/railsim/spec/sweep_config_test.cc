@@ -78,8 +78,9 @@ TEST(SweepConfigTest, ErrorsNameThePointerAndWhatWasExpected) {
   EXPECT_EQ("/axes/pipeline: unknown parameter of study 'estimate'; expected one of model, system, gpus, "
             "global_batch_size, network, placement, hb_size, attention, radix, oversubscription, tp, pp, dp, cp, "
             "ep, vp, micro_batch_size, recompute, sequence_parallel, distributed_optimizer, no_dp_overlap, "
-            "grad_reduce_in_bf16, tp_comm_overlap, no_overlap_p2p_communication, precision, moe_alltoall, "
-            "moe_imbalance, moe_max_domains, moe_overlap",
+            "grad_reduce_in_bf16, tp_comm_overlap, no_overlap_p2p_communication, precision, fp8_params, "
+            "fp4_params, num_layers_at_start_in_bf16, num_layers_at_end_in_bf16, moe_alltoall, moe_imbalance, "
+            "moe_max_domains, moe_overlap",
             ErrorOf(R"({"study": "estimate", "axes": {"pipeline": [2]}})"));
   EXPECT_EQ("/axes/pp/2: expected an integer in [1, 1048576], got 0",
             ErrorOf(R"({"study": "estimate", "axes": {"pp": [2, 4, 0]}})"));

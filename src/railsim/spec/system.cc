@@ -33,6 +33,10 @@ GpuSpec ReadGpu(JsonReader r) {
     g.peak_flops_fp8 = r.FlopRate("peak_flops_fp8");
     g.fp8_gemm_efficiency = r.Number("fp8_gemm_efficiency", 0.01, 1.0);
   }
+  if (r.Has("peak_flops_fp4")) {
+    g.peak_flops_fp4 = r.FlopRate("peak_flops_fp4");
+    g.fp4_gemm_efficiency = r.Number("fp4_gemm_efficiency", 0.01, 1.0);
+  }
   g.tp_comm_overlap_cost = r.NumberOr("tp_comm_overlap_cost", 0.5, 0, 1);
   g.iteration_overhead_s = r.DurationOr("iteration_overhead", 0);
   g.pipeline_chunk_overhead_s = r.DurationOr("pipeline_chunk_overhead", 0);
@@ -50,6 +54,18 @@ GpuSpec ReadGpu(JsonReader r) {
                             "(the datasheets' sparsity figure is 4 x)",
                             units::FormatFlopRate(g.peak_flops), units::FormatFlopRate(2 * g.peak_flops),
                             units::FormatFlopRate(g.peak_flops_fp8)));
+  }
+  // Blackwell's dense FP4 runs at 2x (B200, GB200) to 3x (B300, GB300) its
+  // FP8 rate; block-scaled formats need the FP8 tensor cores too.
+  if (g.peak_flops_fp4 > 0 &&
+      (g.peak_flops_fp8 <= 0 || g.peak_flops_fp4 < g.peak_flops_fp8 || g.peak_flops_fp4 > 4.0 * g.peak_flops_fp8 * 1.001)) {
+    throw Error(r.PointerTo("peak_flops_fp4"),
+                g.peak_flops_fp8 <= 0
+                    ? std::string("expected peak_flops_fp8 too (block-scaled FP4 GPUs have FP8 tensor cores)")
+                    : fmt::format("expected the dense FP4 peak, between peak_flops_fp8 and 4 x peak_flops_fp8 ({} to "
+                                  "{}), got {}",
+                                  units::FormatFlopRate(g.peak_flops_fp8), units::FormatFlopRate(4 * g.peak_flops_fp8),
+                                  units::FormatFlopRate(g.peak_flops_fp4)));
   }
   if (g.memory_reserved_bytes >= g.hbm_bytes) {
     throw Error(r.PointerTo("memory_reserved"), "expected less than hbm_capacity");
@@ -102,6 +118,10 @@ std::string SystemToJson(const SystemSpec& s) {
   if (s.gpu.peak_flops_fp8 > 0) {
     gpu["peak_flops_fp8"] = units::FormatFlopRate(s.gpu.peak_flops_fp8);
     gpu["fp8_gemm_efficiency"] = s.gpu.fp8_gemm_efficiency;
+  }
+  if (s.gpu.peak_flops_fp4 > 0) {
+    gpu["peak_flops_fp4"] = units::FormatFlopRate(s.gpu.peak_flops_fp4);
+    gpu["fp4_gemm_efficiency"] = s.gpu.fp4_gemm_efficiency;
   }
   gpu["tp_comm_overlap_cost"] = s.gpu.tp_comm_overlap_cost;
   gpu["iteration_overhead"] = units::FormatDuration(s.gpu.iteration_overhead_s);

@@ -41,6 +41,10 @@ struct GpuSpec {
   double flash_attention_backward_ratio = 1;
   double peak_flops_fp8 = 0;    ///< dense FP8 tensor-core FLOP/s; 0 = no FP8
   double fp8_gemm_efficiency = 0;  ///< achieved fraction of the FP8 peak on large GEMMs
+  /// Dense FP4 (NVFP4) tensor-core FLOP/s; 0 = no FP4. A GPU with it also has
+  /// block-scaled tensor cores, so it runs mxfp8 at its FP8 peak (Blackwell).
+  double peak_flops_fp4 = 0;
+  double fp4_gemm_efficiency = 0;  ///< achieved fraction of the FP4 peak on large GEMMs
   /// With TP-communication overlap: the fraction of the overlapped
   /// communication time that still lengthens the GEMMs it hides behind
   /// (they share SMs and HBM with the communication kernels).

@@ -321,6 +321,7 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
     else free.push_back(moved[j]);
   }
   const bool improved = free.empty() || FitValues(free, set, system);
+  const auto held = std::count_if(set.rows.begin(), set.rows.end(), [](const CalibrationRow* r) { return r->held_out; });
   for (size_t i = 0; i < defs.size(); ++i) {
     const ParamDef& p = *defs[i];
     FittedParameter& f = records[i];
@@ -345,7 +346,7 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
           "railsim calibrate: fitted to {} measured rows ({}); before {}, bounds [{}, {}]{}{}{}", f.rows,
           LineList(seen[i]), ValueText(p, f.before), ValueText(p, f.lo), ValueText(p, f.hi),
           x <= f.lo || x >= f.hi ? ", at its bound" : "", improved ? "" : ", the base values fit the rows best",
-          o.holdout > 0 ? fmt::format(", {:g} of the rows held out (seed {})", o.holdout, o.seed) : "");
+          held > 0 ? fmt::format(", {} of {} rows held out (seed {})", held, set.rows.size(), o.seed) : "");
     }
     f.after = p.field(*system);
     out->push_back(f);
@@ -353,6 +354,24 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
 }
 
 std::string Percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
+
+// The warning for a kind of rows that does not outnumber the parameters
+// fitted to it, or "".
+std::string TooFewRows(const char* what, const ErrorSummary& fit, const std::vector<FittedParameter>& params,
+                       RowKind kind) {
+  int fitted = 0;
+  for (const FittedParameter& p : params) {
+    const ParamDef* def = std::find_if(std::begin(kParams), std::end(kParams),
+                                       [&](const ParamDef& d) { return p.key == d.key; });
+    if (p.fitted && def->kind == kind) ++fitted;
+  }
+  if (fitted == 0 || fit.rows > fitted) return "";
+  return fmt::format("{} fitted {} row{} for {} fitted parameter{}: a fit with no more rows than parameters can "
+                     "meet every row whatever their true values, so its error says nothing about them; measure "
+                     "more rows{}",
+                     fit.rows, what, fit.rows == 1 ? "" : "s", fitted, fitted == 1 ? "" : "s",
+                     kind == RowKind::kCollective ? " (more sizes, collectives or node counts)" : " (more runs)");
+}
 
 // Whether calibrate times the rows of `run` (broadcast and single-rank runs
 // are read but not fitted).
@@ -444,8 +463,10 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
       throw Error(where, fmt::format("gpus: expected a multiple of the system's HB domain size {}, got {}",
                                      base.hb_domain_size, s.gpus));
     }
-    if (s.strategy.precision == spec::Precision::kFp8 && base.gpu.peak_flops_fp8 <= 0) {
-      throw Error(where, fmt::format("precision: the system's GPU {} has no FP8 peak; use bf16", base.gpu.name));
+    if (!perf::GpuModel::From(base.gpu).Supports(s.strategy.precision)) {
+      throw Error(where, fmt::format("precision: the system's GPU {} does not run {} (no FP8 peak, or for mxfp8 and "
+                                     "fp4 no FP4 peak); use bf16", base.gpu.name,
+                                     spec::PrecisionName(s.strategy.precision)));
     }
   }
   // Rows first (pointers into r.rows stay valid once it is filled).
@@ -456,6 +477,7 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
   };
   std::vector<Pending> pending;
   for (const NcclTestsRun& run : runs) {
+    if (std::string skipped = SkippedLinesNote(run); !skipped.empty()) r.notes.push_back(skipped);
     if (!Fitted(run)) {
       r.notes.push_back(fmt::format("{}: {} on {} GPU(s) not fitted: {}", run.file, NcclCollectiveName(run.collective),
                                     run.ranks, run.ranks < 2 ? "a single rank moves nothing"
@@ -529,8 +551,16 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
   r.comm_held_out = Summarize(r.rows, RowKind::kCollective, true);
   r.step_fit = Summarize(r.rows, RowKind::kStep, false);
   r.step_held_out = Summarize(r.rows, RowKind::kStep, true);
-  r.trust = TrustSentence(r, runs, steps);
+  for (std::string w : {TooFewRows("collective", r.comm_fit, r.parameters, RowKind::kCollective),
+                        TooFewRows("step", r.step_fit, r.parameters, RowKind::kStep)}) {
+    if (!w.empty()) r.warnings.push_back(w);
+  }
+  if (r.warnings.empty()) r.trust = TrustSentence(r, runs, steps);
   return r;
+}
+
+int CalibrationResult::held_out_rows() const {
+  return int(std::count_if(rows.begin(), rows.end(), [](const CalibrationRow& row) { return row.held_out; }));
 }
 
 }  // namespace railsim::study

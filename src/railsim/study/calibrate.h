@@ -92,11 +92,17 @@ struct CalibrationResult {
   ErrorSummary comm_fit, comm_held_out, step_fit, step_held_out;
   double holdout = 0;
   uint64_t seed = 0;
-  std::vector<std::string> notes;  ///< rows left out and why, layout remarks
-  std::string trust;               ///< one sentence on how far to trust the fit
+  std::vector<std::string> notes;  ///< rows left out and why, lines skipped, layout remarks
+  /// A kind of rows no more numerous than the parameters fitted to them:
+  /// such a fit can meet every row whatever the parameters' true values.
+  std::vector<std::string> warnings;
+  /// One sentence on how far to trust the fit; empty when there is a warning.
+  std::string trust;
+  int held_out_rows() const;
 };
 
-/// Fits `base` to `runs` and `steps`. Requires holdout in [0, kMaxHoldout].
+/// Fits `base` to `runs` and `steps`. Requires holdout in [0, kMaxHoldout]
+/// (rounded to whole rows of each kind, always leaving one in the fit).
 /// Throws Error("FILE:LINE", ...) for a row the base system cannot time (a
 /// step's GPUs not a multiple of the HB domain, FP8 without an FP8 peak), and
 /// Error("--nccl-tests", ...) when no row at all can be fitted.

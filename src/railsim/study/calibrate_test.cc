@@ -253,7 +253,8 @@ TEST(CalibrateTest, RowsTheSystemCannotTimeAreErrors) {
     Calibrate(a100, {}, steps, {});
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ("s.csv:2: precision: the system's GPU A100-SXM4-80GB has no FP8 peak; use bf16", std::string(e.what()));
+    EXPECT_EQ("s.csv:2: precision: the system's GPU A100-SXM4-80GB does not run fp8 (no FP8 peak, or for mxfp8 and fp4 "
+            "no FP4 peak); use bf16", std::string(e.what()));
   }
   NcclTestsRun broadcast;
   broadcast.file = "b.txt";
@@ -267,6 +268,60 @@ TEST(CalibrateTest, RowsTheSystemCannotTimeAreErrors) {
   } catch (const Error& e) {
     EXPECT_EQ("--nccl-tests: no row railsim can fit (broadcast and single-GPU runs are not)", std::string(e.what()));
   }
+}
+
+// --holdout 0.9 on one row keeps it in the fit (one always stays): the
+// result says how many rows were held out, warns that one row cannot pin
+// down the parameters fitted to it, and gives no trust sentence.
+TEST(CalibrateTest, TooFewRowsWarnAndGiveNoTrustSentence) {
+  std::string text = "Warning: Permanently added 'node-b' (ED25519) to the list of known hosts.\n"
+                     "# Collective test starting: all_reduce_perf\n";
+  for (int rank = 0; rank < 64; ++rank) {
+    text += fmt::format("#  Rank {:2d} Group  0 Pid 1 on node-{} device {} [0000:04:00] GPU\n", rank, rank / 8,
+                        rank % 8);
+  }
+  // The first row of tests/data/nccl-tests/p5-8nodes/all_reduce_perf.txt.
+  text += "33554432 8388608 float sum -1 761.56 44.06 86.74 0 737.14 45.52 89.62 0\n";
+  NcclTestsRun run = ParseNcclTestsText(text, "one_all_reduce_perf.txt");
+  CalibrationOptions o;
+  o.holdout = 0.9;
+  CalibrationResult r = Calibrate(spec::LoadSystem("aws-p5", "--system"), {run}, {}, o);
+  ASSERT_EQ(1u, r.rows.size());
+  EXPECT_FALSE(r.rows[0].held_out);
+  EXPECT_EQ(0, r.held_out_rows());
+  int fitted = 0;
+  for (const FittedParameter& p : r.parameters) fitted += p.fitted ? 1 : 0;
+  ASSERT_GE(fitted, 1);
+  ASSERT_EQ(1u, r.warnings.size());
+  EXPECT_EQ(fmt::format("1 fitted collective row for {} fitted parameter{}: a fit with no more rows than parameters "
+                        "can meet every row whatever their true values, so its error says nothing about them; measure "
+                        "more rows (more sizes, collectives or node counts)",
+                        fitted, fitted == 1 ? "" : "s"),
+            r.warnings[0]);
+  EXPECT_EQ("", r.trust);
+  ASSERT_EQ(1u, r.notes.size());
+  EXPECT_EQ("one_all_reduce_perf.txt: 1 line skipped (neither results nor headers), the first at line 1: 'Warning: "
+            "Permanently added 'node-b' (ED2...'",
+            r.notes[0]);
+  // The fit meets its one row exactly: "within 0.0%" would say nothing.
+  EXPECT_NEAR(0, r.comm_fit.worst, 1e-3);
+  const std::string table = report::CalibrateTable(r);
+  EXPECT_EQ(0u, table.find("railsim calibrate: aws-p5-calibrated (seed 23, 0 of 1 rows held out)\n")) << table;
+  EXPECT_NE(std::string::npos, table.find("\nwarning: 1 fitted collective row for ")) << table;
+  EXPECT_EQ(std::string::npos, table.find("Trust")) << table;
+
+  // Many rows: a fifth of them held out, counted in the header.
+  std::vector<NcclTestsRun> p5 = ReadNcclTests(DataPath("nccl-tests/p5-8nodes.csv"), "x");
+  o.holdout = 0.2;
+  CalibrationResult many = Calibrate(spec::LoadSystem("aws-p5", "--system"), p5, {}, o);
+  size_t rows = 0;
+  for (const NcclTestsRun& each : p5) rows += each.rows.size();
+  const int held = int(std::llround(0.2 * double(rows)));
+  EXPECT_EQ(held, many.held_out_rows());
+  EXPECT_TRUE(many.warnings.empty());
+  EXPECT_NE("", many.trust);
+  EXPECT_EQ(0u, report::CalibrateTable(many).find(
+                    fmt::format("railsim calibrate: aws-p5-calibrated (seed 23, {} of {} rows held out)\n", held, rows)));
 }
 
 }  // namespace

@@ -56,7 +56,8 @@ CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed) {
     }
     r.max_memory_bytes = int64_t(bytes);
   }
-  r.threads = int(ParseIntFlag("--threads", f.threads, 1, sim::kMaxThreads));
+  static_assert(kMaxThreads <= sim::kMaxThreads, "the simulator takes every thread --threads accepts");
+  r.threads = ParseThreadsFlag(f.threads);
   r.max_gpus = ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
   if (!f.export_links.empty() && !f.simulate) {
     throw Error("--export-links", "needs --simulate (the link loads come from the simulation)");
@@ -167,6 +168,8 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
   r.progress = progress;
   r.partition = partition;
   run.outcome = RunCollective(r);
+  // Only now that nothing was refused (a bad flag gives its error alone).
+  if (model) PrintWarning(ModelDefaultsWarning(f.model, *model));
   return run;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
+#include "railsim/core/interrupt.h"
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
 #include "railsim/study/collective_study.h"
@@ -107,6 +108,7 @@ class SearchQueue {
     }
     double done = 0;
     for (size_t i = 0; i < jobs_.size(); ++i) {
+      ThrowIfInterrupted();
       search::SearchOptions o = jobs_[i].options;
       o.threads = threads;
       if (progress) {
@@ -135,6 +137,7 @@ class SearchQueue {
 void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const spec::SystemSpec& system,
               const perf::NetworkOptions& timed, SearchQueue* queue, CompareResult* result) {
   result->moe_model_name = model.name;
+  result->moe_seq_length = model.seq_length;
   result->moe_experts = model.num_experts;
   result->moe.resize(scenario.hb_domain_sizes.size());
   for (size_t ki = 0; ki < scenario.hb_domain_sizes.size(); ++ki) {
@@ -209,6 +212,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
                          const std::function<void(double)>& progress) {
   CompareResult result;
   result.scenario = scenario;
+  result.timed = timed;
   for (const net::TopologyParams& p : Cases(scenario)) {
     result.network.push_back({p, CompareDesigns(p, port_class)});
   }
@@ -217,6 +221,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
   if (moe_model && system) QueueMoe(scenario, *moe_model, *system, timed, &queue, &result);
   if (model && system) {
     result.model_name = model->name;
+    result.seq_length = model->seq_length;
     // Sized once: the queued searches hold references into it.
     result.training.resize(scenario.hb_domain_sizes.size() * scenario.global_batch_sizes.size());
     size_t i = 0;

@@ -86,8 +86,11 @@ struct CompareResult {
   spec::Scenario scenario;
   std::vector<NetworkCase> network;
   std::string model_name, system_name;
+  int64_t seq_length = 0;              ///< the model's, as timed
+  perf::NetworkOptions timed;          ///< the NIC network the jobs were timed on, as given
   std::vector<TrainingCase> training;  ///< empty when the scenario has no model
   std::string moe_model_name;
+  int64_t moe_seq_length = 0;
   int64_t moe_experts = 0;
   std::vector<MoeCase> moe;            ///< empty when the scenario has no MoE model
   /// The GPU server the whole cluster is priced with (WholeClusterCost),
@@ -96,6 +99,9 @@ struct CompareResult {
   /// How a day of the cluster is costed (the catalog's), for the cost per
   /// delivered PFLOP/s-day of each timed job when `server` is known.
   spec::OperatingCost operating;
+  /// What the caller's inputs left out or replaced, one sentence each
+  /// (ScenarioInputs::notes); RunCompare leaves it empty.
+  std::vector<std::string> notes;
 };
 
 /// Throws Error naming the scenario entry when a (K, radix) pair cannot be

@@ -1,5 +1,8 @@
 #include "railsim/study/failure_flags.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
@@ -57,6 +60,59 @@ SparePolicy PolicyFor(const std::string& text, bool given, net::Design design) {
 }
 
 
+// The devices each design has, in `designs` order. With one design every
+// name must be its own (ResolveFailures says why not, later); with several
+// and switch or link names among them, a name some designs lack is dropped
+// from theirs with a note, and one no design has is refused with the first
+// design's error. Builds each graph once more to look names up, one at a
+// time.
+std::vector<std::vector<std::string>> DevicesPerDesign(const ClusterSetup& setup,
+                                                       const std::vector<net::Design>& designs,
+                                                       const std::vector<std::string>& devices,
+                                                       const std::string& where, std::vector<std::string>* notes) {
+  std::vector<std::vector<std::string>> out(designs.size());
+  // GPUs, NICs and HB domains are named alike on every design.
+  const bool by_design = std::any_of(devices.begin(), devices.end(), [](const std::string& d) {
+    return d.starts_with("switch:") || d.starts_with("link:");
+  });
+  if (designs.size() == 1 || !by_design) {
+    for (std::vector<std::string>& list : out) list = devices;
+    return out;
+  }
+  // Per device, the error of each design that lacks it.
+  std::vector<std::vector<std::optional<Error>>> missing(devices.size(),
+                                                         std::vector<std::optional<Error>>(designs.size()));
+  for (size_t i = 0; i < designs.size(); ++i) {
+    const DesignSetup d = SetUpDesign(setup, designs[i]);
+    for (size_t j = 0; j < devices.size(); ++j) {
+      try {
+        net::ResolveFailures(d.topology, {devices[j]}, where);
+        out[i].push_back(devices[j]);
+      } catch (const Error& e) {
+        missing[j][i] = e;
+      }
+    }
+  }
+  for (size_t j = 0; j < devices.size(); ++j) {
+    if (std::all_of(missing[j].begin(), missing[j].end(), [](const auto& e) { return e.has_value(); })) {
+      throw *missing[j][0];
+    }
+  }
+  for (size_t i = 0; i < designs.size(); ++i) {
+    for (size_t j = 0; j < devices.size(); ++j) {
+      if (missing[j][i]) {
+        notes->push_back(fmt::format("{}; the {} network is analysed without it", missing[j][i]->what(),
+                                     net::DesignName(designs[i])));
+      }
+    }
+    if (out[i].empty()) {
+      notes->push_back(fmt::format("the {} network has none of the devices given: no failure analysis for it",
+                                   net::DesignName(designs[i])));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(double)>& progress) {
@@ -91,14 +147,16 @@ FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(dou
   std::vector<SparePolicy> policies;
   for (net::Design d : designs) policies.push_back(PolicyFor(f.spare_policy, f.policy_given, d));
   ParseJob(f, &setup);
+  const std::vector<std::vector<std::string>> devices_of =
+      DevicesPerDesign(setup, designs, devices, fail_flag, &run.notes);
 
   // One progress line for the whole run: design i's trials are the i-th share.
   const std::function<void(double)>& line = progress;
   for (size_t i = 0; i < designs.size(); ++i) {
     DesignSetup d = SetUpDesign(setup, designs[i]);
     run.radix = d.context.shape.radix;
-    if (!devices.empty()) {
-      net::FailureSet failures = net::ResolveFailures(d.topology, devices, fail_flag);
+    if (!devices_of[i].empty()) {
+      net::FailureSet failures = net::ResolveFailures(d.topology, devices_of[i], fail_flag);
       run.explicit_failures.push_back(AnalyzeFailures(setup, d, failures, policies[i], !f.no_simulate));
     }
     if (monte_carlo) {
@@ -112,6 +170,8 @@ FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(dou
     }
   }
   if (monte_carlo) run.options = mc;
+  // Only now that nothing was refused (a bad flag gives its error alone).
+  if (setup.model) PrintWarning(ModelDefaultsWarning(f.model, *setup.model));
   return run;
 }
 

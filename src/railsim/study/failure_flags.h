@@ -38,12 +38,20 @@ struct FailureFlags {
 struct FailureStudy {
   ClusterSetup setup;
   int radix = 0;
-  std::vector<FailureImpact> explicit_failures;  ///< one per design (empty: none given)
+  /// One per design that has one of the devices given (empty: none given).
+  std::vector<FailureImpact> explicit_failures;
   std::vector<MonteCarloResult> monte_carlo;     ///< one per design (empty: not run)
   std::optional<MonteCarloOptions> options;      ///< with monte_carlo
+  /// Devices a design does not have, one sentence each (for stderr and the
+  /// JSON's "notes").
+  std::vector<std::string> notes;
 };
 
 /// Validates every flag of `f` (Error naming the flag), then runs the study.
+/// Switch and link names differ between designs (rail-optimized's spine0 is
+/// Rail-only's rail0/spine0): with several designs, a device some of them
+/// lack is left out of their analysis with a note, and only a name no
+/// design has is refused.
 /// `progress` (may be empty) gets the share of the Monte Carlo's trials done.
 FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(double)>& progress = {});
 

@@ -9,6 +9,7 @@
 
 #include "railsim/comm/algorithms.h"
 #include "railsim/core/error.h"
+#include "railsim/core/interrupt.h"
 #include "railsim/net/builder.h"
 #include "railsim/perf/estimate.h"
 #include "railsim/perf/groups.h"
@@ -487,6 +488,7 @@ MonteCarloResult RunMonteCarlo(const DesignSetup& d, const std::vector<Component
     }
   };
   for (int64_t trial = 0; trial < o.trials; ++trial) {
+    ThrowIfInterrupted();
     changes.clear();
     port_changes.clear();
     interruptions.clear();

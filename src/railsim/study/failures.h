@@ -173,6 +173,8 @@ struct MonteCarloResult {
 std::vector<ComponentEffect> ComponentEffects(const ClusterSetup& setup, const DesignSetup& d,
                                               const spec::FailureCatalog& catalog, double days);
 
+/// The Monte Carlo of `options.trials` runs. Throws Interrupted (core/
+/// interrupt.h) between trials when a stop was asked for.
 MonteCarloResult RunMonteCarlo(const DesignSetup& d, const std::vector<ComponentEffect>& components,
                                SparePolicy policy, const MonteCarloOptions& options);
 

@@ -55,7 +55,10 @@ void RequireUnit(const std::string& flag, const std::string& text, const char* e
 }  // namespace
 
 double ParseBytesFlag(const std::string& flag, const std::string& text, double max_bytes) {
-  RequireUnit(flag, text, "64KiB, 1MB or 512B");
+  // A whole number alone is bytes, as nccl-tests (-b 8 -e 8G) and dd read
+  // it and print it; a fraction without a unit is refused.
+  const bool whole = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!whole) RequireUnit(flag, text, "64KiB, 1MB, 512B or a whole number of bytes");
   double value = units::ParseBytes(text, flag);
   if (!(value >= 1) || value > max_bytes) {
     throw Error(flag, fmt::format("expected a size in [1B, {}], got {}", units::FormatBytes(max_bytes), Quoted(text)));
@@ -102,6 +105,10 @@ double ParseDurationFlag(const std::string& flag, const std::string& text, doubl
   return s;
 }
 
-int DefaultThreads() { return int(std::max(1u, std::thread::hardware_concurrency())); }
+int ParseThreadsFlag(const std::string& text) { return int(ParseIntFlag("--threads", text, 1, kMaxThreads)); }
+
+int DefaultThreads() {
+  return std::clamp(int(std::min<unsigned>(std::thread::hardware_concurrency(), kMaxThreads)), 1, kMaxThreads);
+}
 
 }  // namespace railsim::study

@@ -16,7 +16,8 @@ int64_t ParseIntFlag(const std::string& flag, const std::string& text, int64_t m
 /// A finite number in [min, max].
 double ParseNumberFlag(const std::string& flag, const std::string& text, double min, double max);
 
-/// A size with its unit ("64KiB", "1MB", "512B") in [1 byte, max_bytes].
+/// A size with its unit ("64KiB", "1MB", "512B"), or a whole number of bytes
+/// ("1048576", as nccl-tests prints sizes), in [1 byte, max_bytes].
 double ParseBytesFlag(const std::string& flag, const std::string& text, double max_bytes);
 
 /// A positive bandwidth with its unit, such as "400Gbps" or "50GB/s" (a bare
@@ -34,7 +35,16 @@ int64_t ParseDpFlag(const std::string& text, int tp, int pp, int cp, int64_t gpu
 /// A duration with its unit ("20min", "5s") in [min_s, max_s].
 double ParseDurationFlag(const std::string& flag, const std::string& text, double min_s, double max_s);
 
-/// Worker threads when the user gives none: every hardware thread, at least one.
+/// Most worker threads any command takes (search, sweep, the simulation of
+/// alltoall and collective): one limit, so a value one command takes no
+/// other refuses.
+constexpr int kMaxThreads = 1024;
+
+/// --threads: an integer in [1, kMaxThreads].
+int ParseThreadsFlag(const std::string& text);
+
+/// Worker threads when the user gives none: every hardware thread, at least
+/// one and at most kMaxThreads.
 int DefaultThreads();
 
 }  // namespace railsim::study

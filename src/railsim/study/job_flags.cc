@@ -22,6 +22,12 @@ comm::NetworkKind ParseNetwork(const std::string& text) {
   return comm::NetworkKind::kRailOptimized;
 }
 
+std::vector<std::string> PrecisionNames() {
+  std::vector<std::string> names;
+  for (spec::Precision p : spec::kAllPrecisions) names.push_back(spec::PrecisionName(p));
+  return names;
+}
+
 }  // namespace
 
 void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m) {
@@ -31,13 +37,29 @@ void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m) {
 
 spec::ModelSpec LoadModelFlags(const ModelFlags& f) {
   spec::ModelSpec m = spec::LoadModel(f.model, "--model");
-  if (!m.defaulted.empty()) {
-    // No silent defaults (issue 21): one line, once, before any output.
-    std::fputs(fmt::format("railsim: warning: --model {} leaves out architecture fields; using {}\n", f.model,
-                           fmt::join(m.defaulted, ", ")).c_str(), stderr);
-  }
   ApplySeqLengthFlag(f.seq_length, &m);
+  if (const std::string warning = ContextLengthWarning(m, "--model"); !warning.empty()) {
+    std::fputs(fmt::format("railsim: warning: {}\n", warning).c_str(), stderr);
+  }
   return m;
+}
+
+std::string ModelDefaultsWarning(const ModelFlags& f, const spec::ModelSpec& m) {
+  // No silent defaults: one line, once, before any output.
+  if (m.defaulted.empty()) return "";
+  return fmt::format("railsim: warning: --model {} leaves out architecture fields; using {}\n", f.model,
+                     fmt::join(m.defaulted, ", "));
+}
+
+void PrintWarning(const std::string& warning) {
+  if (!warning.empty()) std::fputs(warning.c_str(), stderr);
+}
+
+std::string ContextLengthWarning(const spec::ModelSpec& m, const std::string& where) {
+  if (m.seq_length_key.empty() || m.seq_length <= kLongContextSeqLength) return "";
+  return fmt::format("{}: {} trains at sequence length {}, its config's {} (the longest context it supports, not "
+                     "a training length); give --seq-length to time another",
+                     where, m.name, m.seq_length, m.seq_length_key);
 }
 
 void CheckSeqLengthNeedsModel(const ModelFlags& f) {
@@ -104,19 +126,55 @@ void CheckStrategyFlagValues(const StrategyFlags& f) {
   if (!f.micro_batch.empty()) ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
   ParseGroupSizeFlag(f.group_size);
   ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
-  ParseChoiceFlag("--precision", f.precision, {"bf16", "fp8"});
+  ParseChoiceFlag("--precision", f.precision, PrecisionNames());
+  ParseBf16LayersFlag("--num-layers-at-start-in-bf16", f.bf16_layers_at_start);
+  ParseBf16LayersFlag("--num-layers-at-end-in-bf16", f.bf16_layers_at_end);
   spec::Strategy unused;
   ParseMoeFlags(f.moe, &unused);
 }
 
-spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c) {
-  spec::Precision p = ParseChoiceFlag("--precision", text, {"bf16", "fp8"}) == "fp8" ? spec::Precision::kFp8
-                                                                                     : spec::Precision::kBf16;
-  if (p == spec::Precision::kFp8 && c.gpu.fp8_gemm_flops <= 0) {
-    throw Error("--precision", fmt::format("the system's GPU {} has no FP8 peak (gpu.peak_flops_fp8); use bf16",
-                                           c.system.gpu.name));
+spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c, const std::string& where) {
+  const spec::Precision p = *spec::PrecisionFromName(ParseChoiceFlag(where, text, PrecisionNames()));
+  if (!c.gpu.Supports(p)) {
+    throw Error(where, p == spec::Precision::kFp8
+                           ? fmt::format("the system's GPU {} has no FP8 peak (gpu.peak_flops_fp8); use bf16",
+                                         c.system.gpu.name)
+                           : fmt::format("{} needs block-scaled tensor cores, which the system's GPU {} lacks (no "
+                                         "gpu.peak_flops_fp4: Blackwell has them); use {}",
+                                         text, c.system.gpu.name, c.gpu.Supports(spec::Precision::kFp8) ? "fp8" : "bf16"));
   }
   return p;
+}
+
+std::vector<spec::Precision> ParseSearchPrecisions(const std::string& text, const perf::PerfContext& c,
+                                                   const std::string& where) {
+  std::vector<std::string> names = PrecisionNames();
+  names.push_back("any");
+  if (ParseChoiceFlag(where, text, names) != "any") return {ParsePrecision(text, c, where)};
+  std::vector<spec::Precision> out;
+  for (spec::Precision p : spec::kAllPrecisions) {
+    if (c.gpu.Supports(p)) out.push_back(p);
+  }
+  return out;
+}
+
+bool LowPrecisionParams(bool fp8_params, bool fp4_params, spec::Precision p, const std::string& fp8_where,
+                        const std::string& fp4_where) {
+  const bool fp4 = p == spec::Precision::kFp4;
+  if (fp8_params && (fp4 || p == spec::Precision::kBf16)) {
+    throw Error(fp8_where, fmt::format("applies to --precision fp8 or mxfp8, got {}{}", spec::PrecisionName(p),
+                                       fp4 ? " (use " + fp4_where + ")" : ""));
+  }
+  if (fp4_params && !fp4) {
+    throw Error(fp4_where, fmt::format("applies to --precision fp4, got {}{}", spec::PrecisionName(p),
+                                       p != spec::Precision::kBf16 ? " (use " + fp8_where + ")" : ""));
+  }
+  return fp8_params || fp4_params;
+}
+
+int ParseBf16LayersFlag(const std::string& where, const std::string& text) {
+  if (text == "auto") return -1;
+  return int(ParseIntFlag(where, text, 0, spec::kMaxModelLayers));
 }
 
 spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c, int64_t global_batch,
@@ -148,6 +206,9 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
   if (f.tp_comm_overlap) s.tp_comm_overlap = true;
   if (f.no_p2p_overlap) s.overlap_p2p_comm = false;
   s.precision = ParsePrecision(f.precision, c);
+  s.low_precision_params = LowPrecisionParams(f.fp8_params, f.fp4_params, s.precision, "--fp8-params", "--fp4-params");
+  s.bf16_layers_at_start = ParseBf16LayersFlag("--num-layers-at-start-in-bf16", f.bf16_layers_at_start);
+  s.bf16_layers_at_end = ParseBf16LayersFlag("--num-layers-at-end-in-bf16", f.bf16_layers_at_end);
   s.attention = attention;
   ParseMoeFlags(f.moe, &s);
   spec::ValidateStrategy(c.model, n, s);
@@ -179,7 +240,7 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
   context.placement = placement;
   perf::ApplyStack(stack, &context);
   if (design == net::Design::kFatTree) context.fabrics.rail_leaves = false;
-  return {context, batch, attention};
+  return {context, batch, attention, ModelDefaultsWarning(f.model, model)};
 }
 
 Job ParseTrafficJob(const JobFlags& f, net::Design* design) {
@@ -211,14 +272,9 @@ SearchRequest ParseSearch(const SearchFlags& f, const Job& job) {
   o.explore_optimizer = f.explore_optimizer;
   ParseMoeFlags(f.moe, &o.moe);
   spec::ValidateMoeOptions(job.context.model, o.moe);  // said once, not by every strategy
-  std::string precision = ParseChoiceFlag("--precision", f.precision, {"bf16", "fp8", "any"});
-  if (precision == "any") {
-    o.precisions = {spec::Precision::kBf16, spec::Precision::kFp8};
-  } else {
-    o.precisions = {ParsePrecision(precision, job.context)};
-  }
+  o.precisions = ParseSearchPrecisions(f.precision, job.context);
   o.top_k = int(ParseIntFlag("--top", f.top, 1, kMaxTop));
-  r.threads_asked = f.threads.empty() ? DefaultThreads() : int(ParseIntFlag("--threads", f.threads, 1, 1024));
+  r.threads_asked = f.threads.empty() ? DefaultThreads() : ParseThreadsFlag(f.threads);
   o.threads = std::min(r.threads_asked, DefaultThreads());
   int64_t limit = ParseIntFlag("--max-strategies", f.max_strategies, 1, INT64_MAX);
   r.idle_gpus = ParseIntFlag("--allow-idle-gpus", f.allow_idle, 0, job.context.gpus / 2);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
@@ -27,8 +28,28 @@ struct ModelFlags {
 /// or "--seq-length"). Requires: f.model is not empty.
 spec::ModelSpec LoadModelFlags(const ModelFlags& f);
 
+/// The one line a model file that leaves out architecture fields gets
+/// ("railsim: warning: --model FILE leaves out architecture fields; using
+/// ..."), or "" (presets and Hugging Face configs are silent).
+std::string ModelDefaultsWarning(const ModelFlags& f, const spec::ModelSpec& m);
+
+/// Prints `warning` (a whole line) on stderr unless it is empty. Commands
+/// call it once every flag is validated, so that a bad flag gives its error
+/// alone.
+void PrintWarning(const std::string& warning);
+
 /// Applies --seq-length (when given) to a model loaded elsewhere.
 void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m);
+
+/// Training sequences longer than this are rare enough that a length taken
+/// from a config's maximum context (Qwen2.5's 131,072: steps tens of times
+/// longer than at 4,096) is far more likely a default nobody chose.
+constexpr int kLongContextSeqLength = 32768;
+
+/// A warning when `m`'s length is a Hugging Face config's maximum context
+/// (seq_length_key set) above kLongContextSeqLength, naming `where` (the
+/// flag or field the model came from), the model and --seq-length; else "".
+std::string ContextLengthWarning(const spec::ModelSpec& m, const std::string& where);
 
 /// Throws Error("--seq-length") when it is given without a model.
 void CheckSeqLengthNeedsModel(const ModelFlags& f);
@@ -66,6 +87,9 @@ struct StrategyFlags {
   bool grad_reduce_in_bf16 = false;
   bool tp_comm_overlap = false, no_p2p_overlap = false;
   std::string precision = "bf16";
+  bool fp8_params = false, fp4_params = false;  ///< --fp8-params, --fp4-params
+  /// --num-layers-at-start-in-bf16, --num-layers-at-end-in-bf16: "auto" or a count.
+  std::string bf16_layers_at_start = "auto", bf16_layers_at_end = "auto";
   OptimizerFlags optimizer;
   MoeFlags moe;
 };
@@ -75,8 +99,21 @@ struct StrategyFlags {
 /// it accepts goes unread. Throws Error naming the flag.
 void CheckStrategyFlagValues(const StrategyFlags& f);
 
-/// --precision: bf16, or fp8 when the context's GPU has an FP8 peak.
-spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c);
+/// --precision: bf16, fp8, mxfp8 or fp4, when the context's GPU runs it
+/// (fp8: an FP8 peak; mxfp8 and fp4: block-scaled tensor cores, an FP4 peak).
+/// `where` is the flag, keyword or key the text came from.
+spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c,
+                               const std::string& where = "--precision");
+/// search's --precision: one of those, or "any": every one the GPU runs.
+std::vector<spec::Precision> ParseSearchPrecisions(const std::string& text, const perf::PerfContext& c,
+                                                   const std::string& where = "--precision");
+/// --fp8-params (fp8, mxfp8) and --fp4-params (fp4) as the strategy's one
+/// field; throws Error naming the flag given for the other format. `fp8_where`
+/// and `fp4_where` are the flags, keywords or keys they came from.
+bool LowPrecisionParams(bool fp8_params, bool fp4_params, spec::Precision p, const std::string& fp8_where,
+                        const std::string& fp4_where);
+/// A count of layers kept in bf16 ("auto" = -1, the precision's default).
+int ParseBf16LayersFlag(const std::string& where, const std::string& text);
 
 /// Throws Error naming the flag unless the strategy is valid for the job in
 /// `c` (its model, GPUs and placement).
@@ -99,6 +136,7 @@ struct Job {
   perf::PerfContext context;
   int64_t global_batch;
   spec::Attention attention;
+  std::string warning;  ///< ModelDefaultsWarning: for the command to print once its flags are valid
 };
 
 /// The job of `f`, its context built. `design`: the built network whose

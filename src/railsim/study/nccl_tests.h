@@ -11,9 +11,22 @@
 // type, redop, root, then time (us), algbw (GB/s), busbw (GB/s), #wrong for
 // out-of-place and again for in-place (plus per-iteration columns and a
 // timestamp when nccl-tests was asked for them). NCCL's log lines ("NCCL
-// INFO", "NCCL WARN") and other `#` lines are skipped; any other line is an
-// error. Which collective ran comes from the "Collective test starting" line,
-// else from the binary's name in the file name.
+// INFO", "NCCL WARN", a bare "NCCL version X") and other `#` lines are read
+// for what they say. Any other line that does not start with two integers
+// (size and count) is neither a result nor a header: a launcher's banner, an
+// ssh warning. Such lines are skipped and counted (NcclTestsRun::skipped),
+// and a file is refused only when it holds no result row. Which collective
+// ran comes from the "Collective test starting" line, else from the binary's
+// name in the file name.
+//
+// What would mislead a fit is refused: a row whose #wrong is above 0
+// (nccl-tests found corrupted data), a count that contradicts the size and
+// type (size = count x bytes per element, x ranks for all_gather,
+// reduce_scatter and alltoall, whose count is per rank), one size (of one
+// type, op and root) twice with different times, a second "Collective test
+// starting" block of another collective, and values that would become 0 or
+// infinite once converted: times outside [kMinTimeUs, kMaxTimeUs], sizes
+// above kMaxSizeBytes, bandwidths above kMaxBandwidthGBps.
 //
 // CSV (docs/calibrate.md): `#` comment lines, a header, one row per size:
 // op, nodes, gpus, size_bytes or size_mib, oop_time_us or oop_algbw_GBps, and
@@ -31,6 +44,13 @@
 #include <vector>
 
 namespace railsim::study {
+
+/// Plausible ranges of an nccl-tests row: one collective from 1 ns to about
+/// 3 hours, buffers up to 1 PB, bandwidths up to 1 PB/s. Beyond them a value
+/// is garbage, and turns into 0 or infinity once converted to seconds.
+constexpr double kMinTimeUs = 1e-3, kMaxTimeUs = 1e10;
+constexpr double kMaxSizeBytes = 1e15;
+constexpr double kMaxBandwidthGBps = 1e6;
 
 enum class NcclCollective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSendRecv, kBroadcast };
 
@@ -60,16 +80,27 @@ struct NcclTestsRun {
   std::string nccl_version;  ///< "2.27.7", or empty when the file does not say
   std::string algo, proto;   ///< NCCL_ALGO / NCCL_PROTO when set, else empty
   std::vector<NcclTestsRow> rows;
+  /// Text lines that were neither results, headers nor NCCL log lines, and
+  /// the first of them (its 1-based line and text).
+  int skipped = 0;
+  int first_skipped_line = 0;
+  std::string first_skipped;
 };
+
+/// "FILE: 2 lines skipped (neither results nor headers), the first at line 3:
+/// 'Warning: Permanently added ...'", or "" when none was.
+std::string SkippedLinesNote(const NcclTestsRun& run);
 
 /// Parses the text nccl-tests prints. `file` names the source in errors and
 /// in the result (and, without a "Collective test starting" line, tells the
-/// collective). Throws Error("FILE:LINE", ...) for a malformed line and
-/// Error("FILE", ...) when no row, no rank line or no collective is found.
+/// collective). Throws Error("FILE:LINE", ...) for a malformed or refused row
+/// or header and Error("FILE", ...) when no row, no rank line or no
+/// collective is found.
 NcclTestsRun ParseNcclTestsText(std::string_view text, const std::string& file);
 
 /// Parses the CSV form; one run per (op, nodes, gpus) in order of first
-/// appearance. Throws Error("FILE:LINE", ...) for a bad header or cell.
+/// appearance. Throws Error("FILE:LINE", ...) for a bad header or cell, and
+/// for the rows the text form refuses.
 std::vector<NcclTestsRun> ParseNcclTestsCsv(std::string_view text, const std::string& file);
 
 /// Reads `path` (CSV when it ends in ".csv", text otherwise). Throws Error

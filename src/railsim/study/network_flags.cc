@@ -26,6 +26,10 @@ std::vector<int64_t> ParseListFlag(const std::string& flag, const std::string& t
   return out;
 }
 
+void AddNote(const std::string& note, std::vector<std::string>* notes) {
+  if (!note.empty()) notes->push_back(note);
+}
+
 // "32,760 and 32,832": the cluster sizes nearest `gpus` that `k` divides.
 std::string NearestMultiples(int64_t gpus, int64_t k) {
   const int64_t below = gpus / k * k, above = below + k;
@@ -86,12 +90,16 @@ spec::ServerClass ResolveServer(const std::string& catalog_name, const std::stri
 
 // `system`: the loaded --system override, if given; its HB domain size and
 // NIC speed become the defaults of --hb-sizes and --port-speed.
-void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* system, spec::Scenario* s) {
+void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* system, spec::Scenario* s,
+                            std::vector<std::string>* notes) {
   if (!o.gpus.empty()) s->gpus = ParseIntFlag("--gpus", o.gpus, 1, int64_t{1} << 20);
   if (!o.hb_sizes.empty()) {
     s->hb_domain_sizes.clear();
     for (int64_t k : ParseListFlag("--hb-sizes", o.hb_sizes, 1, s->gpus)) s->hb_domain_sizes.push_back(int(k));
-  } else if (system) {
+  } else if (system && s->hb_domain_sizes != std::vector<int>{int(system->hb_domain_size)}) {
+    notes->push_back(fmt::format("--system {}: HB domains of {} (the system's) in place of the scenario's {}; give "
+                                 "--hb-sizes to choose them",
+                                 system->name, system->hb_domain_size, fmt::join(s->hb_domain_sizes, ", ")));
     s->hb_domain_sizes = {int(system->hb_domain_size)};
   }
   for (int k : s->hb_domain_sizes) {
@@ -110,13 +118,17 @@ void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* 
   }
   if (!o.port_speed.empty()) {
     s->port_speed_Bps = ParseBandwidthFlag("--port-speed", o.port_speed);
-  } else if (system) {
+  } else if (system && s->port_speed_Bps != system->nic_bw_Bps) {
+    notes->push_back(fmt::format("--system {}: links at {} (the system's NIC speed) in place of the scenario's {}; "
+                                 "give --port-speed to choose it",
+                                 system->name, units::FormatBitRate(system->nic_bw_Bps),
+                                 units::FormatBitRate(s->port_speed_Bps)));
     s->port_speed_Bps = system->nic_bw_Bps;
   }
-  if (!o.model.empty()) s->model = o.model;
+  if (!o.model.empty()) s->model = o.model == spec::kNoModel ? "" : o.model;
   if (!o.system.empty()) s->system = o.system;
   if (!o.batches.empty()) s->global_batch_sizes = ParseListFlag("--global-batch-sizes", o.batches, 1, int64_t{1} << 30);
-  if (!o.moe_model.empty()) s->moe_model = o.moe_model;
+  if (!o.moe_model.empty()) s->moe_model = o.moe_model == spec::kNoModel ? "" : o.moe_model;
   if (!o.moe_batch.empty()) s->moe_global_batch_size = ParseIntFlag("--moe-global-batch-size", o.moe_batch, 1, int64_t{1} << 30);
   if (!o.moe_max_domains.empty()) s->moe_max_domains = int(ParseIntFlag("--moe-max-domains", o.moe_max_domains, 0, 1 << 20));
   if (!o.allow_idle.empty()) s->allow_idle_gpus = ParseIntFlag("--allow-idle-gpus", o.allow_idle, 0, s->gpus / 2);
@@ -141,7 +153,7 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
   ScenarioInputs in;
   in.scenario = spec::LoadScenario(scenario_name, "--scenario");
   if (!overrides.system.empty()) in.system = spec::LoadSystem(overrides.system, "--system");
-  ApplyScenarioOverrides(overrides, in.system ? &*in.system : nullptr, &in.scenario);
+  ApplyScenarioOverrides(overrides, in.system ? &*in.system : nullptr, &in.scenario, &in.notes);
   const spec::Scenario& scenario = in.scenario;
   ValidateScenarioNetworks(scenario);
   const spec::Catalog loaded = spec::LoadCatalog(catalog, "--catalog");
@@ -161,11 +173,13 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
   if (!scenario.model.empty()) {
     in.model = spec::LoadModel(scenario.model, source(overrides.model, "model"));
     ApplySeqLengthFlag(overrides.seq_length, &*in.model);
+    AddNote(ContextLengthWarning(*in.model, source(overrides.model, "model")), &in.notes);
   }
   if (!scenario.moe_model.empty()) {
     const std::string moe_where = overrides.moe_model.empty() ? where + ": /moe_model" : "--moe-model";
     in.moe_model = spec::LoadModel(scenario.moe_model, moe_where);
     ApplySeqLengthFlag(overrides.seq_length, &*in.moe_model);
+    AddNote(ContextLengthWarning(*in.moe_model, moe_where), &in.notes);
     if (!in.moe_model->is_moe()) {
       throw Error(moe_where,
                   fmt::format("expected an MoE model (num_experts > 0), got the dense {}", in.moe_model->name));
@@ -175,6 +189,16 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
     in.server = ResolveServer(catalog, server);
   } else if (in.system) {
     in.server = loaded.FindServer(in.system->name);
+    if (!in.server) {
+      std::vector<std::string> names;
+      for (const spec::ServerClass& c : loaded.servers) names.push_back(c.name);
+      in.notes.push_back(fmt::format("catalog '{}' has no server named {} (the system's name), so the whole-cluster "
+                                     "cost, the network's share of it and the cost per PFLOP/s-day are left out; "
+                                     "give --server ({})",
+                                     loaded.name, in.system->name,
+                                     names.empty() ? "the catalog has none"
+                                                   : fmt::format("{}", fmt::join(names, ", "))));
+    }
   }
   return in;
 }
@@ -216,6 +240,7 @@ CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(do
                  DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress);
   result.server = in.server;
   result.operating = in.operating;
+  result.notes = in.notes;
   return result;
 }
 
@@ -230,6 +255,7 @@ ReportInputs ParseReportFlags(const ReportFlags& f) {
   r.moe_model = in.moe_model;
   r.system = in.system;
   r.failure_catalog = spec::LoadFailureCatalog(f.failure_catalog, "--failure-catalog");
+  r.notes = in.notes;
   r.threads = DefaultThreads();
   return r;
 }

@@ -54,6 +54,8 @@ CostStudy RunCostFlags(const NetworkFlags& f, const std::string& server,
                        const std::function<void(const net::Topology&)>& on_built = {});
 
 // Flags that override a scenario's entries (empty: keep the scenario's).
+// model and moe_model "none" drop the training or MoE side, as in a
+// scenario file or a sweep.
 struct ScenarioOverrides {
   std::string gpus, hb_sizes, radixes, port_speed, model, system, batches, moe_model, moe_batch, moe_max_domains;
   std::string allow_idle, seq_length;
@@ -67,8 +69,11 @@ struct ScenarioOverrides {
 };
 
 /// Applies `o` to `s`. `system`: the loaded --system override, if given; its
-/// HB domain size and NIC speed become the defaults of --hb-sizes and --port-speed.
-void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* system, spec::Scenario* s);
+/// HB domain size and NIC speed become the defaults of --hb-sizes and
+/// --port-speed, and where they replace the scenario's a sentence saying so
+/// goes into `notes`.
+void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* system, spec::Scenario* s,
+                            std::vector<std::string>* notes);
 
 /// A scenario with everything it names loaded and checked.
 struct ScenarioInputs {
@@ -80,6 +85,11 @@ struct ScenarioInputs {
   /// The catalog's server of the system's name (dgx-h100), or --server's.
   std::optional<spec::ServerClass> server;
   spec::OperatingCost operating;  ///< the catalog's, for the cost per PFLOP/s-day
+  /// What the answer leaves out or takes from elsewhere than the scenario,
+  /// one sentence each, for stderr and the JSON's "notes": the system's HB
+  /// size in place of the scenario's, the whole-cluster rows without a
+  /// server, a model timed at its config's maximum context.
+  std::vector<std::string> notes;
 };
 
 ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::string& catalog,

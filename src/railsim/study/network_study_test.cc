@@ -84,3 +84,60 @@ TEST(ClusterCostTest, CostPerPflopsDayByHand) {
 
 }  // namespace
 }  // namespace railsim::study
+
+#include "railsim/spec/presets.h"
+#include "railsim/study/network_flags.h"
+
+namespace railsim::study {
+namespace {
+
+// --system's HB domain size and NIC speed replace the scenario's: a note
+// for each that differs (the paper's headline has HB domains of 8 and 256
+// at 400 Gb/s; a DGX A100 has 8 GPUs and 200 Gb/s NICs), none where they
+// agree or the flag is given.
+TEST(ScenarioOverridesTest, WhatTheSystemReplacesIsNoted) {
+  const spec::SystemSpec a100 = spec::LoadSystem("dgx-a100", "--system");
+  spec::Scenario s = spec::LoadScenario("paper-headline", "--scenario");
+  ScenarioOverrides o;
+  o.system = "dgx-a100";
+  std::vector<std::string> notes;
+  ApplyScenarioOverrides(o, &a100, &s, &notes);
+  EXPECT_EQ(std::vector<int>{8}, s.hb_domain_sizes);
+  EXPECT_DOUBLE_EQ(25e9, s.port_speed_Bps);
+  EXPECT_EQ((std::vector<std::string>{
+                "--system dgx-a100: HB domains of 8 (the system's) in place of the scenario's 8, 256; give "
+                "--hb-sizes to choose them",
+                "--system dgx-a100: links at 200Gbps (the system's NIC speed) in place of the scenario's 400Gbps; "
+                "give --port-speed to choose it"}),
+            notes);
+  notes.clear();
+  ApplyScenarioOverrides(o, &a100, &s, &notes);  // now the scenario agrees
+  EXPECT_TRUE(notes.empty());
+  s = spec::LoadScenario("paper-headline", "--scenario");
+  o.hb_sizes = "256";
+  o.port_speed = "400Gbps";
+  ApplyScenarioOverrides(o, &a100, &s, &notes);
+  EXPECT_TRUE(notes.empty());
+}
+
+// "none" drops a side of the comparison, in an override as in a scenario
+// file.
+TEST(ScenarioOverridesTest, NoneDropsAModel) {
+  spec::Scenario s = spec::LoadScenario("paper-headline", "--scenario");
+  ScenarioOverrides o;
+  o.moe_model = "none";
+  std::vector<std::string> notes;
+  ApplyScenarioOverrides(o, nullptr, &s, &notes);
+  EXPECT_EQ("", s.moe_model);
+  EXPECT_EQ("megatron-1t", s.model);
+  o.model = "none";
+  ApplyScenarioOverrides(o, nullptr, &s, &notes);
+  EXPECT_EQ("", s.model);
+  const spec::Scenario file = spec::ParseScenarioJson(R"({"name": "n", "gpus": 64, "hb_domain_sizes": [8],
+      "radixes": [64], "port_speed": "400Gbps", "model": "none", "moe_model": "none"})");
+  EXPECT_EQ("", file.model);
+  EXPECT_EQ("", file.moe_model);
+}
+
+}  // namespace
+}  // namespace railsim::study

@@ -30,6 +30,8 @@ struct ReportInputs {
   std::optional<spec::SystemSpec> system;
   spec::FailureCatalog failure_catalog;
   int threads = 1;
+  /// What the inputs left out or replaced (ScenarioInputs::notes).
+  std::vector<std::string> notes;
   /// Called now and then with a short label of the step under way and the
   /// share of the whole study done (0 to 1); may be empty.
   std::function<void(const std::string& step, double done)> progress;

@@ -10,6 +10,7 @@
 #include "railsim/core/spellcheck.h"
 #include "railsim/core/text_fields.h"
 #include "railsim/spec/presets.h"
+#include "railsim/study/job_flags.h"
 
 namespace railsim::study {
 namespace {
@@ -17,8 +18,8 @@ namespace {
 const std::vector<std::string> kColumns = {
     "id", "model", "gpus", "global-batch-size", "tp", "pp", "dp", "cp", "ep", "vp", "micro-batch-size",
     "recompute", "attention", "precision", "network", "sequence-parallel", "distributed-optimizer",
-    "no-dp-overlap", "grad-reduce-in-bf16", "tp-comm-overlap", "no-overlap-p2p-communication", "moe-alltoall",
-    "moe-imbalance", "moe-max-domains", "moe-overlap", "step_time_s"};
+    "no-dp-overlap", "grad-reduce-in-bf16", "tp-comm-overlap", "no-overlap-p2p-communication", "fp8-params", "fp4-params",
+    "moe-alltoall", "moe-imbalance", "moe-max-domains", "moe-overlap", "step_time_s"};
 const char* const kRequired[] = {"model", "gpus", "global-batch-size", "tp", "pp", "micro-batch-size",
                                  "step_time_s"};
 
@@ -112,7 +113,9 @@ spec::Strategy StrategyOf(const Cells& c, const spec::ModelSpec& model, int64_t 
                                                                          : spec::Recompute::kNone;
   s.attention = c.Choice("attention", {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
                                                                           : spec::Attention::kFlash;
-  s.precision = c.Choice("precision", {"bf16", "fp8"}) == "fp8" ? spec::Precision::kFp8 : spec::Precision::kBf16;
+  s.precision = *spec::PrecisionFromName(c.Choice("precision", {"bf16", "fp8", "mxfp8", "fp4"}));
+  s.low_precision_params = LowPrecisionParams(c.Switch("fp8-params"), c.Switch("fp4-params"), s.precision,
+                                              where + ": fp8-params", where + ": fp4-params");
   s.sequence_parallel = c.Switch("sequence-parallel");
   s.dp_sharding = c.Switch("distributed-optimizer") ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
   s.overlap_dp_comm = !c.Switch("no-dp-overlap");
@@ -187,7 +190,9 @@ std::vector<StepRun> ParseStepsCsv(std::string_view text, const std::string& fil
     run.network = network == "rail-only" ? comm::NetworkKind::kRailOnly
                   : network == "ideal"   ? comm::NetworkKind::kIdeal
                                          : comm::NetworkKind::kRailOptimized;
-    run.step_time_s = c.Number("step_time_s", -1, 0, 1e7);
+    // From 1 us (below, the step is garbage that becomes 0 against the
+    // predictions) to about 4 months.
+    run.step_time_s = c.Number("step_time_s", -1, 1e-6, 1e7);
     if (run.step_time_s <= 0) throw Error(where, "step_time_s: expected a positive number of seconds");
     run.strategy = StrategyOf(c, run.model, run.gpus, where);
     runs.push_back(std::move(run));

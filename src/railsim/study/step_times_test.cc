@@ -57,14 +57,15 @@ TEST(StepTimesTest, BadRowsNameLineAndColumn) {
   EXPECT_EQ("s.csv:1: unknown column 'step_time' (did you mean 'step_time_s'?); expected id, model, gpus, global-batch-size, "
             "tp, pp, dp, cp, ep, vp, micro-batch-size, recompute, attention, precision, network, sequence-parallel, "
             "distributed-optimizer, no-dp-overlap, grad-reduce-in-bf16, tp-comm-overlap, "
-            "no-overlap-p2p-communication, moe-alltoall, moe-imbalance, moe-max-domains, moe-overlap, step_time_s",
+            "no-overlap-p2p-communication, fp8-params, fp4-params, moe-alltoall, moe-imbalance, moe-max-domains, "
+            "moe-overlap, step_time_s",
             ErrorOf("model,gpus,step_time\n"));
   EXPECT_EQ("s.csv:1: missing column 'step_time_s'",
             ErrorOf("model,gpus,global-batch-size,tp,pp,micro-batch-size\n"));
   EXPECT_EQ("s.csv:1: column 'tp' appears twice", ErrorOf("tp,tp\n"));
-  EXPECT_EQ("s.csv:3: step_time_s: expected a number in [0, 10000000], got 'fast'",
+  EXPECT_EQ("s.csv:3: step_time_s: expected a number in [1e-06, 10000000], got 'fast'",
             ErrorOf("# comment\n" + header + "\ngpt3-175b,64,64,8,8,1,fast\n"));
-  EXPECT_EQ("s.csv:2: step_time_s: expected a positive number of seconds",
+  EXPECT_EQ("s.csv:2: step_time_s: expected a number in [1e-06, 10000000], got '0'",
             ErrorOf(header + "\ngpt3-175b,64,64,8,8,1,0\n"));
   EXPECT_EQ("s.csv:2: gpus: expected an integer in [1, 16777216], got '0'",
             ErrorOf(header + "\ngpt3-175b,0,64,8,8,1,1\n"));
@@ -78,10 +79,10 @@ TEST(StepTimesTest, BadRowsNameLineAndColumn) {
   EXPECT_EQ("s.csv:2: model: unknown model preset 'gpt-9'; expected a preset name (deepseek-v3, gpt3-175b, "
             "llama3-405b, llama3-70b, llama3.1-70b, llama3.1-8b, megatron-1.7b, megatron-145.6b, megatron-18.4b, "
             "megatron-1t, megatron-3.6b, megatron-310.1b, megatron-39.1b, megatron-529.6b, megatron-7.5b, "
-            "megatron-76.1b, mixtral-8x22b, nemotron4-15b, qwen3-235b-a22b) or a JSON file path",
+            "megatron-76.1b, mixtral-8x22b, nemotron4-15b, qwen3-235b-a22b, qwen3-30b-a3b) or a JSON file path",
             ErrorOf(header + "\ngpt-9,64,64,8,8,1,1\n"));
   EXPECT_EQ("s.csv:2: tp: expected an integer in [1, 1048576], got ''", ErrorOf(header + "\ngpt3-175b,64,64,,8,1,1\n"));
-  EXPECT_EQ("s.csv:2: step_time_s: expected a number in [0, 10000000], got ''",
+  EXPECT_EQ("s.csv:2: step_time_s: expected a number in [1e-06, 10000000], got ''",
             ErrorOf(header + "\ngpt3-175b,64,64,8,8,1,\n"));
   EXPECT_EQ("s.csv: no data rows below the header", ErrorOf(header + "\n"));
   EXPECT_EQ("s.csv: no header row (model,gpus,global-batch-size,...)", ErrorOf("# only comments\n"));

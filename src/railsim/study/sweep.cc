@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cassert>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -10,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "railsim/spec/presets.h"
+#include "railsim/spec/scenario.h"
+#include "railsim/study/job_flags.h"
 
 namespace railsim::study {
 namespace {
@@ -43,7 +46,19 @@ void LoadAll(const spec::SweepConfig& config, const std::string& key, const std:
 
 SweepSpecs LoadSweepSpecs(const spec::SweepConfig& config) {
   SweepSpecs s;
-  LoadAll(config, "model", "", &s.models, spec::LoadModel);
+  // A compare point's model or moe_model "none" drops that side of the
+  // scenario (spec::kNoModel).
+  const bool compare = config.study == spec::SweepStudy::kCompare;
+  auto load_model = [compare](const std::string& name, const std::string& where) {
+    if (compare && name == spec::kNoModel) return spec::ModelSpec();
+    spec::ModelSpec m = spec::LoadModel(name, where);
+    // Once per model, not once per point.
+    if (const std::string warning = ContextLengthWarning(m, where); !warning.empty()) {
+      std::fputs(fmt::format("railsim: warning: {}\n", warning).c_str(), stderr);
+    }
+    return m;
+  };
+  LoadAll(config, "model", "", &s.models, load_model);
   // failures times on the command's default system when the config names none.
   LoadAll(config, "system", config.study == spec::SweepStudy::kFailures ? "dgx-h100" : "", &s.systems,
           spec::LoadSystem);
@@ -51,10 +66,7 @@ SweepSpecs LoadSweepSpecs(const spec::SweepConfig& config) {
     LoadAll(config, "catalog", "default", &s.catalogs, spec::LoadCatalog);
   }
   if (config.study == spec::SweepStudy::kCompare) {
-    // moe_model "none" drops the scenario's MoE side.
-    LoadAll(config, "moe_model", "", &s.models, [](const std::string& name, const std::string& where) {
-      return name == "none" ? spec::ModelSpec() : spec::LoadModel(name, where);
-    });
+    LoadAll(config, "moe_model", "", &s.models, load_model);
     LoadAll(config, "scenario", "paper-headline", &s.scenarios, spec::LoadScenario);
   }
   if (config.study == spec::SweepStudy::kEstimate || config.study == spec::SweepStudy::kSearch ||

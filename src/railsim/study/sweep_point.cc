@@ -23,6 +23,7 @@
 #include "railsim/study/network_flags.h"
 #include "railsim/study/network_study.h"
 #include "railsim/study/idle_search.h"
+#include "railsim/study/job_flags.h"
 #include "railsim/study/sweep.h"
 
 namespace railsim::study {
@@ -96,15 +97,6 @@ spec::Attention AttentionOf(const Point& p) {
   return TextOr(p, "attention", "flash") == "classic" ? spec::Attention::kClassic : spec::Attention::kFlash;
 }
 
-spec::Precision PrecisionOf(const std::string& name, const perf::PerfContext& c) {
-  if (name != "fp8") return spec::Precision::kBf16;
-  if (c.gpu.fp8_gemm_flops <= 0) {
-    throw Error("precision", fmt::format("the system's GPU {} has no FP8 peak (gpu.peak_flops_fp8); use bf16",
-                                         c.system.gpu.name));
-  }
-  return spec::Precision::kFp8;
-}
-
 void ReadMoe(const Point& p, spec::Strategy* s) {
   const std::string a = TextOr(p, "moe_alltoall", "auto");
   s->moe_alltoall = a == "forwarded" ? spec::MoeAllToAll::kForwarded
@@ -142,7 +134,11 @@ spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   s.grad_reduce_16bit = Flag(p, "grad_reduce_in_bf16");
   s.tp_comm_overlap = Flag(p, "tp_comm_overlap");
   s.overlap_p2p_comm = !Flag(p, "no_overlap_p2p_communication");
-  s.precision = PrecisionOf(TextOr(p, "precision", "bf16"), c);
+  s.precision = ParsePrecision(TextOr(p, "precision", "bf16"), c, "precision");
+  s.low_precision_params = LowPrecisionParams(Flag(p, "fp8_params"), Flag(p, "fp4_params"), s.precision, "fp8_params",
+                                              "fp4_params");
+  s.bf16_layers_at_start = int(IntOr(p, "num_layers_at_start_in_bf16", -1));
+  s.bf16_layers_at_end = int(IntOr(p, "num_layers_at_end_in_bf16", -1));
   s.attention = AttentionOf(p);
   ReadMoe(p, &s);
   spec::ValidateStrategy(c.model, c.gpus, s);
@@ -175,9 +171,7 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   o.tp_comm_overlap = !Flag(p, "no_tp_comm_overlap");
   ReadMoe(p, &o.moe);
   spec::ValidateMoeOptions(c.model, o.moe);
-  const std::string precision = TextOr(p, "precision", "bf16");
-  o.precisions = precision == "any" ? std::vector<spec::Precision>{spec::Precision::kBf16, spec::Precision::kFp8}
-                                    : std::vector<spec::Precision>{PrecisionOf(precision, c)};
+  o.precisions = ParseSearchPrecisions(TextOr(p, "precision", "bf16"), c, "precision");
   o.top_k = 1;
   o.threads = 1;  // the sweep runs points in parallel
   const int64_t idle = IntOr(p, "allow_idle_gpus", 0);
@@ -330,17 +324,12 @@ std::vector<double> RunComparePoint(const Point& p) {
   o.model = text("model");
   o.system = text("system");
   o.batches = text("global_batch_size");
-  const bool no_moe = text("moe_model") == "none";
-  if (!no_moe) o.moe_model = text("moe_model");
+  o.moe_model = text("moe_model");
   o.moe_batch = text("moe_global_batch_size");
   o.allow_idle = text("allow_idle_gpus");
   ScenarioInputs in = LoadScenarioInputs(TextOr(p, "scenario", "paper-headline"), TextOr(p, "catalog", "default"), o,
                                          TextOr(p, "server", ""));
   spec::Scenario& sc = in.scenario;
-  if (no_moe) {
-    sc.moe_model.clear();
-    in.moe_model.reset();
-  }
   sc.oversubscription = NumberOr(p, "oversubscription", sc.oversubscription);
   auto one = [&sc](const char* key, size_t n, const std::string& what) {
     if (n > 1) {

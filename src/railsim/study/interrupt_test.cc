@@ -1,0 +1,91 @@
+// The long loops stop at a stop request (core/interrupt.h): a search, a
+// flow simulation, the Monte Carlo of failures and a comparison each take
+// seconds here and end with Interrupted soon after the hook says stop.
+#include "railsim/core/interrupt.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "railsim/search/search.h"
+#include "railsim/spec/presets.h"
+#include "railsim/study/collective_flags.h"
+#include "railsim/study/failure_flags.h"
+#include "railsim/study/network_flags.h"
+
+namespace railsim::study {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point g_stop_at;
+bool StopAtDeadline() { return Clock::now() >= g_stop_at; }
+
+// Runs `work` with a hook that says stop 200 ms in; returns the seconds until
+// Interrupted came out (or a failure when it did not).
+template <typename Work>
+double SecondsUntilStopped(Work work) {
+  ClearInterrupt();
+  const Clock::time_point start = Clock::now();
+  g_stop_at = start + std::chrono::milliseconds(200);
+  SetInterruptPoll(&StopAtDeadline);
+  bool stopped = false;
+  try {
+    work();
+  } catch (const Interrupted&) {
+    stopped = true;
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  SetInterruptPoll(nullptr);
+  ClearInterrupt();
+  EXPECT_TRUE(stopped) << "ran to the end in " << seconds << " s";
+  std::printf("  stopped after %.3f s (asked at 0.2 s)\n", seconds);
+  return seconds;
+}
+
+// DeepSeek-V3 on 32,768 H100s in HB domains of 256 at batch 15,360 with
+// node-limited routing, on one thread: about 9 s on this machine.
+TEST(InterruptTest, StopsASearch) {
+  search::SearchOptions o;
+  o.global_batch = 15360;
+  o.moe.moe_max_domains = 4;
+  o.moe.moe_overlap = true;
+  o.threads = 1;
+  const perf::PerfContext c = perf::MakePerfContext(spec::LoadModel("deepseek-v3", "--model"),
+                                                    spec::LoadSystem("dgx-h100", "--system"), 32768,
+                                                    comm::NetworkKind::kRailOptimized, 256);
+  EXPECT_LT(SecondsUntilStopped([&] { search::Search(c, o); }), 1.0);
+}
+
+// A 1 MB-per-pair all-to-all over 2,048 GPUs simulated flow by flow (4 M
+// flows): about 5 s.
+TEST(InterruptTest, StopsASimulation) {
+  AllToAllFlags f;
+  f.cluster.system = "dgx-h100";
+  f.cluster.gpus = "2048";
+  f.cluster.network = "rail-only";
+  f.cluster.simulate = true;
+  f.bytes_per_pair = "1MB";
+  EXPECT_LT(SecondsUntilStopped([&] { RunAllToAllFlags(f); }), 1.0);
+}
+
+// 500,000 trials of a 30-day run on 4,096 GPUs: about 15 s.
+TEST(InterruptTest, StopsTheMonteCarlo) {
+  FailureFlags f;
+  f.network = "rail-only";
+  f.gpus = "4096";
+  f.radix = "64";
+  f.trials = "500000";
+  f.days = "30";
+  EXPECT_LT(SecondsUntilStopped([&] { RunFailureFlags(f); }), 1.0);
+}
+
+// The default scenario's searches (MoE ones among them): 5 to 25 s.
+TEST(InterruptTest, StopsAComparison) {
+  CompareFlags f;
+  EXPECT_LT(SecondsUntilStopped([&] { RunCompareFlags(f); }), 1.0);
+}
+
+}  // namespace
+}  // namespace railsim::study
