@@ -539,16 +539,18 @@ py::object Report(const py::args& args, const py::kwargs& kwargs) {
   BindOverrides(k, &f.overrides);
   k.Finish();
   return RunReleased([&] {
+    InputFileRecord read;  // so that no file of the report replaces an input
     study::ReportInputs inputs = study::ParseReportFlags(f);
     // As the command: the folder is made once the study has run.
     CheckDirectoryCanBeMade(f.out, "--out");
     study::ReportStudy study = study::RunReportStudy(inputs);
-    MakeDirectory(f.out, "--out");
+    OutputFolder folder(f.out, "--out");
     std::vector<std::string> written;
     for (const report::ReportFile& file : report::BuildReport(study, RAILSIM_VERSION)) {
-      WriteTextFile(f.out + "/" + file.name, file.contents, "--out");
+      folder.Write(file.name, file.contents);
       written.push_back(file.name);
     }
+    folder.Commit();
     return report::ReportFilesJson(f.out, written, inputs.notes);
   });
 }

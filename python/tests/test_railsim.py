@@ -193,6 +193,47 @@ def test_search_releases_the_gil():
     assert ticks > 10
 
 
+def test_report_never_replaces_devices_fifos_links_or_inputs(tmp_path):
+    """report(out=...) is a folder: "-", a device (one made by mknod where that
+    is allowed), a FIFO and a link to a device are refused as the CLI refuses
+    them and stay what they were; a page file that is an input is refused."""
+    import stat
+    os.mkfifo(tmp_path / "fifo")
+    os.symlink("/dev/null", tmp_path / "null-link")
+    outs = ["-", "/dev/null", str(tmp_path / "fifo"), str(tmp_path / "null-link")]
+    try:
+        os.mknod(tmp_path / "node", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        outs.append(str(tmp_path / "node"))
+    except PermissionError:
+        pass
+    for out in outs:
+        before = os.stat(out).st_mode if out != "-" else None
+        with pytest.raises(ValueError) as raised:
+            railsim.report(out=out, **SMALL_SCENARIO)
+        assert str(raised.value) == cli_error("report", *flags(out=out, **SMALL_SCENARIO))
+        if out == "-":
+            assert str(raised.value) == "--out: expected a directory name, got '-' (a folder cannot be standard output)"
+            assert not os.path.exists("-")
+        else:
+            assert str(raised.value) == f"--out: cannot make the directory '{out}': '{out}' is not a directory"
+            assert os.stat(out).st_mode == before
+    assert os.path.islink(tmp_path / "null-link")
+    # The scenario is the page's own index.html: refused, and kept.
+    folder = tmp_path / "page"
+    folder.mkdir()
+    scenario = subprocess.run([CLI, "presets", "show", "paper-headline"], capture_output=True, text=True,
+                              check=True).stdout
+    (folder / "index.html").write_text(scenario)
+    kw = dict(SMALL_SCENARIO, scenario=str(folder / "index.html"))
+    with pytest.raises(ValueError) as raised:
+        railsim.report(out=str(folder), **kw)
+    assert str(raised.value) == (f"--out: '{folder}/index.html' is an input of this command (--scenario); "
+                                 "an output must not replace it")
+    assert str(raised.value) == cli_error("report", *flags(out=str(folder), **kw))
+    assert (folder / "index.html").read_text() == scenario
+    assert sorted(os.listdir(folder)) == ["index.html"]
+
+
 # Every function of the module and the command whose flags it takes.
 FUNCTIONS = {"network": "network", "cost": "cost", "estimate": "estimate", "search": "search",
              "traffic": "traffic", "collective": "collective", "alltoall": "alltoall", "failures": "failures",

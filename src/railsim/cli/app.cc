@@ -1,5 +1,6 @@
 // railsim's command-line entry: builds the command table, parses, dispatches.
 #include <map>
+#include <memory>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -7,8 +8,11 @@
 #include "railsim/cli/arguments.h"
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/mpi_ranks.h"
 #include "railsim/core/error.h"
+#include "railsim/core/file.h"
 #include "railsim/core/spellcheck.h"
+#include "railsim/study/command_line.h"
 
 namespace railsim::cli {
 
@@ -32,15 +36,25 @@ std::string OneLine(std::string text) {
   return text;
 }
 
-}  // namespace
+// A parsed command line: the action to run, or the exit status when parsing
+// answered already (help, version). The app owns the options the action
+// reads, so it lives as long.
+struct Parsed {
+  std::unique_ptr<CLI::App> owner;
+  Action action;
+  int status = 0;
+};
 
-int Run(int argc, char** argv) {
+Parsed Parse(int argc, char** argv) {
   std::vector<Command> commands = AllCommands();
   std::vector<std::string> names;
   for (const Command& c : commands) names.push_back(c.name);
 
-  CLI::App app{"railsim: design GPU-cluster networks for LLM training (Rail-only, rail-optimized, "
-               "fat-tree) and predict training performance on them"};
+  Parsed parsed;
+  parsed.owner = std::make_unique<CLI::App>(
+      "railsim: design GPU-cluster networks for LLM training (Rail-only, rail-optimized, fat-tree) and predict "
+      "training performance on them");
+  CLI::App& app = *parsed.owner;
   app.name("railsim");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.require_subcommand(0, 1);
@@ -63,7 +77,7 @@ int Run(int argc, char** argv) {
     if (argc > 3) throw Error("help", "expected at most one command name");
     if (argc == 2) {
       PrintStdout(app.help());
-      return 0;
+      return parsed;
     }
     const std::string topic = argv[2];
     if (!actions.count(topic)) {
@@ -71,7 +85,7 @@ int Run(int argc, char** argv) {
                                       fmt::join(names, ", ")));
     }
     PrintStdout(app.get_subcommand(topic)->help());
-    return 0;
+    return parsed;
   }
   if (!first.empty() && first[0] != '-' && !actions.count(first)) {
     throw Error("", fmt::format("unknown command '{}'{}; expected one of {}", first,
@@ -82,24 +96,44 @@ int Run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::CallForVersion& e) {
     PrintStdout(std::string(e.what()) + "\n");
-    return 0;
+    return parsed;
   } catch (const CLI::CallForHelp&) {
     PrintStdout(app.help());
-    return 0;
+    return parsed;
   } catch (const CLI::CallForAllHelp&) {
     PrintStdout(app.help("", CLI::AppFormatMode::All));
-    return 0;
+    return parsed;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {  // --help on a subcommand
       for (CLI::App* sub : app.get_subcommands()) PrintStdout(sub->help());
       if (app.get_subcommands().empty()) PrintStdout(app.help());
-      return 0;
+      return parsed;
     }
     throw Error("", OneLine(e.what()));
   }
   SetQuiet(quiet);
-  for (CLI::App* sub : app.get_subcommands()) return actions[sub->get_name()]();
+  for (CLI::App* sub : app.get_subcommands()) {
+    parsed.action = actions[sub->get_name()];
+    return parsed;
+  }
   throw Error("", fmt::format("expected a command: {} (see railsim --help)", fmt::join(names, ", ")));
+}
+
+}  // namespace
+
+int Run(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  InputFileRecord inputs;  // so that no output replaces a file the command read
+  MpiRanks ranks(args);
+  if (!ranks.runs_command()) return ranks.status();
+  try {
+    Parsed parsed = Parse(argc, argv);
+    // Outputs are rank 0's: only its files are checked.
+    if (parsed.action && !ranks.silent() && study::CheckOutputFlags(args)) MoveReportToStderr();
+    return parsed.action ? parsed.action() : parsed.status;
+  } catch (const Error& e) {
+    return ranks.Fail(e);
+  }
 }
 
 }  // namespace railsim::cli

@@ -3,9 +3,13 @@
 // a directory or a FIFO as a file. Each must exit 2 with exactly one line on
 // stderr, "railsim: error: ...", that names the field; none may crash, hang
 // or print a stack trace.
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <tuple>
@@ -141,6 +145,14 @@ class BadInputTest : public ::testing::Test {
   std::string dir_;
   int counter_ = 0;
 };
+
+// The type bits of what `path` names, links not followed (0 if nothing).
+mode_t ModeOf(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 ? st.st_mode : 0;
+}
+
+bool PathExists(const std::string& path) { return ModeOf(path) != 0; }
 
 void Check(const Case& c, const RunResult& r) {
   std::string shown;
@@ -937,6 +949,120 @@ TEST_F(BadInputTest, CompareScenarioAxesNeverCrashOrRunAway) {
   std::printf("  40 scenarios: %d ran, %d refused, %d other\n", exits[0], exits[1], exits[2]);
   EXPECT_GT(exits[0], 0);
   EXPECT_GT(exits[1], 0);
+}
+
+// Outputs onto what they must not destroy: /dev/full and links to it (the
+// reason, whole, and the device stays a device), an input of the command
+// (refused before any work, the input unchanged), two outputs on one file,
+// a link to nothing, a socket, "-" where it cannot be, and a folder that
+// cannot be one. Each exits 2 with one line naming the output's flag.
+TEST_F(BadInputTest, OutputsNeverReplaceDevicesInputsOrEachOther) {
+  std::vector<Case> cases;
+  const std::string full = ": cannot write '/dev/full': No space left on device";
+  ASSERT_EQ(0, ::symlink("/dev/full", Path("full.csv").c_str()));
+  ASSERT_EQ(0, ::symlink("/dev/full", Path("full.png").c_str()));
+  cases.push_back({With(kCalibrate, "--out", "/dev/full"), "--out" + full});
+  cases.push_back({With(kEstimate, "--trace", "/dev/full"), "--trace" + full});
+  cases.push_back({With(kTraffic, "--export", "/dev/full"), "--export" + full});
+  cases.push_back({Plus(With(kAllToAll, "--export-links", "/dev/full"), "--simulate"), "--export-links" + full});
+  cases.push_back({With(kNetwork, "--export", Path("full.csv")),
+                   "--export: cannot write '" + Path("full.csv") + "': No space left on device"});
+  cases.push_back({With(kTraffic, "--heatmap", Path("full.png")),
+                   "--heatmap: cannot write '" + Path("full.png") + "': No space left on device"});
+  Write("sweep.json", "{\"study\": \"network\", \"fixed\": {\"design\": \"rail-only\", \"hb_size\": 8, "
+                      "\"radix\": 64}, \"axes\": {\"gpus\": [64, 128]}}");
+  const Args sweep = {"sweep", "--config", Path("sweep.json")};
+  cases.push_back({With(sweep, "--out", "/dev/full"), "--out" + full});
+  // Outputs equal to inputs: by path, through a link, through a hard link.
+  ASSERT_EQ(0, ::symlink(Path("sweep.json").c_str(), Path("config-link.json").c_str()));
+  ASSERT_EQ(0, ::link(Path("sweep.json").c_str(), Path("config-hard.json").c_str()));
+  for (const std::string& out : {Path("sweep.json"), Path("config-link.json"), Path("config-hard.json")}) {
+    cases.push_back({With(sweep, "--out", out),
+                     "--out: '" + out + "' is an input of this command (--config); an output must not replace it"});
+  }
+  const std::string p5 = std::string(RAILSIM_SOURCE_DIR) + "/tests/data/nccl-tests/p5-8nodes/";
+  Write("steps.csv", "model,gpus,global-batch-size,tp,pp,micro-batch-size,step_time_s\n"
+                     "gpt3-175b,64,64,8,8,1,9\n");
+  Write("nccl.txt", Slurp(p5 + "all_reduce_perf.txt"));
+  cases.push_back({With(With(kCalibrate, "--steps", Path("steps.csv")), "--out", Path("steps.csv")),
+                   "--out: '" + Path("steps.csv") + "' is an input of this command (--steps)"});
+  cases.push_back({With(With(kCalibrate, "--nccl-tests", Path("nccl.txt")), "--out", Path("nccl.txt")),
+                   "is an input of this command (--nccl-tests)"});
+  Write("rows.jsonl", "{\"index\":0,\"points\":2,\"point\":{}}\n");
+  cases.push_back({{"sweep", "--merge", Path("rows.jsonl"), "--out", Path("rows.jsonl")},
+                   "--out: '" + Path("rows.jsonl") + "' is an input of this command (--merge)"});
+  cases.push_back({{"sweep", "--merge", Path("rows.jsonl"), Path("sweep.json"), "--out", Path("sweep.json")},
+                   "is an input of this command (--merge)"});
+  Write("model.json", Slurp(std::string(RAILSIM_SOURCE_DIR) + "/presets/models/megatron-1.7b.json"));
+  cases.push_back({With(With(kEstimate, "--model", Path("model.json")), "--trace", Path("model.json")),
+                   "--trace: '" + Path("model.json") + "' is an input of this command (--model)"});
+  cases.push_back({With(With(kEstimate, "--model", "hf:" + Path("model.json")), "--trace", Path("model.json")),
+                   "is an input of this command (--model)"});
+  // A model named inside a sweep's config is an input too (found when read).
+  Write("sweep-model.json", "{\"study\": \"estimate\", \"fixed\": {\"model\": \"" + Path("model.json") +
+                                "\", \"system\": \"dgx-h100\", \"gpus\": 8, \"global_batch_size\": 8, \"tp\": 8, "
+                                "\"pp\": 1, \"micro_batch_size\": 1}}");
+  cases.push_back({{"sweep", "--config", Path("sweep-model.json"), "--out", Path("model.json")},
+                   "--out: '" + Path("model.json") + "' is an input of this command (/fixed/model)"});
+  // Two outputs on one file.
+  cases.push_back({With(With(kEstimate, "--trace", Path("t.png")), "--trace-png", Path("t.png")),
+                   "--trace-png: '" + Path("t.png") + "' is also the --trace output; each output needs its own file"});
+  cases.push_back({With(With(kEstimate, "--trace", Path("t.png")), "--trace-png", dir_ + "/./t.png"),
+                   "is also the --trace output"});
+  cases.push_back({With(With(kTraffic, "--export", "-"), "--heatmap", "-"), "--heatmap: '-' is also the --export"});
+  // What is never an output.
+  ASSERT_EQ(0, ::symlink(Path("nothing-here.json").c_str(), Path("dangling.json").c_str()));
+  cases.push_back({With(kCalibrate, "--out", Path("dangling.json")), "--out: '" + Path("dangling.json") +
+                                                                         "' is a symbolic link to nothing"});
+  cases.push_back({With(kEstimate, "--trace", Path("adir.json")), "--trace: expected a file path, got directory"});
+  cases.push_back({{"report", "--out", "-"},
+                   "--out: expected a directory name, got '-' (a folder cannot be standard output)"});
+  cases.push_back({{"report", "--out", "/dev/null"},
+                   "--out: cannot make the directory '/dev/null': '/dev/null' is not a directory"});
+  cases.push_back({Plus(With(sweep, "--out", "-"), "--resume"),
+                   "--resume: expected a file to resume, got '-' (standard output)"});
+  CheckAll(cases);
+
+  EXPECT_TRUE(S_ISCHR(ModeOf("/dev/full")));
+  EXPECT_TRUE(S_ISLNK(ModeOf(Path("full.csv"))));
+  EXPECT_TRUE(S_ISLNK(ModeOf(Path("config-link.json"))));
+  EXPECT_TRUE(S_ISLNK(ModeOf(Path("dangling.json"))));
+  EXPECT_FALSE(PathExists(Path("nothing-here.json")));
+  EXPECT_FALSE(PathExists(Path("t.png")));
+  EXPECT_EQ(0u, Slurp(Path("sweep.json")).find("{\"study\": \"network\""));
+  EXPECT_EQ(0u, Slurp(Path("steps.csv")).find("model,gpus,"));
+  EXPECT_EQ(Slurp(p5 + "all_reduce_perf.txt"), Slurp(Path("nccl.txt")));
+  EXPECT_EQ("{\"index\":0,\"points\":2,\"point\":{}}\n", Slurp(Path("rows.jsonl")));
+  EXPECT_EQ(Slurp(std::string(RAILSIM_SOURCE_DIR) + "/presets/models/megatron-1.7b.json"), Slurp(Path("model.json")));
+  EXPECT_FALSE(PathExists("-"));
+}
+
+// A socket and a block device are refused; the device node is made by
+// mknod in the test's folder (skipped where mknod is not allowed).
+TEST_F(BadInputTest, OutputsOntoSocketsAndDisksAreRefused) {
+  std::vector<Case> cases;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string socket_path = Path("s.json");
+  ASSERT_LT(socket_path.size(), sizeof address.sun_path);
+  std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  ASSERT_EQ(0, ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address));
+  cases.push_back({With(kCalibrate, "--out", socket_path),
+                   "--out: '" + socket_path + "' is a socket; expected a file, a character device or a FIFO"});
+  const bool disk = ::mknod(Path("disk.json").c_str(), S_IFBLK | 0600, makedev(240, 0)) == 0;
+  if (disk) {
+    cases.push_back({With(kCalibrate, "--out", Path("disk.json")),
+                     "--out: '" + Path("disk.json") + "' is a block device"});
+  }
+  CheckAll(cases);
+  EXPECT_TRUE(S_ISSOCK(ModeOf(socket_path)));
+  if (disk) {
+    EXPECT_TRUE(S_ISBLK(ModeOf(Path("disk.json"))));
+  }
+  ::close(fd);
+  if (!disk) GTEST_SKIP() << "the socket is checked; mknod is not allowed here for the block device";
 }
 
 // calibrate refuses what would turn into 0, infinity or a misleading fit,

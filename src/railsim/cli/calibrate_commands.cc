@@ -47,7 +47,7 @@ Action SetupCalibrate(CLI::App* sub) {
     study::CalibrationResult r = study::Calibrate(base, runs, steps, o);
     if (!f->out.empty()) WriteTextFile(f->out, spec::SystemToJson(r.system), "--out");
     std::string text = format == Format::kJson ? report::CalibrateJson(r) : report::CalibrateTable(r);
-    if (format == Format::kTable && !f->out.empty()) {
+    if (format == Format::kTable && !f->out.empty() && CheckOutputPath(f->out, "--out").kind != OutputKind::kStdout) {
       text += fmt::format("\nWrote the calibrated system to {} (use it as --system {}).\n", f->out, f->out);
     }
     PrintStdout(text);

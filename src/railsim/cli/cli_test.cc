@@ -2,6 +2,7 @@
 // codes, determinism, and a matrix of bad inputs to every subcommand (each
 // must exit 2 with exactly one stderr line naming the field).
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -822,6 +823,123 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   ASSERT_EQ(0, a.status) << a.err;
   EXPECT_EQ(a.out, b.out);
   EXPECT_EQ(a.out, quiet.out);
+}
+
+
+// Where an output is not a regular file it is written into, never replaced:
+// a character device made by mknod (the issue's repro, skipped where mknod
+// is not allowed) and /dev/null stay devices, a FIFO's reader gets the
+// JSON, a link to a file stays a link. "-" is standard output (the report
+// then goes to stderr, as tar's listing does), and so is /dev/stdout when
+// stdout is a file.
+TEST(CliTest, OutputsWriteIntoDevicesFifosLinksAndStandardOutput) {
+  const std::string dir = MakeTempDir();
+  auto mode = [](const std::string& path) {
+    struct stat st;
+    return ::lstat(path.c_str(), &st) == 0 ? st.st_mode & S_IFMT : 0;
+  };
+  const Args estimate = {"estimate", "--model", "gpt3-175b", "--system", "dgx-h100", "--gpus", "64", "--tp", "8",
+                         "--pp", "8", "--global-batch-size", "64", "--micro-batch-size", "1"};
+  const RunResult table = RunRailsim(estimate);
+  ASSERT_EQ(0, table.status) << table.err;
+  auto with = [](Args args, const Args& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const bool node = ::mknod((dir + "/node").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0;
+  for (const std::string& device : node ? Args{dir + "/node", "/dev/null"} : Args{"/dev/null"}) {
+    RunResult r = RunRailsim(with(estimate, {"--trace", device}));
+    EXPECT_EQ(0, r.status) << r.err;
+    EXPECT_EQ(table.out, r.out);
+    EXPECT_EQ(mode_t(S_IFCHR), mode(device)) << device;
+  }
+  // A FIFO with a reader.
+  ASSERT_EQ(0, ::mkfifo((dir + "/pipe").c_str(), 0644));
+  const std::string calibrate = std::string(RAILSIM_BINARY) + " calibrate --system aws-p5 --nccl-tests " +
+                                RAILSIM_SOURCE_DIR + "/tests/data/nccl-tests/p5-8nodes/all_reduce_perf.txt";
+  RunResult fifo = RunProgram("sh", {"-c", "cat " + dir + "/pipe > " + dir + "/got & " + calibrate + " --out " + dir +
+                                               "/pipe --format json > /dev/null; echo $?; wait"});
+  EXPECT_EQ("0\n", fifo.out) << fifo.err;
+  EXPECT_EQ("aws-p5-calibrated", nlohmann::json::parse(Slurp(dir + "/got"))["name"]);
+  EXPECT_EQ(mode_t(S_IFIFO), mode(dir + "/pipe"));
+  // A link to a file: the file gets the rows, the link stays.
+  std::ofstream(dir + "/sweep.json") << R"({"study": "network", "fixed": {"design": "rail-only", "hb_size": 8,
+      "radix": 64}, "axes": {"gpus": [64, 128]}})";
+  std::ofstream(dir + "/rows.jsonl") << "old\n";
+  ASSERT_EQ(0, ::symlink((dir + "/rows.jsonl").c_str(), (dir + "/link.jsonl").c_str()));
+  RunResult linked =
+      RunRailsim({"sweep", "--config", dir + "/sweep.json", "--out", dir + "/link.jsonl", "--threads", "1"});
+  ASSERT_EQ(0, linked.status) << linked.err;
+  EXPECT_EQ(mode_t(S_IFLNK), mode(dir + "/link.jsonl"));
+  EXPECT_EQ(2, LineCount(Slurp(dir + "/rows.jsonl")));
+  EXPECT_EQ(0u, Slurp(dir + "/rows.jsonl").find("{\"index\":0,\"points\":2,"));
+  // "-": the rows on stdout; calibrate's system JSON on stdout, its table on stderr.
+  RunResult rows = RunRailsim({"sweep", "--config", dir + "/sweep.json", "--out", "-", "--threads", "1"});
+  ASSERT_EQ(0, rows.status) << rows.err;
+  EXPECT_EQ(Slurp(dir + "/rows.jsonl"), rows.out);
+  EXPECT_EQ("", rows.err);
+  RunResult system = RunProgram("sh", {"-c", calibrate + " --out -"});
+  ASSERT_EQ(0, system.status) << system.err;
+  EXPECT_EQ(Slurp(dir + "/got"), system.out);
+  EXPECT_NE(std::string::npos, system.err.find("railsim calibrate: aws-p5-calibrated")) << system.err;
+  EXPECT_EQ(std::string::npos, system.err.find("Wrote the calibrated system")) << system.err;
+  EXPECT_NE(0, ::access("-", F_OK)) << "no file called -";
+  // /dev/stdout when stdout is a file: the trace alone in the file.
+  RunResult redirected = RunProgram(
+      "sh", {"-c", std::string(RAILSIM_BINARY) + " " + fmt::format("{}", fmt::join(estimate, " ")) +
+                       " --trace /dev/stdout --format json > " + dir + "/trace.json"});
+  ASSERT_EQ(0, redirected.status) << redirected.err;
+  EXPECT_TRUE(nlohmann::json::parse(Slurp(dir + "/trace.json")).contains("traceEvents"));
+  EXPECT_NE(std::string::npos, redirected.err.find("\"iteration_time_s\"")) << redirected.err;
+  if (!node) GTEST_SKIP() << "mknod is not allowed here: /dev/null alone was checked";
+}
+
+// A report on a full disk (a file size limit here, so that nothing else
+// fills) fails with the reason and leaves no folder; it made them all.
+TEST(CliTest, ReportOnAFullDiskLeavesNoFolder) {
+  const std::string dir = MakeTempDir();
+  RunResult r = RunProgram("sh", {"-c", "ulimit -f 4; trap '' XFSZ; exec \"$0\" \"$@\"", RAILSIM_BINARY, "report",
+                                  "--out", dir + "/new/report", "--quiet", "--gpus", "4096", "--hb-sizes", "8",
+                                  "--radixes", "64"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ("railsim: error: --out: cannot write '" + dir + "/new/report/index.html': File too large\n", r.err);
+  EXPECT_EQ("", r.out);
+  EXPECT_NE(0, ::access((dir + "/new").c_str(), F_OK)) << "the folders this run made are removed";
+  EXPECT_EQ(0, ::access(dir.c_str(), F_OK)) << "the folder that was there stays";
+}
+
+// Under mpirun, a command that does not split its work runs on rank 0
+// alone: its output and its errors appear once.
+TEST(CliTest, MpirunPrintsOnceForCommandsThatDoNotSplit) {
+#ifndef RAILSIM_MPIRUN_TEST
+  GTEST_SKIP() << "built without RAILSIM_MPI, or with the sanitizers (Open MPI's own leaks would fail them)";
+#else
+  const std::string p5 = std::string(RAILSIM_SOURCE_DIR) + "/tests/data/nccl-tests/p5-8nodes/all_reduce_perf.txt";
+  const std::vector<Args> commands = {
+      {"estimate", "--model", "gpt3-175b", "--system", "dgx-h100", "--gpus", "64", "--tp", "8", "--pp", "8",
+       "--global-batch-size", "64", "--micro-batch-size", "1"},
+      {"network", "--design", "rail-only", "--gpus", "4096", "--hb-size", "8", "--radix", "64"},
+      {"search", "--model", "gpt3-175b", "--system", "dgx-h100", "--gpus", "64", "--global-batch-size", "64",
+       "--top", "3", "--format", "json"},
+      {"calibrate", "--system", "aws-p5", "--nccl-tests", p5},
+      {"failures", "--gpus", "256", "--network", "rail-only", "--radix", "16", "--trials", "50"}};
+  for (const Args& args : commands) {
+    RunResult one = RunRailsim(args);
+    ASSERT_EQ(0, one.status) << one.err;
+    Args mpi = {"--allow-run-as-root", "--oversubscribe", "-np", "2", RAILSIM_BINARY};
+    mpi.insert(mpi.end(), args.begin(), args.end());
+    RunResult two = RunProgram("mpirun", mpi);
+    EXPECT_EQ(0, two.status) << args[0] << ": " << two.err;
+    EXPECT_EQ(one.out, two.out) << args[0];
+    mpi.insert(mpi.end(), {"--bogus", "1"});
+    RunResult bad = RunProgram("mpirun", mpi);
+    EXPECT_EQ(2, bad.status) << args[0];
+    EXPECT_EQ("", bad.out) << args[0];
+    const size_t at = bad.err.find("railsim: error: --bogus: unknown flag");
+    ASSERT_NE(std::string::npos, at) << args[0] << ": " << bad.err;
+    EXPECT_EQ(std::string::npos, bad.err.find("railsim: error:", at + 1)) << "printed once: " << bad.err;
+  }
+#endif
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
-#include "railsim/cli/mpi_end.h"
+#include "railsim/cli/mpi_ranks.h"
 #include "railsim/cli/model_flags.h"
 #include "railsim/cli/strategy_flags.h"
 #include "railsim/perf/layer_cost.h"
@@ -46,16 +46,17 @@ auto WithProgress(Run run) {
 }
 
 // Runs `run(progress, partition)` and hands its result to `print`. Under
-// mpirun (MPI built in) every rank runs it with its share of every
-// simulation's flows (study/mpi_partition.h), and rank 0 alone shows
-// progress and prints; otherwise one process runs it all.
+// mpirun (MPI built in; cli/mpi_ranks.h) every rank runs it with its share
+// of every simulation's flows (study/mpi_partition.h), and rank 0 alone
+// shows progress and prints; otherwise one process runs it all.
 template <typename Run, typename Print>
 int RunOnRanks(Run run, Print print) {
-  if (!study::LaunchedByMpirun() || !study::MpiCompiledIn()) {
+  const study::MpiSession* ranks = RankSession();
+  if (!ranks) {
     print(WithProgress([&](auto progress) { return run(progress, nullptr); }));
     return 0;
   }
-  study::MpiSession mpi;
+  const study::MpiSession& mpi = *ranks;
   try {
     std::unique_ptr<sim::Partition> partition = study::NewMpiPartition(mpi);
     if (mpi.rank() == 0) {

@@ -77,5 +77,52 @@ TEST(CommCommandsTest, MpirunErrorEndsEveryRank) {
 #endif
 }
 
+#ifdef RAILSIM_MPIRUN_TEST
+// mpirun's MPMD form, one rank each: -np 1 A : -np 1 B.
+RunResult MpirunTwo(const Args& zero, const Args& one) {
+  Args all = {"--allow-run-as-root", "--oversubscribe", "-np", "1", RAILSIM_BINARY};
+  all.insert(all.end(), zero.begin(), zero.end());
+  all.insert(all.end(), {":", "-np", "1", RAILSIM_BINARY});
+  all.insert(all.end(), one.begin(), one.end());
+  return RunProgram("mpirun", all, 60);
+}
+
+// One line, exit 2, nothing on stdout: what every disagreement ends in.
+void ExpectDisagreement(const RunResult& r, const std::string& clause) {
+  EXPECT_EQ(2, r.status) << r.err;
+  EXPECT_EQ("", r.out);
+  const std::string line = "railsim: error: mpirun: " + clause + "; every rank must run the same command\n";
+  const size_t at = r.err.find(line);
+  ASSERT_NE(std::string::npos, at) << r.err;
+  EXPECT_EQ(std::string::npos, r.err.find("railsim: error:", at + 1)) << "printed once: " << r.err;
+}
+#endif
+
+// Ranks given different commands end at once with the first difference
+// named, before any work: a different --gpus corrupted the heap inside
+// MPI_Allreduce, a different op or subcommand hung forever.
+TEST(CommCommandsTest, MpirunRanksThatDisagreeEndWithTheDifference) {
+#ifndef RAILSIM_MPIRUN_TEST
+  GTEST_SKIP() << "built without RAILSIM_MPI, or with the sanitizers (Open MPI's own leaks would fail them)";
+#else
+  const Args alltoall = {"alltoall", "--system", "dgx-h100", "--bytes-per-pair", "1MB", "--network", "rail-only",
+                         "--radix", "8", "--simulate", "--format", "json", "--gpus"};
+  Args gpus64 = alltoall, gpus128 = alltoall;
+  gpus64.push_back("64");
+  gpus128.push_back("128");
+  ExpectDisagreement(MpirunTwo(gpus64, gpus128), "rank 1's --gpus is 128, rank 0's is 64");
+  const Args collective = {"collective", "--system", "dgx-h100", "--gpus", "128", "--bytes", "64MiB", "--group",
+                           "dp", "--tp", "8", "--simulate", "--op"};
+  Args reduce = collective, gather = collective;
+  reduce.push_back("all-reduce");
+  gather.push_back("all-gather");
+  ExpectDisagreement(MpirunTwo(reduce, gather), "rank 1's --op is all-gather, rank 0's is all-reduce");
+  ExpectDisagreement(MpirunTwo(gpus64, reduce), "rank 1 runs 'railsim collective', rank 0 runs 'railsim alltoall'");
+  Args fewer = reduce;
+  fewer.erase(fewer.begin() + 11);  // --simulate
+  ExpectDisagreement(MpirunTwo(reduce, fewer), "rank 1's argument 12 is '--op', rank 0's is '--simulate'");
+#endif
+}
+
 }  // namespace
 }  // namespace railsim::testutil

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include <fmt/format.h>
@@ -30,6 +31,7 @@ Format ParseFormatFlag(const std::string& text, bool csv_allowed) {
 
 namespace {
 bool g_quiet = false;
+bool g_report_to_stderr = false;
 }  // namespace
 
 void SetQuiet(bool quiet) { g_quiet = quiet; }
@@ -63,9 +65,12 @@ void PrintStderr(const std::string& text) noexcept {
 }
 
 void PrintStdout(const std::string& text) {
-  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
-    throw Error("stdout", "write failed");
+  std::FILE* stream = g_report_to_stderr ? stderr : stdout;
+  if (std::fwrite(text.data(), 1, text.size(), stream) != text.size() || std::fflush(stream) != 0) {
+    throw Error(g_report_to_stderr ? "stderr" : "stdout", fmt::format("write failed: {}", std::strerror(errno)));
   }
 }
+
+void MoveReportToStderr() { g_report_to_stderr = true; }
 
 }  // namespace railsim::cli

@@ -41,7 +41,14 @@ std::function<void(double)> ProgressLine(std::string label, std::string what, bo
 /// Writes `text` to stderr; never throws (stderr may be closed or full).
 void PrintStderr(const std::string& text) noexcept;
 
-/// Writes `text` to stdout; throws Error if the write fails (a closed pipe).
+/// Writes the command's report `text` to stdout (or, after
+/// MoveReportToStderr(), to stderr); throws Error if the write fails (a
+/// closed pipe, a full disk).
 void PrintStdout(const std::string& text);
+
+/// An output file is standard output (`--out -`): from now on PrintStdout
+/// writes to stderr, so that stdout carries that output alone, as GNU tar's
+/// listing goes to stderr when its archive goes to stdout.
+void MoveReportToStderr();
 
 }  // namespace railsim::cli

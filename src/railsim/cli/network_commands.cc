@@ -208,12 +208,13 @@ Action SetupReport(CLI::App* sub) {
       };
     }
     study::ReportStudy study = study::RunReportStudy(r);
-    MakeDirectory(f->out, "--out");
+    OutputFolder folder(f->out, "--out");
     std::vector<std::string> written;
     for (const report::ReportFile& file : report::BuildReport(study, RAILSIM_VERSION)) {
-      WriteTextFile(f->out + "/" + file.name, file.contents, "--out");
+      folder.Write(file.name, file.contents);
       written.push_back(file.name);
     }
+    folder.Commit();
     if (shown) PrintStderr("\n");
     PrintStdout(format == Format::kJson ? report::ReportFilesJson(f->out, written, r.notes)
                                         : fmt::format("wrote {}/index.html\n", f->out));

@@ -154,7 +154,7 @@ Action SetupTraffic(CLI::App* sub) {
                                            report::TrafficSetting(job.context, r)});
     }
     if (!f->export_path.empty()) {
-      AtomicFile file(f->export_path, "--export");
+      OutputFile file(f->export_path, "--export");
       report::WriteTrafficPairsCsv(r, [&file](std::string_view block) { file.Write(block); });
       file.Commit();
     }

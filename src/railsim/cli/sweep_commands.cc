@@ -12,7 +12,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
-#include "railsim/cli/mpi_end.h"
+#include "railsim/cli/mpi_ranks.h"
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/report/sweep_report.h"
@@ -80,30 +80,34 @@ std::string ResumeFrom(const std::string& path, const spec::SweepConfig& config,
   return kept;
 }
 
-// Appends rows to the output file, one flushed line each, so that a killed
-// sweep leaves at most a partial last line.
+// Writes the rows to --out, one flushed line each, so that a killed sweep
+// leaves at most a partial last line. The file is replaced by `start` (the
+// CSV header, the rows --resume keeps) at the first row, or at the end when
+// no row comes: a sweep that fails before its first row, on any rank,
+// leaves the file as it found it.
 class RowFile {
  public:
-  RowFile(const std::string& path, const std::string& start) : path_(path) {
-    WriteTextFile(path, start, "--out");
-    file_ = std::fopen(path.c_str(), "ab");
-    if (!file_) throw Error("--out", fmt::format("cannot append to {}", path));
+  RowFile(std::string path, std::string start) : path_(std::move(path)), start_(std::move(start)) {
+    CheckOutputPath(path_, "--out");
   }
-  ~RowFile() {
-    if (file_) std::fclose(file_);
-  }
-  RowFile(const RowFile&) = delete;
-  RowFile& operator=(const RowFile&) = delete;
 
   void Append(const std::string& line) {
-    if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
-      throw Error("--out", fmt::format("write to {} failed", path_));
-    }
+    Open();
+    file_->Write(line);
+    file_->Flush();
   }
+  /// Writes `start` if no row came.
+  void Finish() { Open(); }
 
  private:
-  std::string path_;
-  std::FILE* file_ = nullptr;
+  void Open() {
+    if (file_) return;
+    file_.emplace(path_, "--out");
+    file_->Write(start_);
+    file_->Commit();
+  }
+  std::string path_, start_;
+  std::optional<OutputFile> file_;
 };
 
 // "\rsweep: 120/500 points (24%), 3 errors, 12.3 s, ETA 39 s" once a second
@@ -171,6 +175,9 @@ SweepSetup LoadSweep(const SweepFlags& f) {
 // `mpi` is given, on its worker ranks (this is rank 0).
 void RunPoints(const SweepFlags& f, const SweepSetup& s, const study::MpiSession* mpi) {
   const Shard shard = ParseShard(f.shard);
+  if (f.resume && CheckOutputPath(f.out, "--out").kind == OutputKind::kStdout) {
+    throw Error("--resume", fmt::format("expected a file to resume, got {} (standard output)", Quoted(f.out)));
+  }
   std::vector<int64_t> done;
   const std::string start =
       f.resume ? ResumeFrom(f.out, s.config, s.csv, &done) : (s.csv ? report::SweepCsvHeader(s.config) : "");
@@ -183,6 +190,7 @@ void RunPoints(const SweepFlags& f, const SweepSetup& s, const study::MpiSession
   };
   if (!mpi) {
     study::RunSweepPoints(s.config, s.specs, indices, s.threads, write);
+    out.Finish();
     return;
   }
   std::vector<int64_t> per_rank(size_t(mpi->size()), 0);
@@ -190,6 +198,7 @@ void RunPoints(const SweepFlags& f, const SweepSetup& s, const study::MpiSession
     write(row);
     ++per_rank[size_t(rank)];
   });
+  out.Finish();
   if (ProgressAllowed()) {
     std::vector<std::string> counts;
     for (size_t r = 1; r < per_rank.size(); ++r) counts.push_back(fmt::format("rank {}: {}", r, per_rank[r]));
@@ -200,10 +209,10 @@ void RunPoints(const SweepFlags& f, const SweepSetup& s, const study::MpiSession
 // Under mpirun (with MPI built in) every rank runs this: rank 0 reads and
 // writes the files and hands out points; the other ranks run them. An
 // error on any rank ends them all.
-int RunSweepOverMpi(const SweepFlags& f) {
-  study::MpiSession mpi;
+int RunSweepOverMpi(const study::MpiSession& mpi, const SweepFlags& f) {
   try {
     const SweepSetup s = LoadSweep(f);
+    AgreeOnFilesRead(mpi);  // the models and systems the config names
     if (mpi.size() == 1) {
       RunPoints(f, s, nullptr);
     } else if (mpi.rank() == 0) {
@@ -219,7 +228,7 @@ int RunSweepOverMpi(const SweepFlags& f) {
 
 int RunSweep(const SweepFlags& f) {
   if (study::LaunchedByMpirun()) {
-    if (study::MpiCompiledIn()) return RunSweepOverMpi(f);
+    if (const study::MpiSession* mpi = RankSession()) return RunSweepOverMpi(*mpi, f);
     // Every rank would run the whole sweep into the same file.
     throw Error("mpirun", "this railsim was built without MPI (CMake option RAILSIM_MPI); rebuild with "
                           "-DRAILSIM_MPI=ON, or give each rank its own --shard and --out");

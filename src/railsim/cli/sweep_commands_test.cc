@@ -1,6 +1,9 @@
 // End-to-end tests of `railsim sweep`: the same rows on one thread, two
 // threads and two shards merged; --resume after a kill; --merge naming the
 // missing points.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -148,6 +151,115 @@ TEST_F(SweepCommandTest, MergeNamesTheMissingPoints) {
             "21, 23, 24, 26, 27, 29, ...\n",
             r.err);
   EXPECT_EQ(80, LineCount(Slurp(Path("merged.jsonl"))));
+}
+
+// Two nodes holding different copies of the config (here: the same
+// relative path in two working folders, mpirun's -wdir): every rank ends
+// with exit 2 and one line naming the file, and --out is not made.
+TEST_F(SweepCommandTest, MpirunRanksWithDifferentConfigsEndBeforeWork) {
+#ifndef RAILSIM_MPIRUN_TEST
+  GTEST_SKIP() << "built without RAILSIM_MPI, or with the sanitizers (Open MPI's own leaks would fail them)";
+#else
+  ASSERT_EQ(0, ::mkdir(Path("node0").c_str(), 0755));
+  ASSERT_EQ(0, ::mkdir(Path("node1").c_str(), 0755));
+  std::ofstream(Path("node0/sweep.json")) << kConfig;
+  std::string other = kConfig;
+  other.replace(other.find("\"pp\": [1, 2, 4, 8, 16, 32]"), 26, "\"pp\": [1, 2, 4, 8, 16, 64]");
+  std::ofstream(Path("node1/sweep.json")) << other;
+  RunResult r = RunProgram("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "1", "-wdir", Path("node0"),
+                                      RAILSIM_BINARY, "sweep", "--config", "sweep.json", "--out", Path("rows.jsonl"),
+                                      ":", "-np", "1", "-wdir", Path("node1"), RAILSIM_BINARY, "sweep", "--config",
+                                      "sweep.json", "--out", Path("rows.jsonl")},
+                           60);
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ("", r.out);
+  const std::string line = "railsim: error: mpirun: rank 1's --config file sweep.json differs from rank 0's (the "
+                           "same size, other bytes); every rank must run the same command\n";
+  const size_t at = r.err.find(line);
+  ASSERT_NE(std::string::npos, at) << r.err;
+  EXPECT_EQ(std::string::npos, r.err.find("railsim: error:", at + 1)) << "printed once: " << r.err;
+  EXPECT_NE(0, ::access(Path("rows.jsonl").c_str(), F_OK));
+  // Different configs by name are named as the argument.
+  r = RunProgram("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "1", RAILSIM_BINARY, "sweep",
+                            "--config", Path("node0/sweep.json"), "--out", Path("rows.jsonl"), ":", "-np", "1",
+                            RAILSIM_BINARY, "sweep", "--config", Path("node1/sweep.json"), "--out",
+                            Path("rows.jsonl")},
+                 60);
+  EXPECT_EQ(2, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("railsim: error: mpirun: rank 1's --config is " + Path("node1/sweep.json") +
+                                          ", rank 0's is " + Path("node0/sweep.json") + "; "))
+      << r.err;
+  EXPECT_NE(0, ::access(Path("rows.jsonl").c_str(), F_OK));
+#endif
+}
+
+// A rank that fails after the ranks agreed (its node lacks the model file
+// the config names) ends every rank; rank 0 had not written a row, so
+// --out is not made (it was left empty).
+TEST_F(SweepCommandTest, MpirunRankThatFailsLeavesNoEmptyOut) {
+#ifndef RAILSIM_MPIRUN_TEST
+  GTEST_SKIP() << "built without RAILSIM_MPI, or with the sanitizers (Open MPI's own leaks would fail them)";
+#else
+  ASSERT_EQ(0, ::mkdir(Path("node0").c_str(), 0755));
+  ASSERT_EQ(0, ::mkdir(Path("node1").c_str(), 0755));
+  const std::string config = R"({"study": "estimate", "fixed": {"model": "model.json", "system": "dgx-h100",
+      "gpus": 8, "global_batch_size": 8, "tp": 8, "pp": 1, "micro_batch_size": 1}})";
+  std::ofstream(Path("node0/sweep.json")) << config;
+  std::ofstream(Path("node1/sweep.json")) << config;
+  std::ofstream(Path("node0/model.json"))
+      << Slurp(std::string(RAILSIM_SOURCE_DIR) + "/presets/models/megatron-1.7b.json");
+  RunResult r = RunProgram("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "1", "-wdir", Path("node0"),
+                                      RAILSIM_BINARY, "sweep", "--config", "sweep.json", "--out", Path("rows.jsonl"),
+                                      ":", "-np", "1", "-wdir", Path("node1"), RAILSIM_BINARY, "sweep", "--config",
+                                      "sweep.json", "--out", Path("rows.jsonl")},
+                           60);
+  EXPECT_EQ(2, r.status);
+  const std::string line =
+      "railsim: error: --config sweep.json: /fixed/model: cannot read 'model.json': No such file or directory\n";
+  const size_t at = r.err.find(line);
+  ASSERT_NE(std::string::npos, at) << r.err;
+  EXPECT_EQ(std::string::npos, r.err.find("railsim: error:", at + 1)) << "printed once: " << r.err;
+  EXPECT_NE(0, ::access(Path("rows.jsonl").c_str(), F_OK));
+#endif
+}
+
+// --out on a full disk says why.
+TEST_F(SweepCommandTest, FullDiskSaysWhy) {
+  RunResult r = RunRailsim({"sweep", "--config", Path("sweep.json"), "--out", "/dev/full", "--threads", "2"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_EQ("railsim: error: --out: cannot write '/dev/full': No space left on device\n", r.err);
+}
+
+// A file the config names (not an argument) that differs between nodes is
+// found once every rank has read it.
+TEST_F(SweepCommandTest, MpirunRanksWithDifferentModelFilesEndBeforeWork) {
+#ifndef RAILSIM_MPIRUN_TEST
+  GTEST_SKIP() << "built without RAILSIM_MPI, or with the sanitizers (Open MPI's own leaks would fail them)";
+#else
+  const std::string config = R"({"study": "estimate", "fixed": {"model": "model.json", "system": "dgx-h100",
+      "gpus": 8, "global_batch_size": 8, "tp": 8, "pp": 1, "micro_batch_size": 1}})";
+  const std::string model = Slurp(std::string(RAILSIM_SOURCE_DIR) + "/presets/models/megatron-1.7b.json");
+  std::string other = model;
+  other.replace(other.find("\"num_layers\": 24"), 16, "\"num_layers\": 12");
+  ASSERT_NE(model, other);
+  for (const std::string node : {"node0", "node1"}) {
+    ASSERT_EQ(0, ::mkdir(Path(node).c_str(), 0755));
+    std::ofstream(Path(node + "/sweep.json")) << config;
+    std::ofstream(Path(node + "/model.json")) << (node == "node0" ? model : other);
+  }
+  RunResult r = RunProgram("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "1", "-wdir", Path("node0"),
+                                      RAILSIM_BINARY, "sweep", "--config", "sweep.json", "--out", Path("rows.jsonl"),
+                                      ":", "-np", "1", "-wdir", Path("node1"), RAILSIM_BINARY, "sweep", "--config",
+                                      "sweep.json", "--out", Path("rows.jsonl")},
+                           60);
+  EXPECT_EQ(2, r.status);
+  const std::string line = "railsim: error: mpirun: rank 1's /fixed/model file model.json differs from rank 0's "
+                           "(the same size, other bytes); every rank must read the same files\n";
+  const size_t at = r.err.find(line);
+  ASSERT_NE(std::string::npos, at) << r.err;
+  EXPECT_EQ(std::string::npos, r.err.find("railsim: error:", at + 1)) << "printed once: " << r.err;
+  EXPECT_NE(0, ::access(Path("rows.jsonl").c_str(), F_OK));
+#endif
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cassert>
 #include <cstdio>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -94,11 +95,19 @@ void RunSweepPoints(const spec::SweepConfig& config, const SweepSpecs& specs, co
   assert(threads >= 1 && "at least one worker");
   std::atomic<size_t> next{0};
   std::mutex emit_mutex;
+  std::exception_ptr failure;  // emit's first exception (a full disk), under emit_mutex
   auto work = [&] {
     for (size_t i = next++; i < indices.size(); i = next++) {
       SweepRow row = RunSweepPoint(config, specs, indices[i]);
       std::lock_guard<std::mutex> lock(emit_mutex);
-      emit(row);
+      if (failure) return;
+      try {
+        emit(row);
+      } catch (...) {
+        failure = std::current_exception();
+        next = indices.size();
+        return;
+      }
     }
   };
   const int n = int(std::min<size_t>(size_t(threads), std::max<size_t>(indices.size(), 1)));
@@ -106,6 +115,7 @@ void RunSweepPoints(const spec::SweepConfig& config, const SweepSpecs& specs, co
   for (int t = 1; t < n; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace railsim::study

@@ -67,8 +67,9 @@ SweepRow RunSweepPoint(const spec::SweepConfig& config, const SweepSpecs& specs,
 std::vector<int64_t> ShardPoints(int64_t points, int shard, int shards, const std::vector<int64_t>& done);
 
 /// Runs `indices` on `threads` workers. `emit` is called once per row as it
-/// finishes, from one thread at a time (rows arrive in any order). Requires
-/// threads >= 1.
+/// finishes, from one thread at a time (rows arrive in any order); when it
+/// throws (a full disk), no more rows are emitted and its exception is
+/// rethrown here once the workers end. Requires threads >= 1.
 void RunSweepPoints(const spec::SweepConfig& config, const SweepSpecs& specs, const std::vector<int64_t>& indices,
                     int threads, const std::function<void(const SweepRow&)>& emit);
 

@@ -1,13 +1,18 @@
-// Sweeps over MPI: `mpirun -np P railsim sweep ...`. Rank 0 hands out
-// points (a few at a time, to whichever rank asks next) and receives every
-// row, so one file holds the sweep; ranks 1..P-1 run points. This is the
-// one place railsim talks MPI; it is compiled in by the CMake option
+// MPI for railsim under mpirun: the session every command opens there (its
+// ranks first check that they run the same command, cli/mpi_ranks.h), and
+// sweeps over it: `mpirun -np P railsim sweep ...`. Rank 0 hands out points
+// (a few at a time, to whichever rank asks next) and receives every row, so
+// one file holds the sweep; ranks 1..P-1 run points. With mpi_partition.cc,
+// the one place railsim talks MPI; it is compiled in by the CMake option
 // RAILSIM_MPI (Open MPI), and without it MpiCompiledIn() is false and no
 // session can start.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "railsim/spec/sweep_config.h"
@@ -20,6 +25,10 @@ bool MpiCompiledIn();
 
 /// True when this process was started by mpirun (its environment says so).
 bool LaunchedByMpirun();
+
+/// This process's rank as mpirun's environment gives it (0 when it gives
+/// none): what a railsim built without MPI can know.
+int RankFromEnvironment();
 
 /// MPI for the life of the object: MPI_Init on construction, MPI_Finalize
 /// on destruction (callers catch errors and call Abort(), so that an error
@@ -35,6 +44,13 @@ class MpiSession {
   /// Ends every rank with `status` (an error on one rank must not leave
   /// the others waiting for it). Does not return.
   [[noreturn]] void Abort(int status) const;
+
+  /// Rank 0's `bytes`, on every rank. Every rank calls it.
+  std::string Broadcast(const std::string& bytes) const;
+
+  /// The lowest rank whose `report` is not empty and that report, on every
+  /// rank; nullopt when every rank's is empty. Every rank calls it.
+  std::optional<std::pair<int, std::string>> FirstReport(const std::string& report) const;
 
   int rank() const { return rank_; }
   int size() const { return size_; }
