@@ -287,7 +287,9 @@ void BindStrategy(Keywords& k, study::StrategyFlags* f) {
                              {"vp", &f->vp}, {"micro_batch_size", &f->micro_batch}, {"recompute", &f->recompute},
                              {"precision", &f->precision},
                              {"num_layers_at_start_in_bf16", &f->bf16_layers_at_start},
-                             {"num_layers_at_end_in_bf16", &f->bf16_layers_at_end}}) {
+                             {"num_layers_at_end_in_bf16", &f->bf16_layers_at_end},
+                             {"decoder_first_pipeline_num_layers", &f->decoder_first_layers},
+                             {"decoder_last_pipeline_num_layers", &f->decoder_last_layers}}) {
     k.Text(name, field);
   }
   // The flag's name, and the short one the module took first.
@@ -299,7 +301,9 @@ void BindStrategy(Keywords& k, study::StrategyFlags* f) {
                              {"no_dp_overlap", &f->no_dp_overlap}, {"grad_reduce_in_bf16", &f->grad_reduce_in_bf16},
                              {"tp_comm_overlap", &f->tp_comm_overlap},
                              {"no_overlap_p2p_communication", &f->no_p2p_overlap},
-                             {"fp8_params", &f->fp8_params}, {"fp4_params", &f->fp4_params}}) {
+                             {"fp8_params", &f->fp8_params}, {"fp4_params", &f->fp4_params},
+                             {"account_for_embedding_in_pipeline_split", &f->account_for_embedding},
+                             {"account_for_loss_in_pipeline_split", &f->account_for_loss}}) {
     k.Flag(name, field);
   }
   study::OptimizerFlags& o = f->optimizer;

@@ -400,3 +400,21 @@ def test_ctrl_c_still_raises_after_report_wrote_files(tmp_path):
     railsim.report(out=str(tmp_path / "page"), **SMALL_SCENARIO)
     call, kw = LONG_CALLS["monte_carlo"]
     assert stopped_by_sigint(call, **kw) < 1.0
+
+
+def test_uneven_pipeline_split_keywords_equal_cli():
+    """Megatron-Core's four split flags as keywords: Llama 3.1 405B on 16 x 8 virtual stages, which the
+    even split refuses (126 layers leave the last stage 7, fewer than 8 virtual stages)."""
+    kw = dict(model="llama3-405b", system="dgx-h100", gpus=1024, tp=8, pp=16, vp=8, micro_batch_size=1,
+              global_batch_size=256, sequence_parallel=True)
+    with pytest.raises(ValueError, match=r"^--vp: expected at most 7 virtual stages"):
+        railsim.estimate(**kw)
+    kw.update(account_for_embedding_in_pipeline_split=True, account_for_loss_in_pipeline_split=True)
+    py = railsim.estimate(**kw)
+    assert py == cli_json("estimate", *flags(**kw))
+    assert py["strategy"]["account_for_embedding_in_pipeline_split"] is True
+    assert py["strategy"]["decoder_first_pipeline_num_layers"] == 0
+    first_last = dict(kw, vp=1, account_for_embedding_in_pipeline_split=False,
+                      account_for_loss_in_pipeline_split=False, decoder_first_pipeline_num_layers=7,
+                      decoder_last_pipeline_num_layers=7)
+    assert railsim.estimate(**first_last)["strategy"]["decoder_last_pipeline_num_layers"] == 7

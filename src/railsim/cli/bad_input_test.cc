@@ -1157,3 +1157,38 @@ TEST_F(BadInputTest, SweepRowFilesAndScenarioNamesAreRefusedOnOneLine) {
 
 }  // namespace
 }  // namespace railsim::testutil
+
+namespace railsim::testutil {
+namespace {
+
+// Megatron-Core's uneven pipeline split: the four flags' values, the splits
+// they cannot make, and a split Megatron-LM cannot launch as printed.
+TEST_F(BadInputTest, UnevenPipelineFlagsAreRefusedOnOneLine) {
+  std::vector<Case> cases;
+  for (const Args& base : {kEstimate, kTraffic, kFailures}) {
+    for (std::string flag : {"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"}) {
+      for (std::string v : {"", "0", "-1", "x", "1.5", "100001"}) cases.push_back({With(base, flag, v), flag});
+    }
+    for (std::string flag : {"--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"}) {
+      cases.push_back({Plus(base, flag + "=bogus"), flag});
+    }
+  }
+  // gpt3-175b's 96 layers on 8 stages.
+  const std::string first = "--decoder-first-pipeline-num-layers", last = "--decoder-last-pipeline-num-layers";
+  cases.push_back({With(With(kEstimate, first, "7"), last, "7"), first});  // 82 left for 6 middle stages
+  cases.push_back({With(kEstimate, last, "97"), last});
+  cases.push_back({With(Plus(kEstimate, "--account-for-embedding-in-pipeline-split"), first, "12"), first});
+  cases.push_back({Plus(kEstimate, "--account-for-loss-in-pipeline-split"), "--account-for-loss-in-pipeline-split"});
+  cases.push_back({With(Plus(Plus(kEstimate, "--account-for-embedding-in-pipeline-split"),
+                             "--account-for-loss-in-pipeline-split"), "--vp", "3"),
+                   "--account-for-embedding-in-pipeline-split"});  // 98 slots over 8 stages
+  cases.push_back({With(With(With(kEstimate, first, "11"), last, "11"), "--vp", "2"), first});  // 11 is odd
+  // 96 layers on 64 stages: railsim's own split (1, 2 x 32, 1 x 30, 1) has
+  // unequal middle stages, which Megatron-LM's flags cannot say.
+  cases.push_back({With(With(kEstimate, "--pp", "64"), "--format", "megatron-args"), "--format"});
+  std::printf("  %zu bad inputs\n", cases.size());
+  CheckAll(cases);
+}
+
+}  // namespace
+}  // namespace railsim::testutil

@@ -174,7 +174,9 @@ std::string LauncherLines(spec::Launcher launcher, const perf::PerfContext& c, c
     out += fmt::format("{}# {}: {:.4f} s per iteration, MFU {:.1f}%{}\n", i ? "\n" : "", i + 1,
                        x.estimate.iteration_time_s, 100 * x.estimate.mfu,
                        gpus < c.gpus ? fmt::format(", {} of the {} GPUs", gpus, c.gpus) : "");
-    out += spec::LauncherArgs(launcher, x.strategy, c.model);
+    // A strategy the launcher cannot run as railsim models it says why.
+    const std::string problem = spec::LauncherProblem(launcher, x.strategy, c.model);
+    out += problem.empty() ? spec::LauncherArgs(launcher, x.strategy, c.model) : "# " + problem + "\n";
   }
   if (r.results.empty()) out = "# no strategy fits in memory\n";
   return out;

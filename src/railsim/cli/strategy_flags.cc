@@ -52,6 +52,16 @@ CLI::Option* AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
                   "with --vp > 1, micro-batches run through one virtual stage before the next (Megatron-Core's "
                   "N, in [pp, micro-batches]; larger holds more warm-up activations, hides the wrap-around sends)")
       ->capture_default_str();
+  sub->add_flag("--account-for-embedding-in-pipeline-split", f->account_for_embedding,
+                "Megatron-Core's uneven split: the input embedding counts as one layer of the pipeline split "
+                "(the first stage holds one transformer layer fewer)");
+  sub->add_flag("--account-for-loss-in-pipeline-split", f->account_for_loss,
+                "the same for the loss (the last stage holds one transformer layer fewer)");
+  sub->add_option("--decoder-first-pipeline-num-layers", f->decoder_first_layers,
+                  "transformer layers on the first pipeline stage; the middle stages share the rest evenly "
+                  "(Megatron-Core's uneven split)");
+  sub->add_option("--decoder-last-pipeline-num-layers", f->decoder_last_layers,
+                  "transformer layers on the last pipeline stage");
   sub->add_option("--micro-batch-size", f->micro_batch, "sequences per micro-batch")->required(!optional);
   sub->add_option("--recompute", f->recompute, "none, selective or full")->capture_default_str();
   sub->add_flag("--sequence-parallel", f->sequence_parallel, "sequence parallelism (with tp > 1)");

@@ -49,13 +49,12 @@ struct ExpertComm {
   double exposed = 0, hidden = 0;
 };
 
-StageTime StageFor(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs,
-                   const ExpertComm& ep_per_layer, Stage stage) {
+StageTime StageFor(const spec::Strategy& s, const LayerCosts& costs, const ExpertComm& ep_per_layer,
+                   const StageLoad& load) {
   StageTime st;
-  const double layers = LayersOnStage(c.model, s, stage);
-  const double moe_layers = MoeLayersOnStage(c.model, s, stage);
-  const double bf16_layers = Bf16LayersOnStage(c.model, s, stage);
-  const double bf16_moe_layers = Bf16MoeLayersOnStage(c.model, s, stage);
+  const double layers = load.layers, moe_layers = load.moe_layers;
+  const double bf16_layers = load.bf16_layers, bf16_moe_layers = load.bf16_moe_layers;
+  const Stage stage = load.stage;
   AddBlock(&st, costs.layer, moe_layers - bf16_moe_layers, s.recompute);
   AddBlock(&st, costs.dense_layer, layers - moe_layers - (bf16_layers - bf16_moe_layers), s.recompute);
   AddBlock(&st, costs.bf16_layer, bf16_moe_layers, s.recompute);
@@ -192,30 +191,24 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   }
 
   // The slowest stage sets the pace of the steady state; the others add to
-  // the bubble. Middle stages together hold the layers the ends do not, and
-  // their time is linear in layers.
-  Stage slowest_stage = Stage::kOnly;
-  StageTime slowest;
-  double sum_of_stages = 0;
-  if (s.pp == 1) {
-    slowest = StageFor(c, s, costs, ep_per_layer, Stage::kOnly);
-    sum_of_stages = slowest.total();
-  } else {
-    StageTime first = StageFor(c, s, costs, ep_per_layer, Stage::kFirst);
-    StageTime last = StageFor(c, s, costs, ep_per_layer, Stage::kLast);
-    StageTime middle = StageFor(c, s, costs, ep_per_layer, Stage::kMiddle);
-    slowest_stage = first.total() >= last.total() ? Stage::kFirst : Stage::kLast;
-    slowest = first.total() >= last.total() ? first : last;
-    if (s.pp > 2 && middle.total() > slowest.total()) {
-      slowest_stage = Stage::kMiddle;
-      slowest = middle;
+  // the bubble. Every rank is timed: an uneven split, MoE layers or bf16
+  // layers can make any of them the slowest. On a tie the first rank wins,
+  // then the last, then the lowest middle one.
+  const std::vector<StageLoad> loads = StageLoads(c.model, s);
+  const StageLoad* slowest_load = &loads.front();
+  StageTime slowest = StageFor(s, costs, ep_per_layer, loads.front());
+  double sum_of_stages = slowest.total();
+  auto rank_of_tie = [](Stage stage) { return stage == Stage::kFirst ? 0 : stage == Stage::kLast ? 1 : 2; };
+  for (size_t i = 1; i < loads.size(); ++i) {
+    const StageTime st = StageFor(s, costs, ep_per_layer, loads[i]);
+    sum_of_stages += st.total();
+    if (st.total() > slowest.total() ||
+        (st.total() == slowest.total() && rank_of_tie(loads[i].stage) < rank_of_tie(slowest_load->stage))) {
+      slowest = st;
+      slowest_load = &loads[i];
     }
-    const int n = c.model.num_layers;
-    double middle_layers = n - s.layers_on_first(n) - s.layers_on_last(n);
-    double per_middle_layer = s.layers_on_middle(n) > 0 ? middle.total() / s.layers_on_middle(n) : 0;
-    sum_of_stages = first.total() + last.total() + middle_layers * per_middle_layer;
   }
-  const StageParams params = ParamsOnGpu(c, s, costs.memory, slowest_stage);
+  const StageParams params = ParamsOnGpu(c, costs.memory, *slowest_load);
 
   Estimate e;
   e.moe = moe;
@@ -248,7 +241,7 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
       t.pp_comm_s = 2 * (s.vp * m + s.pp - 1) * p2p;
     }
   }
-  t.dp_comm_s = DataParallelTime(c, s, groups, slowest, params, LayersOnStage(c.model, s, slowest_stage));
+  t.dp_comm_s = DataParallelTime(c, s, groups, slowest, params, slowest_load->layers);
   // The Adam step streams the local shard; before it, gradient clipping
   // all-reduces the squared gradient norm over every GPU (a latency-bound
   // collective of one fp32 number).

@@ -11,29 +11,6 @@ namespace {
 
 constexpr const char* kParallelismNames[kParallelisms] = {"tp", "cp", "ep", "pp", "dp", "embedding"};
 
-// Layers on pipeline stage `i`, by spec::Strategy's uneven-split rule: the
-// remainder goes one each to the middle stages first, then to the first.
-int LayersOfStage(const spec::ModelSpec& m, const spec::Strategy& s, int i) {
-  const int n = m.num_layers;
-  if (s.pp == 1) return n;
-  if (i == 0) return s.layers_on_first(n);
-  if (i == s.pp - 1) return s.layers_on_last(n);
-  return n / s.pp + (i <= n % s.pp ? 1 : 0);
-}
-
-// MoE layers on stage `i` (stages hold consecutive layers in order).
-int MoeLayersOfStage(const spec::ModelSpec& m, const spec::Strategy& s, int i) {
-  int first = 0;
-  for (int j = 0; j < i; ++j) first += LayersOfStage(m, s, j);
-  return m.MoeLayersIn(first, LayersOfStage(m, s, i));
-}
-
-Stage StageKind(const spec::Strategy& s, int i) {
-  if (s.pp == 1) return Stage::kOnly;
-  if (i == 0) return Stage::kFirst;
-  return i == s.pp - 1 ? Stage::kLast : Stage::kMiddle;
-}
-
 }  // namespace
 
 const char* ParallelismName(Parallelism p) { return kParallelismNames[int(p)]; }
@@ -43,13 +20,15 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
   const double m = double(s.num_microbatches());
   const bool full = s.recompute == spec::Recompute::kFull;
   const int pp = s.pp;
+  // Which layers each rank holds: the pipeline split's (spec/pipeline_split.h).
+  const std::vector<StageLoad> loads = StageLoads(c.model, s);
   std::vector<CommCall> out;
   // One call whose count per stage is `per_layer` x layers + `first` on the
   // first stage + `last` on the last, all per micro-batch.
   auto per_stage = [&](double per_layer, double first, double last) {
     std::vector<double> times(static_cast<size_t>(pp));
     for (int i = 0; i < pp; ++i) {
-      times[size_t(i)] = m * (per_layer * LayersOfStage(c.model, s, i) + (i == 0 ? first : 0) +
+      times[size_t(i)] = m * (per_layer * loads[size_t(i)].layers + (i == 0 ? first : 0) +
                               (i == pp - 1 ? last : 0));
     }
     return times;
@@ -87,7 +66,7 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
     const bool split = s.moe_dispatch_precision != spec::MoeDispatchPrecision::kBf16;
     std::vector<double> times(static_cast<size_t>(pp));
     for (int i = 0; i < pp; ++i) {
-      times[size_t(i)] = m * (full ? 6 : 4) / (split ? 2 : 1) * MoeLayersOfStage(c.model, s, i);
+      times[size_t(i)] = m * (full ? 6 : 4) / (split ? 2 : 1) * loads[size_t(i)].moe_layers;
     }
     const double dispatch_bytes = costs.a2a_bytes * costs.moe_dispatch.bytes_per_token /
                                   costs.moe_combine.bytes_per_token;
@@ -110,16 +89,10 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
   }
   // Data parallelism: per stage, the parameters that stage holds.
   const double grad = GradientBytesPerParam(s);
-  const int busiest_middle = s.layers_on_middle(c.model.num_layers);
   auto synchronize = [&](GroupKind g, bool expert) {
     std::vector<double> params(static_cast<size_t>(pp));
     for (int i = 0; i < pp; ++i) {
-      StageParams p = ParamsOnGpu(c, s, costs.memory, StageKind(s, i));
-      if (StageKind(s, i) == Stage::kMiddle) {
-        const double fewer = busiest_middle - LayersOfStage(c.model, s, i);
-        p.dense -= fewer * costs.memory.params_layer_dense;
-        p.expert -= fewer * costs.memory.params_layer_expert;
-      }
+      const StageParams p = ParamsOnGpu(c, costs.memory, loads[size_t(i)]);
       params[size_t(i)] = expert ? p.expert : p.dense;
     }
     // One call per stage, since the bytes differ by stage.

@@ -14,25 +14,27 @@ namespace {
 // fully sharded data parallelism (FSDP2's default) keeps gathered at once.
 constexpr double kGatheredLayers = 2;
 
-double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, double layers, double moe_layers,
-                            double bf16_layers, double bf16_moe_layers, Stage stage) {
-  const double dense_layers = layers - moe_layers;
+double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, const StageLoad& load) {
+  // Each layer's activations once per micro-batch in flight through its
+  // virtual stage (StageLoad's in-flight counts).
+  const double moe_layers = load.in_flight_moe_layers, dense_layers = load.in_flight_layers - moe_layers;
+  const double bf16_moe_layers = load.in_flight_bf16_moe_layers;
+  const double bf16_dense_layers = load.in_flight_bf16_layers - bf16_moe_layers;
   double all_layers = lm.act_layer * moe_layers + lm.act_dense_layer * dense_layers;
   double working_set = 0;
   if (s.recompute == spec::Recompute::kSelective) {
     all_layers = lm.act_layer_selective * moe_layers + lm.act_dense_layer_selective * dense_layers;
   }
   // Layers kept in bf16 save nothing by the low precision.
-  all_layers += lm.act_low_precision_saving * bf16_moe_layers +
-                lm.act_dense_low_precision_saving * (bf16_layers - bf16_moe_layers);
+  all_layers += lm.act_low_precision_saving * bf16_moe_layers + lm.act_dense_low_precision_saving * bf16_dense_layers;
   if (s.recompute == spec::Recompute::kFull) {
-    all_layers = lm.act_layer_input * layers;  // only each layer's input
-    working_set = moe_layers > 0 ? lm.act_layer : lm.act_dense_layer;  // one layer recomputed at a time
+    all_layers = lm.act_layer_input * load.in_flight_layers;  // only each layer's input
+    working_set = load.moe_layers > 0 ? lm.act_layer : lm.act_dense_layer;  // one layer recomputed at a time
   }
-  const double in_flight = MicrobatchesInFlight(s, stage);
-  double bytes = all_layers * in_flight + working_set;
-  if (stage == Stage::kFirst || stage == Stage::kOnly) bytes += lm.act_embedding * in_flight;
-  if (stage == Stage::kLast || stage == Stage::kOnly) bytes += lm.act_logits;
+  double bytes = all_layers + working_set;
+  const double in_flight = double(ChunksInFlight(s, load.rank)) / s.vp;
+  if (load.stage == Stage::kFirst || load.stage == Stage::kOnly) bytes += lm.act_embedding * in_flight;
+  if (load.stage == Stage::kLast || load.stage == Stage::kOnly) bytes += lm.act_logits;
   return bytes;
 }
 
@@ -40,81 +42,8 @@ double StageActivationBytes(const spec::Strategy& s, const LayerMemory& lm, doub
 
 double MicrobatchesInFlight(const spec::Strategy& s, Stage stage) {
   if (s.pp == 1 || stage == Stage::kOnly) return 1;
-  // Pipeline rank r: the first 0, the busiest middle 1, the last pp - 1.
-  const int64_t r = stage == Stage::kFirst ? 0 : stage == Stage::kMiddle ? 1 : s.pp - 1;
-  const int64_t m = s.num_microbatches();
-  if (s.vp == 1) return double(std::min<int64_t>(m, s.pp - r));  // 1F1B: pp - r
-  // Megatron-Core's interleaved schedule (get_pp_rank_microbatches) with
-  // group size N: 2 (pp - r - 1) + (vp - 1) N warm-up chunks, one more in
-  // steady state, at most m vp.
-  const int64_t chunks =
-      std::min<int64_t>(m * s.vp, 2 * (s.pp - r - 1) + int64_t{s.vp - 1} * s.group_size() + 1);
-  return double(chunks) / s.vp;
-}
-
-int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
-  if (!m.is_moe()) return 0;
-  const int n = m.num_layers;
-  switch (stage) {
-    case Stage::kOnly: return m.moe_layer_count();
-    case Stage::kFirst: return m.MoeLayersIn(0, s.layers_on_first(n));
-    case Stage::kLast: return m.MoeLayersIn(n - s.layers_on_last(n), s.layers_on_last(n));
-    case Stage::kMiddle: return m.MoeLayersIn(s.layers_on_first(n), s.layers_on_middle(n));
-  }
-  return 0;
-}
-
-namespace {
-
-// The model's layer range [first, first + count) a stage holds.
-std::pair<int, int> StageRange(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
-  const int n = m.num_layers;
-  switch (stage) {
-    case Stage::kOnly: return {0, n};
-    case Stage::kFirst: return {0, s.layers_on_first(n)};
-    case Stage::kLast: return {n - s.layers_on_last(n), s.layers_on_last(n)};
-    case Stage::kMiddle: return {s.layers_on_first(n), s.layers_on_middle(n)};
-  }
-  return {0, 0};
-}
-
-// Calls f(first, count) for each part of the stage's range that lies in
-// the bf16 layers at the start or the end of the model.
-template <typename F>
-void ForBf16Parts(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage, F f) {
-  if (s.precision == spec::Precision::kBf16) return;
-  const int n = m.num_layers;
-  const auto [first, count] = StageRange(m, s, stage);
-  const int start = s.Bf16LayersAtStart(n), end = s.Bf16LayersAtEnd(n);
-  for (auto [lo, hi] : {std::pair{0, start}, std::pair{n - end, n}}) {
-    const int a = std::max(lo, first), b = std::min(hi, first + count);
-    if (b > a) f(a, b - a);
-  }
-}
-
-}  // namespace
-
-int Bf16LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
-  int layers = 0;
-  ForBf16Parts(m, s, stage, [&](int, int count) { layers += count; });
-  return layers;
-}
-
-int Bf16MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
-  if (!m.is_moe()) return 0;
-  int layers = 0;
-  ForBf16Parts(m, s, stage, [&](int first, int count) { layers += m.MoeLayersIn(first, count); });
-  return layers;
-}
-
-int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
-  switch (stage) {
-    case Stage::kOnly: return m.num_layers;
-    case Stage::kFirst: return s.layers_on_first(m.num_layers);
-    case Stage::kLast: return s.layers_on_last(m.num_layers);
-    case Stage::kMiddle: return s.layers_on_middle(m.num_layers);
-  }
-  return 0;
+  const int rank = stage == Stage::kFirst ? 0 : stage == Stage::kMiddle ? 1 : s.pp - 1;
+  return double(ChunksInFlight(s, rank)) / s.vp;
 }
 
 BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s) {
@@ -231,13 +160,13 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
 
 namespace {
 
-StageParams ParamsWithLayers(const PerfContext& c, const LayerMemory& lm, Stage stage, double layers,
-                             double moe_layers) {
+StageParams ParamsWithLayers(const PerfContext& c, const LayerMemory& lm, const StageLoad& load) {
   StageParams out;
+  const double layers = load.layers, moe_layers = load.moe_layers;
   out.dense = moe_layers * lm.params_layer_dense + (layers - moe_layers) * lm.params_dense_layer;
   out.expert = moe_layers * lm.params_layer_expert;
-  bool first = stage == Stage::kFirst || stage == Stage::kOnly;
-  bool last = stage == Stage::kLast || stage == Stage::kOnly;
+  bool first = load.stage == Stage::kFirst || load.stage == Stage::kOnly;
+  bool last = load.stage == Stage::kLast || load.stage == Stage::kOnly;
   if (first) out.dense += lm.params_embedding;
   if (last) {
     out.dense += lm.params_final_norm;
@@ -251,8 +180,8 @@ StageParams ParamsWithLayers(const PerfContext& c, const LayerMemory& lm, Stage 
 
 }  // namespace
 
-StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage) {
-  return ParamsWithLayers(c, lm, stage, LayersOnStage(c.model, s, stage), MoeLayersOnStage(c.model, s, stage));
+StageParams ParamsOnGpu(const PerfContext& c, const LayerMemory& lm, const StageLoad& load) {
+  return ParamsWithLayers(c, lm, load);
 }
 
 namespace {
@@ -262,11 +191,10 @@ namespace {
 // holds the most activations, is tried first).
 MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
                             bool stop_when_over) {
-  // Runs for every strategy the search enumerates: the layer count is read once.
-  auto for_stage = [&](Stage stage) {
-    const double layers = LayersOnStage(c.model, s, stage);
-    const double moe_layers = MoeLayersOnStage(c.model, s, stage);
-    StageParams p = ParamsWithLayers(c, lm, stage, layers, moe_layers);
+  // Runs for every strategy the search enumerates.
+  auto for_stage = [&](const StageLoad& load) {
+    const double layers = load.layers, moe_layers = load.moe_layers;
+    StageParams p = ParamsWithLayers(c, lm, load);
     MemoryBreakdown mb;
     const BytesPerParam per = OptimizerBytesPerParam(s);
     const double shard = ShardParams(p, s);
@@ -280,12 +208,11 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
       // embedding / output layer share it holds).
       double unit = layers > moe_layers ? lm.params_dense_layer : 0;
       if (moe_layers > 0) unit = std::max(unit, lm.params_layer_dense + lm.params_layer_expert);
-      if (stage != Stage::kMiddle) unit = std::max(unit, lm.params_word);
+      if (load.stage != Stage::kMiddle) unit = std::max(unit, lm.params_word);
       mb.weights_bytes += kGatheredLayers * per.weights * unit;
       mb.gradients_bytes += per.gradients * unit;
     }
-    const double bf16_layers = Bf16LayersOnStage(c.model, s, stage);
-    const double bf16_moe_layers = Bf16MoeLayersOnStage(c.model, s, stage);
+    const double bf16_layers = load.bf16_layers, bf16_moe_layers = load.bf16_moe_layers;
     if (s.precision != spec::Precision::kBf16) {
       // The low-precision layers' GEMM weights: their quantized copies (not
       // sharded, a limit), and with --fp8-params only those (no 16-bit copy).
@@ -295,7 +222,7 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
       mb.fp8_weights_bytes = GemmFormatOf(s.precision).weight_copy_bytes * linear;
       if (s.low_precision_params) mb.weights_bytes -= per.weights * linear * (full ? shard / p.total() : 1.0);
     }
-    mb.activations_bytes = StageActivationBytes(s, lm, layers, moe_layers, bf16_layers, bf16_moe_layers, stage);
+    mb.activations_bytes = StageActivationBytes(s, lm, load);
     mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
     // Whole bytes: shares of a parameter or an activation round up.
     for (double* part : {&mb.weights_bytes, &mb.fp8_weights_bytes, &mb.gradients_bytes, &mb.optimizer_bytes,
@@ -309,14 +236,23 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
     mb.fits = mb.total_bytes <= mb.capacity_bytes;
     return mb;
   };
-  if (s.pp == 1) return for_stage(Stage::kOnly);
-  MemoryBreakdown worst = for_stage(Stage::kFirst);
-  if (!worst.fits && stop_when_over) return worst;
-  MemoryBreakdown last = for_stage(Stage::kLast);
-  if (last.total_bytes > worst.total_bytes) worst = last;
-  if (s.pp > 2) {
-    MemoryBreakdown middle = for_stage(Stage::kMiddle);
-    if (middle.total_bytes > worst.total_bytes) worst = middle;
+  // The first rank holds the most activations and is tried first; then the
+  // last, then the middle ranks, each of which may hold a different share
+  // of the layers, of the MoE layers and of the bf16 ones.
+  const std::vector<StageLoad> loads = StageLoads(c.model, s);
+  const size_t last = loads.size() - 1;
+  MemoryBreakdown worst = for_stage(loads[0]);
+  auto consider = [&](size_t i) {
+    MemoryBreakdown stage = for_stage(loads[i]);
+    if (stage.total_bytes > worst.total_bytes) worst = stage;
+  };
+  if (last > 0) {
+    if (!worst.fits && stop_when_over) return worst;
+    consider(last);
+  }
+  for (size_t i = 1; i < last; ++i) {
+    if (!worst.fits && stop_when_over) return worst;
+    consider(i);
   }
   return worst;
 }

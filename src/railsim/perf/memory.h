@@ -20,11 +20,10 @@
 #pragma once
 
 #include "railsim/perf/context.h"
+#include "railsim/perf/stage_load.h"
 #include "railsim/spec/strategy.h"
 
 namespace railsim::perf {
-
-enum class Stage { kFirst, kLast, kOnly, kMiddle };
 
 /// Bytes and parameters of one layer (and the embedding and output layers)
 /// on one GPU, per micro-batch where it applies.
@@ -62,23 +61,12 @@ struct StageParams {
 };
 
 /// Micro-batches whose activations a stage holds at its peak, in units of
-/// the stage's layers: under 1F1B pp - r on pipeline rank r (the first
-/// stage pp, the busiest middle pp - 1, the last 1); interleaved with group
-/// size N (s.group_size()), Megatron-Core's (2 (pp - r - 1) + (vp - 1) N + 1)
-/// chunks of 1/vp of the layers (with N = pp: first stage pp + (pp - 1)/vp,
-/// last pp - (pp - 1)/vp); at most the m vp chunks there are.
+/// the stage's layers, for rank 0 (kFirst), 1 (kMiddle, the middle rank
+/// with the most) and pp - 1 (kLast): ChunksInFlight / vp, so under 1F1B
+/// pp - r on pipeline rank r and interleaved with N = pp, first stage
+/// pp + (pp - 1)/vp, last pp - (pp - 1)/vp. The memory itself weighs each
+/// virtual stage's layers (StageLoad::in_flight_layers).
 double MicrobatchesInFlight(const spec::Strategy& s, Stage stage);
-
-/// Layers held by one GPU of `stage` (spec::Strategy's uneven-split rule).
-int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
-/// Of those, the MoE layers (0 for a dense model). Stages hold consecutive
-/// layers in order; with interleaving (vp > 1) this is the count without it.
-int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
-/// Of a stage's layers, those kept in bf16 under a low precision (the first
-/// Bf16LayersAtStart and last Bf16LayersAtEnd of the model), and of those the
-/// MoE layers. 0 in bf16.
-int Bf16LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
-int Bf16MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
 
 /// Bytes per parameter a GPU keeps before sharding, by what data-parallel
 /// sharding divides: the 16-bit weights (2), the main-gradient buffer (4 in
@@ -102,8 +90,8 @@ double OptimizerShardParams(const StageParams& p, const spec::Strategy& s);
 /// (dense parameters over the shard group, experts over dp x cp / ep).
 double ShardParams(const StageParams& p, const spec::Strategy& s);
 
-/// Parameters on one GPU of `stage` (kOnly when pp == 1).
-StageParams ParamsOnGpu(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, Stage stage);
+/// Parameters on one GPU of the pipeline rank `load` describes (StageLoads).
+StageParams ParamsOnGpu(const PerfContext& c, const LayerMemory& lm, const StageLoad& load);
 
 /// Bytes on one GPU, each a whole number (parts rounded up, capacity down).
 struct MemoryBreakdown {
@@ -120,8 +108,9 @@ struct MemoryBreakdown {
   bool fits = false;
 };
 
-/// Memory of the most loaded GPU (first, busiest middle or last stage).
-/// Requires a valid strategy; `lm` from ComputeLayerMemory for its group.
+/// Memory of the most loaded GPU (every pipeline rank's StageLoad is tried;
+/// on a tie the first rank, then the last, then the lowest middle one). Requires a valid strategy; `lm` from
+/// ComputeLayerMemory for its group.
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm);
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s);
 

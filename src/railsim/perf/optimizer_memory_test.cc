@@ -67,7 +67,7 @@ TEST(OptimizerMemoryTest, ZeroStagesMatchThePaper) {
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 64, comm::NetworkKind::kRailOptimized);
   spec::Strategy s = MakeStrategy(1, 1, 64, 1, 64);
   s.main_grads_dtype = spec::MainGradsDtype::kBf16;
-  const double psi = ParamsOnGpu(c, s, ComputeLayerMemory(c, s), Stage::kOnly).total();
+  const double psi = ParamsOnGpu(c, ComputeLayerMemory(c, s), StageLoads(c.model, s)[0]).total();
   ASSERT_NEAR(7.5e9, psi, 0.05e9);
   const double nd = 64;
   struct Case {
@@ -117,7 +117,7 @@ TEST(OptimizerMemoryTest, FullShardingTrafficIsThreeHalvesOfDataParallel) {
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 64, comm::NetworkKind::kRailOptimized);
   spec::Strategy s = MakeStrategy(1, 1, 64, 1, 64);
   s.main_grads_dtype = spec::MainGradsDtype::kBf16;
-  const double psi = ParamsOnGpu(c, s, ComputeLayerMemory(c, s), Stage::kOnly).total();
+  const double psi = ParamsOnGpu(c, ComputeLayerMemory(c, s), StageLoads(c.model, s)[0]).total();
   const double dp = DataParallelVolume(IterationComm(c, s), 64);
   EXPECT_NEAR(2 * 2 * psi * 63 / 64, dp, 1e3);
   s.dp_sharding = spec::DpSharding::kFull;
@@ -158,7 +158,7 @@ TEST(OptimizerMemoryTest, HybridShardingShardsInGroupsAndReducesAcrossThem) {
   }
   // Model states: 16 Psi over the group of 8 (plus the gathered unit, as above).
   const LayerMemory lm = ComputeLayerMemory(c, s);
-  const double psi = ParamsOnGpu(c, s, lm, Stage::kOnly).total();
+  const double psi = ParamsOnGpu(c, lm, StageLoads(c.model, s)[0]).total();
   EXPECT_NEAR(16 * psi / 8 + 6 * lm.params_word, ModelStateBytes(EstimateMemory(c, s)), 1e3);
   // Traffic: per micro-batch a reduce-scatter of 2 Psi in the group, an
   // all-reduce of the 2 Psi / 8 shard across the 8 replicas and two

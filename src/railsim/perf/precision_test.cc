@@ -75,18 +75,18 @@ TEST(PrecisionTest, Bf16LayersSitOnTheStagesThatHoldThem) {
   EXPECT_EQ(0, s.Bf16LayersAtStart(80));
   EXPECT_EQ(0, s.Bf16LayersAtEnd(80));
   s.bf16_layers_at_end = 12;
-  EXPECT_EQ(12, Bf16LayersOnStage(c.model, s, Stage::kLast));
-  EXPECT_EQ(0, Bf16LayersOnStage(c.model, s, Stage::kFirst));
-  EXPECT_EQ(0, Bf16LayersOnStage(c.model, s, Stage::kMiddle));
+  EXPECT_EQ(12, StageLoads(c.model, s)[3].bf16_layers);
+  EXPECT_EQ(0, StageLoads(c.model, s)[0].bf16_layers);
+  EXPECT_EQ(0, StageLoads(c.model, s)[1].bf16_layers);
   // 2 at the start, 30 at the end reach into the third stage (layers 50-59).
   s.bf16_layers_at_start = 2;
   s.bf16_layers_at_end = 30;
-  EXPECT_EQ(2, Bf16LayersOnStage(c.model, s, Stage::kFirst));
-  EXPECT_EQ(20, Bf16LayersOnStage(c.model, s, Stage::kLast));
+  EXPECT_EQ(2, StageLoads(c.model, s)[0].bf16_layers);
+  EXPECT_EQ(20, StageLoads(c.model, s)[3].bf16_layers);
   // bf16 has no low-precision layers to keep.
   s.precision = Precision::kBf16;
   s.bf16_layers_at_start = s.bf16_layers_at_end = -1;
-  EXPECT_EQ(0, Bf16LayersOnStage(c.model, s, Stage::kLast));
+  EXPECT_EQ(0, StageLoads(c.model, s)[3].bf16_layers);
 }
 
 TEST(PrecisionTest, Bf16LayersSlowTheStagesThatHoldThem) {

@@ -26,6 +26,11 @@ Json StrategyObject(const spec::Strategy& s) {
   j["vp"] = s.vp;
   // Megatron-Core's interleave group size in use (0 without interleaving).
   j["microbatch_group_size_per_vp_stage"] = s.vp > 1 ? s.group_size() : int64_t{0};
+  // Megatron-Core's uneven split (0 layers: not given; JSON numbers stay numbers).
+  j["account_for_embedding_in_pipeline_split"] = s.account_for_embedding_in_pipeline_split;
+  j["account_for_loss_in_pipeline_split"] = s.account_for_loss_in_pipeline_split;
+  j["decoder_first_pipeline_num_layers"] = s.decoder_first_pipeline_num_layers;
+  j["decoder_last_pipeline_num_layers"] = s.decoder_last_pipeline_num_layers;
   j["micro_batch_size"] = s.micro_batch;
   j["global_batch_size"] = s.global_batch;
   j["microbatches"] = s.num_microbatches();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "railsim/core/error.h"
+#include "railsim/spec/pipeline_split.h"
 
 namespace railsim::spec {
 namespace {
@@ -60,17 +61,9 @@ std::string CheckDegrees(const ModelSpec& m, const Strategy& s) {
   if (s.pp > m.num_layers) {
     return fail("--pp", fmt::format("expected at most num_layers {} stages, got {}", m.num_layers, s.pp));
   }
-  if (s.vp > 1) {
-    if (s.pp < 2) return fail("--vp", "expected 1 unless --pp is at least 2 (interleaving needs stages)");
-    if (m.num_layers % s.pp == 0 && (m.num_layers / s.pp) % s.vp != 0) {
-      return fail("--vp", fmt::format("expected a divisor of the layers per stage {}, got {}",
-                                      m.num_layers / s.pp, s.vp));
-    }
-    if (s.layers_on_last(m.num_layers) < s.vp) {
-      return fail("--vp", fmt::format("expected at most {} virtual stages (each needs a layer; {} layers "
-                                      "over {} stages), got {}", s.layers_on_last(m.num_layers),
-                                      m.num_layers, s.pp, s.vp));
-    }
+  if (s.vp > 1 && s.pp < 2) return fail("--vp", "expected 1 unless --pp is at least 2 (interleaving needs stages)");
+  if (std::optional<SplitProblem> problem = CheckPipelineSplit(s, m.num_layers)) {
+    return fail(problem->flag, problem->message);
   }
   if (s.cp > 1 && m.seq_length % (2 * s.cp) != 0) {
     return fail("--cp", fmt::format("expected 2 x cp to divide seq_length {}, got cp {}", m.seq_length, s.cp));
@@ -197,18 +190,6 @@ void ThrowIf(const std::string& problem) {
 }
 
 }  // namespace
-
-int Strategy::layers_on_first(int num_layers) const {
-  if (pp == 1) return num_layers;
-  int extra = num_layers % pp;
-  return num_layers / pp + (extra > pp - 2 ? 1 : 0);
-}
-
-int Strategy::layers_on_last(int num_layers) const { return pp == 1 ? num_layers : num_layers / pp; }
-
-int Strategy::layers_on_middle(int num_layers) const {
-  return num_layers / pp + (num_layers % pp > 0 ? 1 : 0);
-}
 
 const char* RecomputeName(Recompute r) {
   switch (r) {

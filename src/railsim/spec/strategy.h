@@ -83,6 +83,17 @@ struct Strategy {
   /// in flight and gives the pipeline's wrap-around sends N - pp chunks of
   /// slack. Interleaving only; in [pp, micro-batches].
   int64_t microbatch_group_size_per_vp_stage = 0;
+  /// Megatron-Core's uneven pipeline split (spec/pipeline_split.h): the
+  /// input embedding and the loss each count as one layer of the split
+  /// (--account-for-embedding-in-pipeline-split,
+  /// --account-for-loss-in-pipeline-split); or the first and the last stage
+  /// hold this many transformer layers and the other stages share the rest
+  /// evenly (--decoder-first-pipeline-num-layers,
+  /// --decoder-last-pipeline-num-layers; 0 = not given).
+  bool account_for_embedding_in_pipeline_split = false;
+  bool account_for_loss_in_pipeline_split = false;
+  int decoder_first_pipeline_num_layers = 0;
+  int decoder_last_pipeline_num_layers = 0;
   int64_t micro_batch = 1;
   int64_t global_batch = 1;
   Recompute recompute = Recompute::kNone;
@@ -147,13 +158,6 @@ struct Strategy {
   /// The busiest expert rank's load over the mean the model uses: at most ep
   /// (with ep 1 there is no other rank to be busier than).
   double expert_load_imbalance() const { return std::clamp(moe_imbalance, 1.0, double(ep)); }
-  /// Layers on the busiest middle stage, and on the first and last stage.
-  /// When pp does not divide the layers, the remainder goes one each to the
-  /// middle stages first (the first and last also hold embedding and output
-  /// layers), then to the first stage.
-  int layers_on_first(int num_layers) const;
-  int layers_on_last(int num_layers) const;
-  int layers_on_middle(int num_layers) const;
   int64_t num_microbatches() const { return global_batch / (dp * micro_batch); }
   /// Transformer layers kept in bf16 at the start and at the end of a model
   /// of `num_layers` layers (the fields, or their defaults; 0 for bf16).
@@ -174,9 +178,10 @@ constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
 /// --micro-batch-size, --global-batch-size, --sequence-parallel, --gpus)
 /// unless `s` is a valid strategy for `model` on `gpus` GPUs: every degree
 /// positive, tp dividing heads, query groups and ffn size, pp at most the
-/// layers (split as evenly as possible when it does not divide them), vp
-/// dividing the layers per stage of an even split and at most the smallest
-/// stage's layers of an uneven one, tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
+/// layers, a pipeline split spec/pipeline_split.h can make (Megatron-Core's
+/// checks of its four flags; without them pp need not divide the layers, vp
+/// divides the layers per stage of an even split and is at most the
+/// smallest stage's layers of an uneven one), tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
 /// cp dividing the sequence into 2*cp chunks, ep dividing experts and dp,
 /// interleaving only with pp >= 2 and microbatches divisible by pp,
 /// the interleave group size only with interleaving, in [pp, microbatches]

@@ -116,6 +116,21 @@ int64_t ParseGroupSizeFlag(const std::string& text) {
   if (text == "pp") return 0;
   return ParseIntFlag("--microbatch-group-size-per-virtual-pipeline-stage", text, 1, spec::kMaxGlobalBatch);
 }
+
+// Megatron-Core's uneven-split flags into `s`; the split itself is
+// spec::ValidateDegrees's to check.
+void ParseSplitFlags(const StrategyFlags& f, spec::Strategy* s) {
+  s->account_for_embedding_in_pipeline_split = f.account_for_embedding;
+  s->account_for_loss_in_pipeline_split = f.account_for_loss;
+  if (!f.decoder_first_layers.empty()) {
+    s->decoder_first_pipeline_num_layers =
+        int(ParseIntFlag("--decoder-first-pipeline-num-layers", f.decoder_first_layers, 1, spec::kMaxModelLayers));
+  }
+  if (!f.decoder_last_layers.empty()) {
+    s->decoder_last_pipeline_num_layers =
+        int(ParseIntFlag("--decoder-last-pipeline-num-layers", f.decoder_last_layers, 1, spec::kMaxModelLayers));
+  }
+}
 }  // namespace
 
 void CheckStrategyFlagValues(const StrategyFlags& f) {
@@ -125,6 +140,8 @@ void CheckStrategyFlagValues(const StrategyFlags& f) {
   }
   if (!f.micro_batch.empty()) ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
   ParseGroupSizeFlag(f.group_size);
+  spec::Strategy split;
+  ParseSplitFlags(f, &split);
   ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
   ParseChoiceFlag("--precision", f.precision, PrecisionNames());
   ParseBf16LayersFlag("--num-layers-at-start-in-bf16", f.bf16_layers_at_start);
@@ -188,6 +205,7 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
   s.vp = int(ParseIntFlag("--vp", f.vp, 1, 1 << 20));
   s.micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
   s.microbatch_group_size_per_vp_stage = ParseGroupSizeFlag(f.group_size);
+  ParseSplitFlags(f, &s);
   s.global_batch = global_batch;
   spec::ValidateDegrees(c.model, s);
   s.dp = ParseDpFlag(f.dp, s.tp, s.pp, s.cp, n);

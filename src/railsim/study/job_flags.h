@@ -82,6 +82,11 @@ void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s);
 struct StrategyFlags {
   std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
   std::string group_size = "pp";  ///< --microbatch-group-size-per-virtual-pipeline-stage
+  /// Megatron-Core's uneven pipeline split: --account-for-embedding-in-pipeline-split,
+  /// --account-for-loss-in-pipeline-split, and --decoder-first-pipeline-num-layers,
+  /// --decoder-last-pipeline-num-layers ("" = not given).
+  bool account_for_embedding = false, account_for_loss = false;
+  std::string decoder_first_layers, decoder_last_layers;
   std::string recompute = "none";
   bool sequence_parallel = false, distributed_optimizer = false, no_dp_overlap = false;
   bool grad_reduce_in_bf16 = false;

@@ -116,6 +116,10 @@ spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   s.cp = int(IntOr(p, "cp", 1));
   s.ep = int(IntOr(p, "ep", 1));
   s.vp = int(IntOr(p, "vp", 1));
+  s.account_for_embedding_in_pipeline_split = Flag(p, "account_for_embedding_in_pipeline_split");
+  s.account_for_loss_in_pipeline_split = Flag(p, "account_for_loss_in_pipeline_split");
+  s.decoder_first_pipeline_num_layers = int(IntOr(p, "decoder_first_pipeline_num_layers", 0));
+  s.decoder_last_pipeline_num_layers = int(IntOr(p, "decoder_last_pipeline_num_layers", 0));
   s.micro_batch = IntOr(p, "micro_batch_size", 1);
   s.global_batch = IntOr(p, "global_batch_size", 1);
   spec::ValidateDegrees(c.model, s);
