@@ -107,6 +107,11 @@ int Bf16MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stag
   return layers;
 }
 
+int WindowLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
+  const auto [first, count] = StageRange(m, s, stage);
+  return m.WindowLayersIn(first, count);
+}
+
 int LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage) {
   switch (stage) {
     case Stage::kOnly: return m.num_layers;

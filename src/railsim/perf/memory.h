@@ -79,6 +79,9 @@ int MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage st
 /// MoE layers. 0 in bf16.
 int Bf16LayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
 int Bf16MoeLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
+/// Of a stage's layers, those with sliding-window attention
+/// (spec::ModelSpec::window_layers; 0 without a window).
+int WindowLayersOnStage(const spec::ModelSpec& m, const spec::Strategy& s, Stage stage);
 
 /// Bytes per parameter a GPU keeps before sharding, by what data-parallel
 /// sharding divides: the 16-bit weights (2), the main-gradient buffer (4 in
