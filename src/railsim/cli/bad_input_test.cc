@@ -117,6 +117,14 @@ class BadInputTest : public ::testing::Test {
         "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 64, "kv_lora_rank": 0,
         "qk_nope_head_dim": 64, "qk_rope_head_dim": 32, "v_head_dim": 64)"));
     out.push_back({Path("hf-deepseek.json"), "/kv_lora_rank"});
+    const std::string gpt_oss = R"("model_type": "gpt_oss", "num_hidden_layers": 2, "max_position_embeddings": 4096,
+        "num_local_experts": 8, "num_experts_per_tok": 4, )";
+    Write("hf-window.json", config(gpt_oss + R"("sliding_window": 0)"));
+    out.push_back({Path("hf-window.json"), "/sliding_window"});
+    Write("hf-layer-types.json", config(gpt_oss + R"("layer_types": ["sliding_attention", "chunked_attention"])"));
+    out.push_back({Path("hf-layer-types.json"), "/layer_types/1"});
+    Write("hf-layer-count.json", config(gpt_oss + R"("layer_types": ["full_attention"])"));
+    out.push_back({Path("hf-layer-count.json"), "/layer_types"});
     Write("hf-text.json", R"({"text_config": 5})");
     out.push_back({Path("hf-text.json"), "/text_config"});
     return out;
@@ -416,6 +424,18 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
                    "/kv_lora_rank"});  // latent sizes without multi_latent_attention
   cases.push_back({With(kEstimate, "--model", Mutated("gpt3-175b", "num_layers", "96, \"kv_channels\": 0")),
                    "/kv_channels"});
+  // Sliding-window attention keys.
+  for (auto [key, value, field] :
+       {std::tuple{"window_size", "0", "/window_size"},
+        {"window_size", "-128", "/window_size"},
+        {"window_size", "\"128,0\"", "/window_size"},
+        {"window_attn_skip_freq", "0", "/window_attn_skip_freq"},
+        {"window_attn_skip_freq", "[1, 0]", "/window_attn_skip_freq"},
+        {"window_attn_skip_freq", "\"[1,0]*18\"", "/window_attn_skip_freq"}}) {
+    cases.push_back({With(kEstimate, "--model", Mutated("gpt-oss-120b", key, value)), field});
+  }
+  cases.push_back({With(kEstimate, "--model", Mutated("gpt3-175b", "num_layers", "96, \"window_attn_skip_freq\": 2")),
+                   "/window_attn_skip_freq"});  // a pattern without a window
   // Collective: the MoE dispatch.
   Args dispatch = {"collective", "--op", "moe-dispatch", "--model", "deepseek-v3", "--system", "dgx-h100",
                    "--gpus", "2048", "--group", "ep", "--ep", "64", "--pp", "16"};

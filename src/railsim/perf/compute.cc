@@ -133,14 +133,24 @@ double StreamTime(const GpuModel& g, double bytes) {
 }
 
 // A causal mask's diagonal key blocks are computed in full and masked: a
-// query row visits half the keys plus half a block on average.
+// query row visits half the keys plus half a block on average. A sliding
+// window's band has a second edge: the queries past the first `window`
+// positions also visit, on average, half a block before their window starts.
 constexpr double kAttentionKeyBlock = 128;
 constexpr double kReferenceHeadDim = 128;
 
+double MeanKeysAttended(double keys, double window) {
+  if (window <= 0 || window >= keys) return keys / 2;
+  return window - window * window / (2 * keys);
+}
+
 double FlashAttentionShapeFactor(const GpuModel& g, const AttentionShape& a) {
+  assert((a.causal || a.window <= 0) && "a sliding window is causal");
   const double d = a.head_dim, d0 = g.flash_fixed_dim;
-  const double useful = a.causal ? a.keys / 2 : a.keys;
-  const double visited = a.causal ? a.keys / 2 + kAttentionKeyBlock / 2 : a.keys;
+  const bool banded = a.window > 0 && a.window < a.keys;
+  const double useful = a.causal ? MeanKeysAttended(a.keys, a.window) : a.keys;
+  double visited = a.causal ? useful + kAttentionKeyBlock / 2 : a.keys;
+  if (banded) visited += kAttentionKeyBlock / 2 * (a.keys - a.window) / a.keys;
   double factor = (d / (d + d0)) / (kReferenceHeadDim / (kReferenceHeadDim + d0));
   factor *= visited / (visited + g.flash_fixed_keys) * (useful / visited);
   return a.backward ? factor * g.flash_bwd_ratio : factor;

@@ -13,7 +13,8 @@
 // dimension is the tokens of one micro-batch, pays it most. Fused attention
 // has the same two terms per query block (a fixed cost worth some keys, and
 // per key one worth some head-dimension columns) and computes the diagonal
-// blocks of a causal mask in full. One parameter set per GPU
+// blocks of a causal mask in full (and, with a sliding window, the key
+// blocks its far edge cuts). One parameter set per GPU
 // (spec/system.h). See docs/MODEL.md for the sources and the calibration.
 //
 // All functions are pure, allocation-free and thread-safe.
@@ -91,10 +92,21 @@ struct AttentionShape {
   double keys = 0;        ///< sequence length the queries attend over (before the mask)
   bool causal = true;
   bool backward = false;
+  /// A causal sliding window: each query attends to at most this many keys,
+  /// itself included (0, or at least `keys`: none).
+  double window = 0;
 };
 
+/// Mean number of keys a query of a causal mask over `keys` positions
+/// attends to with a sliding window of `window` keys (0: none): keys / 2
+/// without a window or when it covers the sequence, else window -
+/// window^2 / (2 keys) (the first `window` queries see a causal triangle,
+/// the rest `window` keys each). Continuous at window == keys.
+double MeanKeysAttended(double keys, double window);
+
 /// Time of a fused attention kernel executing `flops` useful FLOPs
-/// (FlashAttention's count: the masked half of a causal mask not counted).
+/// (FlashAttention's count: the masked half of a causal mask, or the keys
+/// outside a sliding window, not counted).
 double FlashAttentionTime(const GpuModel& g, double flops, const AttentionShape& shape);
 
 /// Fused attention's rate relative to g.flash_flops (1 on long non-causal

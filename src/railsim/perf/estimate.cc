@@ -59,6 +59,9 @@ StageTime StageFor(const spec::Strategy& s, const LayerCosts& costs, const Exper
   AddBlock(&st, costs.dense_layer, layers - moe_layers - (bf16_layers - bf16_moe_layers), s.recompute);
   AddBlock(&st, costs.bf16_layer, bf16_moe_layers, s.recompute);
   AddBlock(&st, costs.bf16_dense_layer, bf16_layers - bf16_moe_layers, s.recompute);
+  // Attention runs in 16 bits in every layer, so a windowed layer changes
+  // each of the four the same way.
+  AddBlock(&st, costs.window_change, load.window_layers, s.recompute);
   st.ep += moe_layers * ep_per_layer.exposed;
   st.ep_hidden += moe_layers * ep_per_layer.hidden;
   if (stage == Stage::kFirst || stage == Stage::kOnly) AddBlock(&st, costs.embedding, 1, spec::Recompute::kNone);

@@ -54,10 +54,23 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
           per_stage(per_layer, 1, 1));
     }
   }
-  // Context parallelism: the K/V ring.
+  // Context parallelism: the K/V ring; sliding-window layers all-gather K
+  // and V (forward, backward and a recomputed forward) and reduce-scatter
+  // their gradients instead (layer_cost.h).
   if (s.cp > 1) {
-    add(Parallelism::kCp, GroupKind::kCp, comm::Op::kSendRecv, PointToPoint::kRing, costs.cp_chunk_bytes,
-        per_stage((full ? 4 : 3) * double(s.cp - 1), 0, 0));
+    const bool gather = costs.cp_window_gather_bytes > 0;
+    std::vector<double> ring(static_cast<size_t>(pp)), gathers(ring), scatters(ring);
+    for (int i = 0; i < pp; ++i) {
+      const double windowed = gather ? loads[size_t(i)].window_layers : 0;
+      ring[size_t(i)] = m * (full ? 4 : 3) * double(s.cp - 1) * (loads[size_t(i)].layers - windowed);
+      gathers[size_t(i)] = m * (full ? 3 : 2) * windowed;
+      scatters[size_t(i)] = m * windowed;
+    }
+    add(Parallelism::kCp, GroupKind::kCp, comm::Op::kSendRecv, PointToPoint::kRing, costs.cp_chunk_bytes, ring);
+    add(Parallelism::kCp, GroupKind::kCp, comm::Op::kAllGather, PointToPoint::kNone, costs.cp_window_gather_bytes,
+        gathers);
+    add(Parallelism::kCp, GroupKind::kCp, comm::Op::kReduceScatter, PointToPoint::kNone,
+        costs.cp_window_gather_bytes, scatters);
   }
   // Expert parallelism: dispatch and combine, in the MoE layers.
   // With an fp8 dispatch, the dispatch direction (forward dispatch, backward

@@ -168,6 +168,20 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
     shape.backward = true;
     core_bwd = FlashAttentionTime(g, 2.5 * flops, shape);
   }
+  // A sliding-window layer's FlashAttention visits only the key blocks of the
+  // band: each query attends to min(window, position) keys. With context
+  // parallelism its queries attend to the gathered keys of the whole
+  // sequence (below), so the band is the whole sequence's.
+  const bool windowed = m.window_layer_count() > 0 && m.window_size < m.seq_length &&
+                        s.attention != spec::Attention::kClassic;
+  double window_fwd = core_fwd, window_bwd = core_bwd;
+  if (windowed) {
+    const double flops = 2 * b * heads * sl * MeanKeysAttended(seq, m.window_size) * (d_qk + d_v);
+    AttentionShape shape{d_qk, seq, true, false, double(m.window_size)};
+    window_fwd = FlashAttentionTime(g, flops, shape);
+    shape.backward = true;
+    window_bwd = FlashAttentionTime(g, 2.5 * flops, shape);
+  }
 
   const Mlp layer_mlp = mlp_of(m.is_moe());
   const Mlp dense_mlp = m.is_moe() ? mlp_of(false) : layer_mlp;
@@ -238,6 +252,29 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
     double exchange = (s.cp - 1) * step;
     layer.cp_fwd = std::max(0.0, exchange - core_fwd);
     layer.cp_bwd = std::max(0.0, 2 * exchange - core_bwd);
+  }
+
+  // --- A sliding-window layer, as the difference from a full one.
+  // Transformer Engine refuses sliding windows on the K/V ring (its p2p
+  // cp_comm_type) and runs them with cp_comm_type all_gather: K and V
+  // all-gathered before the attention, again in backward, and their
+  // gradients reduce-scattered after it, none of it overlapped with the
+  // attention core. It moves the whole sequence's K and V, as the ring does:
+  // an exchange of only the chunks within the window would move
+  // ceil(window / sl) chunks, which no framework railsim models runs.
+  if (windowed) {
+    BlockCost& w = out.window_change;
+    w.fwd = window_fwd - core_fwd;
+    w.bwd = window_bwd - core_bwd;
+    w.recompute_selective = window_fwd - core_fwd;
+    if (s.cp > 1) {
+      out.cp_window_gather_bytes = s.cp * out.cp_chunk_bytes;
+      const comm::GroupLayout& cp_group = groups[GroupKind::kCp];
+      const double gather = comm::AllGatherTime(out.cp_window_gather_bytes, cp_group, c.fabrics);
+      const double scatter = comm::ReduceScatterTime(out.cp_window_gather_bytes, cp_group, c.fabrics);
+      w.cp_fwd = gather - layer.cp_fwd;
+      w.cp_bwd = gather + scatter - layer.cp_bwd;
+    }
   }
 
   // --- Embedding: gather rows, add positions, dropout; a vocab-parallel

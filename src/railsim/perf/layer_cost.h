@@ -31,6 +31,14 @@ struct LayerCosts {
   /// The same two kept in bf16 under a low precision (Strategy::bf16_layers;
   /// == layer and dense_layer in bf16).
   BlockCost bf16_layer, bf16_dense_layer;
+  /// What a sliding-window layer (spec::ModelSpec::window_layers) changes in
+  /// any of the four above, added once per such layer: its attention core
+  /// over the band of keys within the window instead of the causal half, and
+  /// with context parallelism the K/V all-gather that replaces the ring.
+  /// Either sign (a narrow window computes less and hides less); all zero
+  /// when the window covers the sequence or with classic attention (the
+  /// materialised softmax computes the whole masked square anyway).
+  BlockCost window_change;
   BlockCost embedding;  ///< first stage only
   BlockCost output;     ///< last stage: final norm, logits, cross entropy
   double p2p_bytes = 0;       ///< activation sent between pipeline stages, per GPU
@@ -38,6 +46,9 @@ struct LayerCosts {
   comm::MoeDispatch moe_dispatch;  ///< what one dispatch sends, per GPU (--moe-dispatch-precision)
   comm::MoeDispatch moe_combine;   ///< what one combine sends back, per GPU (bf16)
   double cp_chunk_bytes = 0;  ///< K and V sent per context-parallel ring step
+  /// K and V all-gathered over the context-parallel group by a sliding-window
+  /// layer (cp x cp_chunk_bytes; 0 when window_change is zero or cp == 1).
+  double cp_window_gather_bytes = 0;
   LayerMemory memory;         ///< activations and parameters per layer on one GPU
 };
 

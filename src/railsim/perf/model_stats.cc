@@ -1,5 +1,7 @@
 #include "railsim/perf/model_stats.h"
 
+#include "railsim/perf/compute.h"
+
 namespace railsim::perf {
 
 int64_t PaddedVocab(const spec::ModelSpec& m, int tp) {
@@ -79,15 +81,16 @@ ScoreSquare ExecutedSquare(const spec::Strategy& s) {
   return s.attention == spec::Attention::kClassic ? ScoreSquare::kFull : ScoreSquare::kCausalHalf;
 }
 
-double AttentionScoreForwardFlops(const spec::ModelSpec& m, ScoreSquare square) {
+double AttentionScoreForwardFlops(const spec::ModelSpec& m, ScoreSquare square, bool windowed) {
   // QK^T and PV over the full square: 2 s^2 (d_qk + d_v) per head (4 s^2 h
   // for plain multi-head attention); half of it under the causal mask, as
-  // perf/layer_cost.cc times FlashAttention.
+  // perf/layer_cost.cc times FlashAttention, and with a sliding window the
+  // band, 2 s (s W - W^2 / 2) / s (d_qk + d_v) per head.
   const double s = m.seq_length;
   const double d_qk = m.multi_latent_attention ? m.mla.qk_head_dim + m.mla.qk_pos_emb_head_dim : m.kv_channels();
   const double d_v = m.multi_latent_attention ? m.mla.v_head_dim : m.kv_channels();
-  const double share = square == ScoreSquare::kFull ? 1.0 : 0.5;
-  return share * 2.0 * s * s * m.num_attention_heads * (d_qk + d_v);
+  const double keys = square == ScoreSquare::kFull ? s : MeanKeysAttended(s, windowed ? m.window_size : 0);
+  return 2.0 * s * keys * m.num_attention_heads * (d_qk + d_v);
 }
 
 double LayerForwardFlops(const spec::ModelSpec& m, bool moe, ScoreSquare square) {
@@ -103,9 +106,22 @@ double LayerForwardFlops(const spec::ModelSpec& m, bool moe, ScoreSquare square)
   return 2 * s * AttentionProjectionWeights(m) + AttentionScoreForwardFlops(m, square) + mlp;
 }
 
+namespace {
+
+// What the sliding-window layers' attention scores save against full
+// attention, summed over them (0 without a window).
+double WindowSaving(const spec::ModelSpec& m, ScoreSquare square) {
+  const int windowed = m.window_layer_count();
+  if (windowed == 0) return 0;
+  return windowed * (AttentionScoreForwardFlops(m, square) - AttentionScoreForwardFlops(m, square, true));
+}
+
+}  // namespace
+
 double LayersForwardFlops(const spec::ModelSpec& m, ScoreSquare square) {
   const int moe = m.is_moe() ? m.moe_layer_count() : 0;
-  return moe * LayerForwardFlops(m, true, square) + (m.num_layers - moe) * LayerForwardFlops(m, false, square);
+  return moe * LayerForwardFlops(m, true, square) + (m.num_layers - moe) * LayerForwardFlops(m, false, square) -
+         WindowSaving(m, square);
 }
 
 double LogitForwardFlops(const spec::ModelSpec& m, int tp) {
@@ -121,7 +137,9 @@ double RecomputeFlopsPerIteration(const spec::ModelSpec& m, const spec::Strategy
   const ScoreSquare square = ExecutedSquare(s);
   double per_sequence = 0;
   if (s.recompute == spec::Recompute::kFull) per_sequence = LayersForwardFlops(m, square);
-  if (s.recompute == spec::Recompute::kSelective) per_sequence = m.num_layers * AttentionScoreForwardFlops(m, square);
+  if (s.recompute == spec::Recompute::kSelective) {
+    per_sequence = m.num_layers * AttentionScoreForwardFlops(m, square) - WindowSaving(m, square);
+  }
   return double(s.global_batch) * per_sequence;
 }
 

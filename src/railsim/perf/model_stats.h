@@ -5,7 +5,11 @@
 // attention-score square, the part FlashAttention executes. Hardware FLOPs
 // (HFU's numerator) count what the strategy's kernels execute: the causal
 // half with FlashAttention, the whole masked square with the materialised
-// softmax (`--attention classic`), plus recomputation. Megatron-LM's and
+// softmax (`--attention classic`), plus recomputation. A sliding-window
+// layer's query attends to at most window_size keys: both count the band,
+// s W - W^2 / 2 per head instead of s^2 / 2, under FlashAttention (which
+// skips the key blocks outside it), and the whole square with the
+// materialised softmax (which masks the band out of it). Megatron-LM's and
 // PaLM's published formulas count the whole square for both; with classic
 // attention and full recomputation the hardware count is Megatron-LM's
 // (SC'21, appendix).
@@ -54,14 +58,17 @@ enum class ScoreSquare {
 /// FlashAttention, the full square with the materialised softmax.
 ScoreSquare ExecutedSquare(const spec::Strategy& s);
 
-/// Forward FLOPs of one sequence through one layer (MoE counted for the
-/// top-k experts per token). `moe`: an MoE layer of an MoE model (else its
-/// dense MLP).
+/// Forward FLOPs of one sequence through one full-attention layer (MoE
+/// counted for the top-k experts per token). `moe`: an MoE layer of an MoE
+/// model (else its dense MLP).
 double LayerForwardFlops(const spec::ModelSpec& m, bool moe, ScoreSquare square);
-/// The same summed over all the model's layers.
+/// The same summed over all the model's layers, its sliding-window layers
+/// with their band.
 double LayersForwardFlops(const spec::ModelSpec& m, ScoreSquare square);
-/// Forward FLOPs of the attention-score part of a layer (QK^T and PV).
-double AttentionScoreForwardFlops(const spec::ModelSpec& m, ScoreSquare square);
+/// Forward FLOPs of the attention-score part of a layer (QK^T and PV); of a
+/// sliding-window layer with `windowed` (the band under kCausalHalf, the
+/// same square under kFull; a window covering the sequence changes nothing).
+double AttentionScoreForwardFlops(const spec::ModelSpec& m, ScoreSquare square, bool windowed = false);
 /// Forward FLOPs of the output layer for one sequence.
 double LogitForwardFlops(const spec::ModelSpec& m, int tp);
 

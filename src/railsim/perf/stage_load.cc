@@ -76,6 +76,7 @@ std::vector<StageLoad> StageLoads(const spec::ModelSpec& m, const spec::Strategy
       load.moe_layers += k.moe;
       load.bf16_layers += k.bf16;
       load.bf16_moe_layers += k.bf16_moe;
+      load.window_layers += m.WindowLayersIn(chunk.first, chunk.count);
       load.in_flight_layers += times * chunk.count;
       load.in_flight_moe_layers += times * k.moe;
       load.in_flight_bf16_layers += times * k.bf16;

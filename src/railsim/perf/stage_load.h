@@ -36,7 +36,8 @@ struct StageLoad {
   int moe_layers = 0;       ///< of those, MoE layers (0 for a dense model)
   int bf16_layers = 0;      ///< of those, kept in bf16 under a low precision (0 in bf16)
   int bf16_moe_layers = 0;  ///< of the bf16 ones, MoE layers
-  /// The four counts above with each virtual stage's layers counted once per
+  int window_layers = 0;    ///< of all, sliding-window attention layers (spec::ModelSpec::window_layers)
+  /// The four counts before window_layers with each virtual stage's layers counted once per
   /// micro-batch in flight through it at the peak (Megatron-Core's schedule
   /// runs N micro-batches through virtual stage 0, then N through stage 1,
   /// ...; the in-flight chunks are the first ChunksInFlight of that order).

@@ -21,22 +21,45 @@ namespace {
 // moe_layer_freq; n_shared_experts of moe_intermediate_size; latent attention).
 enum class Kind { kDense, kMixtral, kQwenMoe, kDeepSeek };
 
+// Which layers a sliding_window applies to, by the family's rule in
+// transformers' configuration_<family>.py: none (Llama, Gemma 1, DeepSeek:
+// no sliding window); every layer (Mistral, Mixtral); Qwen2/3's
+// use_sliding_window with the layers from max_window_layers on; or a
+// period, layer i full when (i + 1) % period == 0 (Gemma 2: 2; Gemma 3:
+// sliding_window_pattern, 6 by default; gpt_oss: 2). An explicit
+// layer_types list overrides all but the first two.
+enum class Windows { kNone, kAll, kQwen, kPeriod };
+
 struct Family {
   std::string_view model_type;
   Kind kind;
   bool tied_by_default;  ///< transformers' default for tie_word_embeddings
   bool qk_norm;          ///< RMSNorm on q and k per head (Qwen3)
   bool qkv_bias;         ///< biases on q, k and v only (Qwen2), which railsim does not count
+  bool expert_bias;      ///< MLP biases with no mlp_bias key (gpt_oss's experts)
+  Windows windows;
+  int64_t default_window;  ///< transformers' sliding_window when the key is absent (0: none)
+  int64_t default_period;  ///< kPeriod's period when the config names none
 };
 
 constexpr Family kFamilies[] = {
-    {"llama", Kind::kDense, false, false, false},       {"mistral", Kind::kDense, false, false, false},
-    {"qwen2", Kind::kDense, false, false, true},        {"qwen3", Kind::kDense, false, true, false},
-    {"gemma", Kind::kDense, true, false, false},        {"gemma2", Kind::kDense, true, false, false},
-    {"gemma3_text", Kind::kDense, true, true, false},  {"mixtral", Kind::kMixtral, false, false, false},
-    {"qwen2_moe", Kind::kQwenMoe, false, false, true},  {"qwen3_moe", Kind::kQwenMoe, false, true, false},
-    {"deepseek_v2", Kind::kDeepSeek, false, false, false}, {"deepseek_v3", Kind::kDeepSeek, false, false, false},
+    {"llama", Kind::kDense, false, false, false, false, Windows::kNone, 0, 0},
+    {"mistral", Kind::kDense, false, false, false, false, Windows::kAll, 4096, 0},
+    {"qwen2", Kind::kDense, false, false, true, false, Windows::kQwen, 4096, 0},
+    {"qwen3", Kind::kDense, false, true, false, false, Windows::kQwen, 4096, 0},
+    {"gemma", Kind::kDense, true, false, false, false, Windows::kNone, 0, 0},
+    {"gemma2", Kind::kDense, true, false, false, false, Windows::kPeriod, 4096, 2},
+    {"gemma3_text", Kind::kDense, true, true, false, false, Windows::kPeriod, 4096, 6},
+    {"mixtral", Kind::kMixtral, false, false, false, false, Windows::kAll, 0, 0},
+    {"qwen2_moe", Kind::kQwenMoe, false, false, true, false, Windows::kQwen, 4096, 0},
+    {"qwen3_moe", Kind::kQwenMoe, false, true, false, false, Windows::kQwen, 4096, 0},
+    {"deepseek_v2", Kind::kDeepSeek, false, false, false, false, Windows::kNone, 0, 0},
+    {"deepseek_v3", Kind::kDeepSeek, false, false, false, false, Windows::kNone, 0, 0},
+    {"gpt_oss", Kind::kMixtral, false, false, false, true, Windows::kPeriod, 128, 2},
 };
+
+// Qwen2's default for max_window_layers (configuration_qwen2.py).
+constexpr int64_t kQwenMaxWindowLayers = 28;
 
 // Integers a config may hold before railsim's own model checks narrow them.
 constexpr int64_t kMaxHfInt = INT32_MAX;
@@ -182,6 +205,72 @@ void TranslateLatentAttention(const nlohmann::json& cfg, JsonReader& r, nlohmann
   j["num_query_groups"] = j["num_attention_heads"];
 }
 
+// layer_types: one "sliding_attention" or "full_attention" per layer, as
+// 1 or 0.
+std::vector<int> LayerTypes(JsonReader& r, int64_t layers) {
+  const nlohmann::json& types = r.Array("layer_types");
+  if (types.size() != size_t(layers)) {
+    throw Error(r.PointerTo("layer_types"), fmt::format("expected a list of num_hidden_layers {} entries, got {}",
+                                                        layers, types.size()));
+  }
+  std::vector<int> windowed(static_cast<size_t>(layers));
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (types[i] != "sliding_attention" && types[i] != "full_attention") {
+      throw Error(fmt::format("{}/{}", r.PointerTo("layer_types"), i),
+                  fmt::format("expected \"sliding_attention\" or \"full_attention\", got {}", Describe(types[i])));
+    }
+    windowed[i] = types[i] == "sliding_attention" ? 1 : 0;
+  }
+  return windowed;
+}
+
+// The sliding window and the layers it applies to, by the family's rule
+// (Windows), written into `j` as window_size and window_attn_skip_freq.
+void TranslateWindows(const nlohmann::json& cfg, JsonReader& r, const Family& family, int64_t layers,
+                      nlohmann::ordered_json& j, std::map<std::string, std::string>& hf_key_of) {
+  if (family.windows == Windows::kNone) return;
+  std::string pattern_key = "sliding_window";
+  std::vector<int> windowed(size_t(layers), 1);
+  const bool listed = family.windows != Windows::kAll && Present(cfg, "layer_types");
+  if (listed) {
+    windowed = LayerTypes(r, layers);
+    pattern_key = "layer_types";
+  }
+  // HF writes null for "no window"; an absent key takes transformers' default.
+  int64_t window = cfg.contains("sliding_window") ? 0 : family.default_window;
+  if (family.windows == Windows::kQwen) {
+    // transformers drops sliding_window unless use_sliding_window is set.
+    const bool used = Present(cfg, "use_sliding_window") && r.BoolOr("use_sliding_window", false);
+    if (!used) window = 0;
+    if (used && Present(cfg, "sliding_window")) window = r.Int("sliding_window", 1, kMaxHfInt);
+    const int64_t full = Present(cfg, "max_window_layers") ? r.Int("max_window_layers", 0, kMaxHfInt)
+                                                           : kQwenMaxWindowLayers;
+    if (!listed) {
+      pattern_key = "max_window_layers";
+      for (int64_t i = 0; i < layers; ++i) windowed[size_t(i)] = i >= full ? 1 : 0;
+    }
+  } else {
+    if (Present(cfg, "sliding_window")) window = r.Int("sliding_window", 1, kMaxHfInt);
+    if (family.windows == Windows::kPeriod && !listed) {
+      int64_t period = family.default_period;
+      for (const char* key : {"sliding_window_pattern", "_sliding_window_pattern"}) {
+        if (Present(cfg, key)) {
+          period = r.Int(key, 1, kMaxHfInt);
+          pattern_key = key;
+          break;
+        }
+      }
+      for (int64_t i = 0; i < layers; ++i) windowed[size_t(i)] = (i + 1) % period != 0 ? 1 : 0;
+    }
+  }
+  const auto count = std::count(windowed.begin(), windowed.end(), 1);
+  if (window == 0 || count == 0) return;
+  j["window_size"] = window;
+  if (count != layers) j["window_attn_skip_freq"] = windowed;
+  hf_key_of["window_size"] = "sliding_window";
+  hf_key_of["window_attn_skip_freq"] = pattern_key;
+}
+
 // The training length: the pre-extension context when rope_scaling says so.
 int64_t SeqLength(const nlohmann::json& cfg, JsonReader& r, std::string* key) {
   *key = "max_position_embeddings";
@@ -219,13 +308,18 @@ nlohmann::ordered_json Translate(const nlohmann::json& cfg, JsonReader& r, const
   if (family.kind != Kind::kDense) TranslateMoe(cfg, r, family, layers, j, hf_key_of, notes);
   if (family.kind == Kind::kDeepSeek) TranslateLatentAttention(cfg, r, j, hf_key_of);
   if (family.qk_norm) j["qk_layernorm"] = true;
+  TranslateWindows(cfg, r, family, layers, j, hf_key_of);
   j["position_embedding_type"] = "rope";
   j["normalization"] = "RMSNorm";
   const bool attention_bias = Present(cfg, "attention_bias") && r.BoolOr("attention_bias", false);
-  const bool mlp_bias = Present(cfg, "mlp_bias") && r.BoolOr("mlp_bias", false);
+  const bool mlp_bias = family.expert_bias || (Present(cfg, "mlp_bias") && r.BoolOr("mlp_bias", false));
   j["add_bias_linear"] = attention_bias && mlp_bias;
   if (attention_bias != mlp_bias) notes.push_back("the biases of only attention or only the MLP are not counted");
   if (family.qkv_bias) notes.push_back("the q/k/v projection biases are not counted");
+  if (family.model_type == "gpt_oss") {
+    notes.push_back("the attention sinks (a learned logit per head and layer) and the router's bias are not "
+                    "counted");
+  }
   if (family.model_type == "gemma2" || family.model_type == "gemma3_text") {
     notes.push_back("the post-attention and post-MLP norms (2 x hidden_size per layer) are not counted");
   }

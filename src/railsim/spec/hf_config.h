@@ -1,8 +1,10 @@
 // Hugging Face config.json as a model: the transformers configuration of a
-// Llama / Mistral / Qwen2-3 / Gemma dense model, a Mixtral / Qwen-MoE MoE model
-// or a DeepSeek-V2/V3 MoE model with multi-latent attention (also nested under
-// "text_config", as multimodal checkpoints hold their language model), read
-// into the same ModelSpec a railsim model file gives.
+// Llama / Mistral / Qwen2-3 / Gemma dense model, a Mixtral / Qwen-MoE / gpt_oss
+// MoE model or a DeepSeek-V2/V3 MoE model with multi-latent attention (also
+// nested under "text_config", as multimodal checkpoints hold their language
+// model), with its sliding-window layers (sliding_window and layer_types, or
+// the family's own rule), read into the same ModelSpec a railsim model file
+// gives.
 //
 // The keys are translated to railsim's (Megatron-LM) model keys and validated
 // by ParseModelJson, so the same checks apply; an error names the HF key

@@ -46,6 +46,46 @@ std::vector<uint8_t> ParseMoeLayerFreq(const nlohmann::json& doc, JsonReader& r,
   return layers;
 }
 
+// window_attn_skip_freq: an integer k >= 1 (every k-th layer, counting from
+// 1, attends to the whole prefix, as Megatron-Core's is_layer_window_attention
+// "layer_number % k != 0" is windowed) or a list of num_layers 0/1 entries, 1
+// for a windowed layer. Absent: every layer windowed.
+std::vector<uint8_t> ParseWindowLayers(const nlohmann::json& doc, JsonReader& r, int num_layers) {
+  std::vector<uint8_t> layers(static_cast<size_t>(num_layers), 1);
+  if (!r.Has("window_attn_skip_freq")) return layers;
+  const nlohmann::json& v = doc["window_attn_skip_freq"];
+  if (v.is_array()) {
+    r.Skip("window_attn_skip_freq");
+    if (v.size() != static_cast<size_t>(num_layers)) {
+      throw Error("/window_attn_skip_freq",
+                  fmt::format("expected a list of num_layers {} entries of 0 or 1, got {}", num_layers, v.size()));
+    }
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_number_integer() || (v[i].get<int64_t>() != 0 && v[i].get<int64_t>() != 1)) {
+        throw Error(fmt::format("/window_attn_skip_freq/{}", i),
+                    fmt::format("expected 0 (full attention) or 1 (sliding window), got {}", Describe(v[i])));
+      }
+      layers[i] = static_cast<uint8_t>(v[i].get<int64_t>());
+    }
+    return layers;
+  }
+  const int64_t k = r.Int("window_attn_skip_freq", 1, num_layers);
+  for (int i = 0; i < num_layers; ++i) layers[size_t(i)] = (i + 1) % k != 0 ? 1 : 0;
+  return layers;
+}
+
+// The smallest k whose pattern is `layers` (k = num_layers + 1 stands for
+// "every layer"), or 0 when no integer describes it.
+int SkipFreqOf(const std::vector<uint8_t>& layers) {
+  const int n = static_cast<int>(layers.size());
+  for (int k = 1; k <= n + 1; ++k) {
+    bool same = true;
+    for (int i = 0; i < n && same; ++i) same = layers[size_t(i)] == ((i + 1) % k != 0 ? 1 : 0);
+    if (same) return k;
+  }
+  return 0;
+}
+
 }  // namespace
 
 void SetSeqLength(ModelSpec* m, int64_t seq_length, const std::string& where) {
@@ -129,6 +169,12 @@ ModelSpec ParseModelJson(std::string_view text) {
     }
   }
   m.qk_layernorm = r.BoolOr("qk_layernorm", false);
+  if (r.Has("window_size")) {
+    m.window_size = static_cast<int>(r.Int("window_size", 1, kMaxSeq));
+    m.window_layers = ParseWindowLayers(doc, r, m.num_layers);
+  } else if (r.Has("window_attn_skip_freq")) {
+    throw Error("/window_attn_skip_freq", "expected window_size with a sliding-window layer pattern");
+  }
   // What a file that leaves these out silently becomes: GPT-2 (dropout
   // masks, a learned position table, LayerNorm, biases, a tied output layer).
   for (const char* key : {"swiglu", "position_embedding_type", "normalization", "add_bias_linear",
@@ -189,6 +235,12 @@ std::string ModelToJson(const ModelSpec& m) {
     j["v_head_dim"] = m.mla.v_head_dim;
   }
   if (m.qk_layernorm) j["qk_layernorm"] = true;
+  if (m.window_size > 0) {
+    j["window_size"] = m.window_size;
+    const int k = SkipFreqOf(m.window_layers);
+    if (k == 0) j["window_attn_skip_freq"] = m.window_layers;
+    else if (k <= m.num_layers) j["window_attn_skip_freq"] = k;
+  }
   j["position_embedding_type"] =
       m.position_embedding_type == PositionEmbedding::kRope ? "rope" : "learned_absolute";
   j["normalization"] = m.normalization == Normalization::kRmsNorm ? "RMSNorm" : "LayerNorm";

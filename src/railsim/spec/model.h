@@ -29,7 +29,8 @@ struct LatentAttention {
 
 /// A decoder-only transformer. Valid once ParseModelJson() returned it:
 /// heads divide hidden_size (unless kv_channels is given), query groups
-/// divide heads, top-k <= experts, moe_layer_freq matches num_layers.
+/// divide heads, top-k <= experts, moe_layer_freq and window_attn_skip_freq
+/// match num_layers.
 struct ModelSpec {
   std::string name;
   std::string description;
@@ -60,6 +61,16 @@ struct ModelSpec {
   /// integer k puts one every k layers, a list gives 0/1 per layer). Empty
   /// for dense models.
   std::vector<uint8_t> moe_layers;
+  /// Sliding-window attention: a windowed layer's query attends to the
+  /// window_size most recent keys, itself included (Hugging Face's
+  /// sliding_window; Megatron-LM's --window-size W,0 attends W + 1). 0 = every
+  /// layer attends to the whole causal prefix.
+  int window_size = 0;
+  /// Per layer, whether it attends within window_size (1) or to the whole
+  /// prefix (0) (Megatron's window_attn_skip_freq: an integer k makes every
+  /// k-th layer full, a list gives 1 per windowed layer). Empty when
+  /// window_size is 0.
+  std::vector<uint8_t> window_layers;
   bool multi_latent_attention = false;
   LatentAttention mla;        ///< with multi_latent_attention
   bool qk_layernorm = false;  ///< a norm on q and k per head (Qwen3)
@@ -81,6 +92,15 @@ struct ModelSpec {
     return n;
   }
   int moe_layer_count() const { return MoeLayersIn(0, num_layers); }
+  /// Sliding-window layers among layers [first, first + count). Inline for
+  /// the same reason.
+  int WindowLayersIn(int first, int count) const {
+    if (window_layers.empty()) return 0;
+    int n = 0;
+    for (int i = first; i < first + count && i < num_layers; ++i) n += window_layers[size_t(i)];
+    return n;
+  }
+  int window_layer_count() const { return WindowLayersIn(0, num_layers); }
 };
 
 /// Parses and validates a model JSON document. Throws Error naming the field.

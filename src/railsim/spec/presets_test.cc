@@ -44,7 +44,7 @@ TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
     }
   }
   EXPECT_EQ(10, systems);
-  EXPECT_EQ(20, models);
+  EXPECT_EQ(22, models);
 }
 
 TEST(PresetsTest, NamesAreUniqueAcrossKinds) {
@@ -194,6 +194,48 @@ TEST(CatalogTest, RejectsNegativePrice) {
 TEST(JsonTest, DeepNestingIsRefused) {
   std::string deep(100000, '[');
   EXPECT_EQ("not valid here: JSON nested deeper than 64 levels", ErrorOf([&] { ParseModelJson(deep); }));
+}
+
+// Megatron-Core's window keys: window_size, and window_attn_skip_freq as an
+// integer k (layer_number % k != 0 is windowed, counting from 1) or a 0/1
+// list (1 windowed); absent, every layer is windowed.
+std::string ModelWith(int layers, const std::string& keys) {
+  return R"({"name": "m", "num_layers": )" + std::to_string(layers) +
+         R"(, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "seq_length": 32, )" + keys + "}";
+}
+
+TEST(ModelSpecTest, SlidingWindowKeys) {
+  auto with = [](const std::string& keys, int layers = 2) { return ParseModelJson(ModelWith(layers, keys)); };
+  ModelSpec m = with(R"("window_size": 128, "window_attn_skip_freq": 3)", 6);
+  EXPECT_EQ(128, m.window_size);
+  EXPECT_EQ((std::vector<uint8_t>{1, 1, 0, 1, 1, 0}), m.window_layers);
+  EXPECT_EQ(4, m.window_layer_count());
+  EXPECT_EQ(2, m.WindowLayersIn(3, 3));
+  EXPECT_NE(std::string::npos, ModelToJson(m).find("\"window_attn_skip_freq\": 3"));
+  EXPECT_EQ(ModelToJson(m), ModelToJson(ParseModelJson(ModelToJson(m))));
+  m = with(R"("window_size": 64, "window_attn_skip_freq": [0, 1, 1])", 3);
+  EXPECT_EQ((std::vector<uint8_t>{0, 1, 1}), m.window_layers);
+  EXPECT_EQ(ModelToJson(m), ModelToJson(ParseModelJson(ModelToJson(m))));
+  m = with(R"("window_size": 64)");
+  EXPECT_EQ((std::vector<uint8_t>{1, 1}), m.window_layers);
+  EXPECT_EQ(std::string::npos, ModelToJson(m).find("window_attn_skip_freq"));
+  EXPECT_EQ(0, ParseModelJson(kModel).window_size);
+  EXPECT_TRUE(ParseModelJson(kModel).window_layers.empty());
+}
+
+TEST(ModelSpecTest, SlidingWindowErrors) {
+  auto error = [](const std::string& keys) { return ErrorOf([&] { ParseModelJson(ModelWith(2, keys)); }); };
+  EXPECT_EQ("/window_size: expected an integer in [1, 16777216], got 0", error(R"("window_size": 0)"));
+  EXPECT_EQ("/window_size: expected an integer in [1, 16777216], got -128", error(R"("window_size": -128)"));
+  EXPECT_EQ("/window_size: expected an integer in [1, 16777216], got [128,0]", error(R"("window_size": [128, 0])"));
+  EXPECT_EQ("/window_attn_skip_freq: expected window_size with a sliding-window layer pattern",
+            error(R"("window_attn_skip_freq": 2)"));
+  EXPECT_EQ("/window_attn_skip_freq: expected an integer in [1, 2], got 0",
+            error(R"("window_size": 8, "window_attn_skip_freq": 0)"));
+  EXPECT_EQ("/window_attn_skip_freq: expected a list of num_layers 2 entries of 0 or 1, got 3",
+            error(R"("window_size": 8, "window_attn_skip_freq": [1, 0, 1])"));
+  EXPECT_EQ("/window_attn_skip_freq/1: expected 0 (full attention) or 1 (sliding window), got \"full\"",
+            error(R"("window_size": 8, "window_attn_skip_freq": [1, "full"])"));
 }
 
 }  // namespace

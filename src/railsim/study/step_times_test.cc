@@ -76,7 +76,8 @@ TEST(StepTimesTest, BadRowsNameLineAndColumn) {
             ErrorOf(header + ",recompute\ngpt3-175b,64,64,8,8,1,1,ful\n"));
   EXPECT_EQ("s.csv:2: sequence-parallel: expected true or false, got 'maybe'",
             ErrorOf(header + ",sequence-parallel\ngpt3-175b,64,64,8,8,1,1,maybe\n"));
-  EXPECT_EQ("s.csv:2: model: unknown model preset 'gpt-9'; expected a preset name (deepseek-v3, gpt3-175b, "
+  EXPECT_EQ("s.csv:2: model: unknown model preset 'gpt-9'; expected a preset name (deepseek-v3, gpt-oss-120b, "
+            "gpt-oss-20b, gpt3-175b, "
             "llama3-405b, llama3-70b, llama3.1-70b, llama3.1-8b, megatron-1.7b, megatron-145.6b, megatron-18.4b, "
             "megatron-1t, megatron-3.6b, megatron-310.1b, megatron-39.1b, megatron-529.6b, megatron-7.5b, "
             "megatron-76.1b, mixtral-8x22b, nemotron4-15b, qwen3-235b-a22b, qwen3-30b-a3b) or a JSON file path",
