@@ -158,7 +158,8 @@ double EmbeddingSyncBytes(const PerfContext& c, const spec::Strategy& s) {
   return GradientBytesPerParam(s) * double(PaddedVocab(c.model, s.tp)) * c.model.hidden_size / s.tp;
 }
 
-Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs) {
+Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs,
+                          const std::vector<StageLoad>& loads) {
   const comm::ClusterFabrics& f = c.fabrics;
   const ParallelGroups groups = PlaceGroups(c, s);
   const double m = double(s.num_microbatches());
@@ -197,14 +198,13 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   // the bubble. Every rank is timed: an uneven split, MoE layers or bf16
   // layers can make any of them the slowest. On a tie the first rank wins,
   // then the last, then the lowest middle one.
-  const std::vector<StageLoad> loads = StageLoads(c.model, s);
   const StageLoad* slowest_load = &loads.front();
   StageTime slowest = StageFor(s, costs, ep_per_layer, loads.front());
-  double sum_of_stages = slowest.total();
+  double sum_of_stages = slowest.total() * loads.front().ranks;
   auto rank_of_tie = [](Stage stage) { return stage == Stage::kFirst ? 0 : stage == Stage::kLast ? 1 : 2; };
   for (size_t i = 1; i < loads.size(); ++i) {
     const StageTime st = StageFor(s, costs, ep_per_layer, loads[i]);
-    sum_of_stages += st.total();
+    sum_of_stages += st.total() * loads[i].ranks;
     if (st.total() > slowest.total() ||
         (st.total() == slowest.total() && rank_of_tie(loads[i].stage) < rank_of_tie(slowest_load->stage))) {
       slowest = st;
@@ -279,8 +279,9 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
 
 Estimate EstimateIteration(const PerfContext& c, const spec::Strategy& s) {
   LayerCosts costs = ComputeLayerCosts(c, s);
-  Estimate e = ComposeIteration(c, s, costs);
-  e.memory = EstimateMemory(c, s, costs.memory);
+  const std::vector<StageLoad> folded = FoldedStageLoads(c.model, s);
+  Estimate e = ComposeIteration(c, s, costs, folded);
+  e.memory = EstimateMemory(c, s, costs.memory, folded);
   return e;
 }
 

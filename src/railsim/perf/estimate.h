@@ -106,7 +106,9 @@ Estimate EstimateIteration(const PerfContext& c, const spec::Strategy& s);
 
 /// The same from precomputed layer costs (the search's fast path); `costs`
 /// must come from ComputeLayerCosts with the same tp, cp, micro-batch,
-/// sequence parallelism, attention and ep. Does not fill `memory`.
-Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs);
+/// sequence parallelism, attention and ep, and `folded` from
+/// FoldedStageLoads(c.model, s). Does not fill `memory`.
+Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs,
+                          const std::vector<StageLoad>& folded);
 
 }  // namespace railsim::perf

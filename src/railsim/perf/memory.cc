@@ -190,7 +190,7 @@ namespace {
 // found over capacity instead (enough to prune, and the first stage, which
 // holds the most activations, is tried first).
 MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
-                            bool stop_when_over) {
+                            const std::vector<StageLoad>& loads, bool stop_when_over) {
   // Runs for every strategy the search enumerates.
   auto for_stage = [&](const StageLoad& load) {
     const double layers = load.layers, moe_layers = load.moe_layers;
@@ -238,8 +238,9 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
   };
   // The first rank holds the most activations and is tried first; then the
   // last, then the middle ranks, each of which may hold a different share
-  // of the layers, of the MoE layers and of the bf16 ones.
-  const std::vector<StageLoad> loads = StageLoads(c.model, s);
+  // of the layers, of the MoE layers and of the bf16 ones (each run of
+  // middle ranks that hold the same layers once: its first rank is its
+  // fullest, FoldedStageLoads).
   const size_t last = loads.size() - 1;
   MemoryBreakdown worst = for_stage(loads[0]);
   auto consider = [&](size_t i) {
@@ -259,12 +260,18 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
 
 }  // namespace
 
-MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm) {
-  return StageMemory(c, s, lm, false);
+MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
+                               const std::vector<StageLoad>& folded) {
+  return StageMemory(c, s, lm, folded, false);
 }
 
-bool FitsInMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm) {
-  return StageMemory(c, s, lm, true).fits;
+MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm) {
+  return EstimateMemory(c, s, lm, FoldedStageLoads(c.model, s));
+}
+
+bool FitsInMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
+                  const std::vector<StageLoad>& folded) {
+  return StageMemory(c, s, lm, folded, true).fits;
 }
 
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s) {

@@ -19,6 +19,8 @@
 // computes them once per such group.
 #pragma once
 
+#include <vector>
+
 #include "railsim/perf/context.h"
 #include "railsim/perf/stage_load.h"
 #include "railsim/spec/strategy.h"
@@ -113,9 +115,13 @@ struct MemoryBreakdown {
 /// ComputeLayerMemory for its group.
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm);
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s);
+/// The same from the strategy's FoldedStageLoads (the search's fast path).
+MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
+                               const std::vector<StageLoad>& folded);
 
-/// EstimateMemory(c, s, lm).fits, stopping at the first stage over capacity
-/// (the search's pruning test).
-bool FitsInMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm);
+/// EstimateMemory(c, s, lm, folded).fits, stopping at the first stage over
+/// capacity (the search's pruning test).
+bool FitsInMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
+                  const std::vector<StageLoad>& folded);
 
 }  // namespace railsim::perf

@@ -60,30 +60,75 @@ int64_t ChunksInFlight(const spec::Strategy& s, int rank) {
   return std::min<int64_t>(m * s.vp, 2 * (s.pp - rank - 1) + int64_t{s.vp - 1} * s.group_size() + 1);
 }
 
-std::vector<StageLoad> StageLoads(const spec::ModelSpec& m, const spec::Strategy& s) {
+namespace {
+
+// What one virtual stage of a rank holds: equal layouts take equal time and
+// memory for equal micro-batches in flight.
+struct ChunkLayout {
+  int layers = 0, window = 0;
+  ChunkKinds kinds;
+  bool operator==(const ChunkLayout& o) const {
+    return layers == o.layers && window == o.window && kinds.moe == o.kinds.moe && kinds.bf16 == o.kinds.bf16 &&
+           kinds.bf16_moe == o.kinds.bf16_moe;
+  }
+};
+
+std::vector<StageLoad> Loads(const spec::ModelSpec& m, const spec::Strategy& s, bool fold) {
   const std::vector<spec::LayerRange> chunks = spec::PipelineChunks(s, m.num_layers);
-  std::vector<StageLoad> loads(size_t(s.pp));
+  std::vector<StageLoad> loads;
+  loads.reserve(fold ? 4 : size_t(s.pp));
+  std::vector<ChunkLayout> layout(size_t(s.vp)), previous;
   for (int r = 0; r < s.pp; ++r) {
-    StageLoad& load = loads[size_t(r)];
-    load.rank = r;
-    load.stage = StageOf(s, r);
-    const std::vector<int64_t> in_flight = InFlightPerVirtualStage(s, r);
     for (int v = 0; v < s.vp; ++v) {
       const spec::LayerRange chunk = chunks[size_t(v) * size_t(s.pp) + size_t(r)];
-      const ChunkKinds k = KindsOf(m, s, chunk);
-      const double times = double(in_flight[size_t(v)]);
-      load.layers += chunk.count;
-      load.moe_layers += k.moe;
-      load.bf16_layers += k.bf16;
-      load.bf16_moe_layers += k.bf16_moe;
-      load.window_layers += m.WindowLayersIn(chunk.first, chunk.count);
-      load.in_flight_layers += times * chunk.count;
-      load.in_flight_moe_layers += times * k.moe;
-      load.in_flight_bf16_layers += times * k.bf16;
-      load.in_flight_bf16_moe_layers += times * k.bf16_moe;
+      layout[size_t(v)] = {chunk.count, m.WindowLayersIn(chunk.first, chunk.count), KindsOf(m, s, chunk)};
     }
+    const Stage stage = StageOf(s, r);
+    // Only middle ranks fold: the first and last hold the embedding and the
+    // output layer.
+    if (fold && stage == Stage::kMiddle && loads.back().stage == Stage::kMiddle && layout == previous) {
+      ++loads.back().ranks;
+      continue;
+    }
+    StageLoad& load = loads.emplace_back();
+    load.rank = r;
+    load.stage = stage;
+    const std::vector<int64_t> in_flight = InFlightPerVirtualStage(s, r);
+    for (int v = 0; v < s.vp; ++v) {
+      const ChunkLayout& chunk = layout[size_t(v)];
+      const double times = double(in_flight[size_t(v)]);
+      load.layers += chunk.layers;
+      load.moe_layers += chunk.kinds.moe;
+      load.bf16_layers += chunk.kinds.bf16;
+      load.bf16_moe_layers += chunk.kinds.bf16_moe;
+      load.window_layers += chunk.window;
+      load.in_flight_layers += times * chunk.layers;
+      load.in_flight_moe_layers += times * chunk.kinds.moe;
+      load.in_flight_bf16_layers += times * chunk.kinds.bf16;
+      load.in_flight_bf16_moe_layers += times * chunk.kinds.bf16_moe;
+    }
+    std::swap(layout, previous);
+    layout.resize(size_t(s.vp));
   }
   return loads;
+}
+
+}  // namespace
+
+std::vector<StageLoad> StageLoads(const spec::ModelSpec& m, const spec::Strategy& s) { return Loads(m, s, false); }
+
+std::vector<StageLoad> FoldedStageLoads(const spec::ModelSpec& m, const spec::Strategy& s) {
+  return Loads(m, s, true);
+}
+
+bool SameStageLoads(const spec::Strategy& a, const spec::Strategy& b) {
+  return a.pp == b.pp && a.vp == b.vp && a.group_size() == b.group_size() &&
+         a.num_microbatches() == b.num_microbatches() && a.precision == b.precision &&
+         a.bf16_layers_at_start == b.bf16_layers_at_start && a.bf16_layers_at_end == b.bf16_layers_at_end &&
+         a.decoder_first_pipeline_num_layers == b.decoder_first_pipeline_num_layers &&
+         a.decoder_last_pipeline_num_layers == b.decoder_last_pipeline_num_layers &&
+         a.account_for_embedding_in_pipeline_split == b.account_for_embedding_in_pipeline_split &&
+         a.account_for_loss_in_pipeline_split == b.account_for_loss_in_pipeline_split;
 }
 
 }  // namespace railsim::perf

@@ -31,6 +31,7 @@ int64_t ChunksInFlight(const spec::Strategy& s, int rank);
 
 struct StageLoad {
   int rank = 0;
+  int ranks = 1;  ///< ranks rank, rank + 1, ... this load stands for (FoldedStageLoads; 1 in StageLoads)
   Stage stage = Stage::kOnly;
   int layers = 0;           ///< transformer layers over all the rank's virtual stages
   int moe_layers = 0;       ///< of those, MoE layers (0 for a dense model)
@@ -49,5 +50,22 @@ struct StageLoad {
 /// spec::ValidateStrategy for `m` (the split exists and the micro-batches
 /// are known).
 std::vector<StageLoad> StageLoads(const spec::ModelSpec& m, const spec::Strategy& s);
+
+/// StageLoads with each run of consecutive ranks that hold the same layers
+/// (the same count, MoE, bf16 and windowed layers in every virtual stage)
+/// folded into its first rank, `ranks` counting the run. The first rank of a
+/// run has the most micro-batches in flight of the run (ChunksInFlight falls
+/// with the rank), so it has the run's peak memory, and every rank of the
+/// run takes the same time: the slowest and fullest rank, and the sum of
+/// the stages' times, are found in a few loads instead of pp (the search
+/// evaluates every strategy this way; an even split of a dense model folds
+/// to at most four).
+std::vector<StageLoad> FoldedStageLoads(const spec::ModelSpec& m, const spec::Strategy& s);
+
+/// True when StageLoads(m, a) and StageLoads(m, b) agree for every model:
+/// the fields they read (pipeline size, virtual stages, group size,
+/// micro-batches, precision, bf16 layers and the split's flags) are equal.
+/// The search computes the loads once for the strategies that share them.
+bool SameStageLoads(const spec::Strategy& a, const spec::Strategy& b);
 
 }  // namespace railsim::perf

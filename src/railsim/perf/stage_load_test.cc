@@ -122,5 +122,45 @@ TEST(StageLoadTest, Llama405bOnSixteenStagesOfEightVirtualStagesIsTimedOnAMiddle
   EXPECT_LT(e.mfu, 0.6);
 }
 
+TEST(StageLoadTest, FoldedLoadsStandForEveryRankAndKeepTheFullestOfEachRun) {
+  // Folding runs of equal middle ranks keeps, for each rank, its layers, and
+  // for each run the most micro-batches in flight: checked rank by rank
+  // against StageLoads on an even dense split (folds to three), an uneven
+  // split, MoE layers on one stage, bf16 edge layers and interleaving.
+  spec::ModelSpec mixtral = spec::LoadModel("mixtral-8x22b", "--model");
+  for (int i = 0; i < 56; ++i) mixtral.moe_layers[size_t(i)] = i >= 28 && i < 42 ? 1 : 0;
+  const spec::ModelSpec llama = spec::LoadModel("llama3.1-8b", "--model");
+  spec::Strategy even = MakeStrategy(1, 8, 1, 1, 32);
+  spec::Strategy uneven = MakeStrategy(1, 4, 2, 1, 16);
+  uneven.decoder_first_pipeline_num_layers = uneven.decoder_last_pipeline_num_layers = 2;
+  spec::Strategy interleaved = MakeStrategy(1, 4, 1, 1, 16);
+  interleaved.vp = 2;
+  interleaved.precision = spec::Precision::kFp8;
+  interleaved.bf16_layers_at_end = 3;
+  struct Case {
+    const spec::ModelSpec* model;
+    spec::Strategy s;
+    size_t folded;
+  };
+  for (const Case& k : {Case{&llama, even, 3}, Case{&llama, uneven, 3}, Case{&mixtral, MakeStrategy(1, 4, 2, 1, 16), 4},
+                        Case{&llama, interleaved, 3}}) {
+    const std::vector<StageLoad> all = StageLoads(*k.model, k.s), folded = FoldedStageLoads(*k.model, k.s);
+    EXPECT_EQ(k.folded, folded.size()) << "pp " << k.s.pp;
+    int rank = 0;
+    for (const StageLoad& run : folded) {
+      EXPECT_EQ(rank, run.rank);
+      for (int r = run.rank; r < run.rank + run.ranks; ++r, ++rank) {
+        const StageLoad& one = all[size_t(r)];
+        EXPECT_EQ(one.stage, run.stage);
+        EXPECT_EQ(one.layers, run.layers);
+        EXPECT_EQ(one.moe_layers, run.moe_layers);
+        EXPECT_EQ(one.bf16_layers, run.bf16_layers);
+        EXPECT_GE(run.in_flight_layers, one.in_flight_layers) << "rank " << r;
+      }
+    }
+    EXPECT_EQ(k.s.pp, rank);
+  }
+}
+
 }  // namespace
 }  // namespace railsim::perf

@@ -12,6 +12,7 @@
 #include "railsim/core/divisors.h"
 #include "railsim/perf/layer_cost.h"
 #include "railsim/perf/memory.h"
+#include "railsim/perf/stage_load.h"
 
 namespace railsim::search {
 namespace {
@@ -279,6 +280,10 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
   std::atomic<int64_t> done{0};
   auto work = [&](Worker* w) {
     perf::LayerCosts costs;
+    // Strategies that differ only in tp, dp, cp, ep, the micro-batch size,
+    // recomputation or the optimizer share their pipeline ranks' loads.
+    std::vector<perf::StageLoad> loads;
+    std::optional<spec::Strategy> loads_of;
     // A group's timing costs are computed when its first strategy fits in
     // memory (most groups of a large search are pruned whole); its memory
     // quantities up front.
@@ -293,7 +298,11 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
           [&](const spec::Strategy& s) {
             if (InterruptRequested()) return;  // a large unit takes seconds
             ++w->candidates;
-            if (!perf::FitsInMemory(c, s, costs.memory)) {
+            if (!loads_of || !perf::SameStageLoads(*loads_of, s)) {
+              loads = perf::FoldedStageLoads(c.model, s);
+              loads_of = s;
+            }
+            if (!perf::FitsInMemory(c, s, costs.memory, loads)) {
               ++w->pruned;
               return;
             }
@@ -303,9 +312,9 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
               costs = perf::ComputeLayerCosts(c, s);
               timed_costs = true;
             }
-            perf::MemoryBreakdown memory = perf::EstimateMemory(c, s, costs.memory);
+            perf::MemoryBreakdown memory = perf::EstimateMemory(c, s, costs.memory, loads);
             ++w->evaluated;
-            perf::Estimate e = perf::ComposeIteration(c, s, costs);
+            perf::Estimate e = perf::ComposeIteration(c, s, costs, loads);
             e.memory = memory;
             w->top.Offer(s, e);
           });
