@@ -1074,7 +1074,8 @@ TEST_F(BadInputTest, GpusPerDomainIsRefusedOnOneLine) {
   cases.push_back({With(kFailures, "--gpus-per-domain", "9"), "--gpus-per-domain"});
   Write("sweep-domain.json", R"({"study": "estimate", "fixed": {"model": "llama3-70b", "system": "gb200-nvl72",
       "gpus": 256, "global_batch_size": 256, "tp": 8, "pp": 8, "micro_batch_size": 1}, "axes": {"gpus_per_domain": [64, 0]}})");
-  cases.push_back({{"sweep", "--config", Path("sweep-domain.json")}, "gpus_per_domain"});
+  cases.push_back({{"sweep", "--config", Path("sweep-domain.json"), "--out", Path("domain-rows.jsonl")},
+                   "/axes/gpus_per_domain/1: expected an integer in [1, 16777216], got 0"});
   Write("scenario-domain.json", R"({"name": "segments", "gpus": 144, "hb_domain_sizes": [72], "radixes": [64],
       "port_speed": "400Gbps", "gpus_per_domain": 0})");
   cases.push_back({{"compare", "--scenario", Path("scenario-domain.json")}, "/gpus_per_domain"});

@@ -103,9 +103,10 @@ TEST(GpusPerDomainTest, SweepKeyMatchesTheFlag) {
   std::ofstream(dir + "/sweep.json") << R"({"study": "estimate", "fixed": {"model": "llama3-70b",
       "system": "gb200-nvl72", "gpus": 256, "global_batch_size": 256, "tp": 8, "pp": 8, "micro_batch_size": 1,
       "gpus_per_domain": 64}})";
-  RunResult sweep = RunRailsim({"sweep", "--config", dir + "/sweep.json", "--format", "jsonl"});
+  RunResult sweep = RunRailsim({"sweep", "--config", dir + "/sweep.json", "--out", dir + "/rows.jsonl"});
   ASSERT_EQ(0, sweep.status) << sweep.err;
-  const nlohmann::json row = nlohmann::json::parse(sweep.out.substr(0, sweep.out.find('\n')));
+  const std::string rows = Slurp(dir + "/rows.jsonl");
+  const nlohmann::json row = nlohmann::json::parse(rows.substr(0, rows.find('\n')));
   RunResult estimate = RunRailsim(Plus(kGb200, {"--format", "json"}));
   ASSERT_EQ(0, estimate.status) << estimate.err;
   EXPECT_EQ(nlohmann::json::parse(estimate.out)["iteration_time_s"].get<double>(),

@@ -122,11 +122,15 @@ TEST(DomainUseTest, CollectiveOnHalfOfFourDomainsRunsOnRailsZeroToThree) {
   EXPECT_NEAR(6 * 16777216 / 50e9, o.analytic_s, 1e-12);
   EXPECT_NEAR(1, o.sim.time_s / o.analytic_s, 0.02);
   EXPECT_EQ(32, o.topology.gpus());
+  // The rail of each loaded link's lower end (a GPU or a NIC: GPU g of
+  // the graph is on rail g % 8).
   std::set<int32_t> rails;
   for (const sim::LinkLoad& l : o.sim.links) {
-    const int32_t rail = o.topology.links()[size_t(l.link)].rail;
-    EXPECT_LE(rail, 3) << "link " << l.link << " carries " << l.bytes << " B";
-    if (rail >= 0) rails.insert(rail);
+    const net::Link& link = o.topology.links()[size_t(l.link)];
+    const net::Node& lower = o.topology.nodes()[size_t(link.a)];
+    if (lower.kind != net::NodeKind::kGpu && lower.kind != net::NodeKind::kNic) continue;
+    EXPECT_LE(lower.rail, 3) << "link " << l.link << " carries " << l.bytes << " B";
+    rails.insert(lower.rail);
   }
   EXPECT_EQ((std::set<int32_t>{0, 1, 2, 3}), rails);
 }
@@ -198,8 +202,12 @@ TEST(DomainUseTest, AutoTriesTheSlurmSegmentsThatDivideTheJob) {
   EXPECT_EQ(16, jobs[1].context.domain_use.used);
   EXPECT_EQ(4, jobs[2].context.domain_use.used);
   for (const Job& j : jobs) EXPECT_EQ(72, j.context.domain_use.size);
-  f.gpus = "288";  // whole racks fit too
-  EXPECT_EQ(4u, ParseSearchJobs(f).size());
+  f.gpus = "288";  // whole racks fit, 64 does not divide 288
+  const std::vector<Job> whole = ParseSearchJobs(f);
+  ASSERT_EQ(3u, whole.size());
+  EXPECT_EQ(72, whole[0].context.domain_use.used);
+  EXPECT_EQ(16, whole[1].context.domain_use.used);
+  EXPECT_EQ(4, whole[2].context.domain_use.used);
   f.gpus_per_domain = "64,64";
   try {
     ParseSearchJobs(f);
@@ -240,7 +248,8 @@ TEST(DomainUseTest, CompareScenarioJobUsesPartOfEachRack) {
       "system": "gb200-nvl72", "global_batch_sizes": [128], "gpus_per_domain": 64})");
   EXPECT_EQ(64, sc.gpus_per_domain);
   EXPECT_EQ(128, sc.JobGpus(72));
-  EXPECT_EQ(8, sc.JobGpus(8));  // domains no larger than the segment are used whole
+  EXPECT_EQ(8, sc.GpusPerDomain(8));  // domains no larger than the segment are used whole
+  EXPECT_EQ(144, sc.JobGpus(8));
   EXPECT_EQ(sc.gpus_per_domain, spec::ParseScenarioJson(spec::ScenarioToJson(sc)).gpus_per_domain);
   const spec::ModelSpec model = spec::LoadModel("llama3.1-8b", "--model");
   const spec::SystemSpec system = spec::LoadSystem("gb200-nvl72", "--system");
