@@ -316,8 +316,9 @@ void BindStrategy(Keywords& k, study::StrategyFlags* f) {
   BindMoe(k, &f->moe);
 }
 
-// The job flags; `design`: traffic calls --network --design.
-void BindJob(Keywords& k, study::JobFlags* f, bool design) {
+// The job flags; `design`: traffic calls --network --design; `search`:
+// gpus_per_domain may be a list (search tries each).
+void BindJob(Keywords& k, study::JobFlags* f, bool design, bool search = false) {
   BindModel(k, &f->model);
   k.Text("system", &f->system);
   k.Text("gpus", &f->gpus);
@@ -327,6 +328,11 @@ void BindJob(Keywords& k, study::JobFlags* f, bool design) {
                              {"radix", &f->radix}, {"oversubscription", &f->oversubscription},
                              {"placement", &f->placement}}) {
     k.Text(name, field);
+  }
+  if (search) {
+    k.List("gpus_per_domain", &f->gpus_per_domain);
+  } else {
+    k.Text("gpus_per_domain", &f->gpus_per_domain);
   }
 }
 
@@ -354,7 +360,7 @@ py::object Search(const py::args& args, const py::kwargs& kwargs) {
   bool document = false, timing = false;
   k.Flag("document", &document, "document");
   k.Flag("timing", &timing);
-  BindJob(k, &job, false);
+  BindJob(k, &job, false, true);
   for (auto [name, field] : {std::pair{"top", &search.top}, {"threads", &search.threads},
                              {"max_strategies", &search.max_strategies}, {"precision", &search.precision},
                              {"allow_idle_gpus", &search.allow_idle}}) {
@@ -365,10 +371,13 @@ py::object Search(const py::args& args, const py::kwargs& kwargs) {
   BindMoe(k, &search.moe);
   k.Finish();
   py::object out = RunReleased([&] {
-    study::Job j = study::ParseJob(job);
-    study::SearchRequest request = study::ParseSearch(search, j);
+    const std::vector<study::Job> jobs = study::ParseSearchJobs(job);
+    const study::Job& j = jobs.front();
+    study::SearchRequest request = study::ParseSearch(search, jobs);
     study::PrintWarning(j.warning);
-    search::SearchResult r = study::SearchAllowingIdle(j.context, request.options, request.idle_gpus);
+    std::vector<perf::PerfContext> contexts;
+    for (const study::Job& one : jobs) contexts.push_back(one.context);
+    search::SearchResult r = study::SearchSegments(contexts, request.options, request.idle_gpus);
     return report::SearchJson(j.context, r, timing);
   });
   return document ? out : out["results"];
@@ -462,6 +471,7 @@ py::object Collective(const py::args& args, const py::kwargs& kwargs) {
   study::CollectiveFlags f;
   Keywords k(kwargs);
   BindCluster(k, &f.cluster);
+  k.Text("gpus_per_domain", &f.cluster.gpus_per_domain);
   BindModel(k, &f.model);
   for (auto [name, field] : {std::pair{"op", &f.op}, {"bytes", &f.bytes}, {"group", &f.group},
                              {"algorithm", &f.algorithm}, {"protocol", &f.protocol}, {"tp", &f.tp},
@@ -484,6 +494,7 @@ py::object Failures(const py::args& args, const py::kwargs& kwargs) {
   Keywords k(kwargs);
   if (!k.Text("network", &f.network)) k.Text("design", &f.network);
   for (auto [name, field] : {std::pair{"system", &f.system}, {"gpus", &f.gpus}, {"hb_size", &f.hb_size},
+                             {"gpus_per_domain", &f.gpus_per_domain},
                              {"radix", &f.radix}, {"oversubscription", &f.oversubscription},
                              {"global_batch_size", &f.global_batch}, {"attention", &f.attention},
                              {"fail_file", &f.fail_file}, {"trials", &f.trials}, {"days", &f.days},

@@ -418,3 +418,42 @@ def test_uneven_pipeline_split_keywords_equal_cli():
                       account_for_loss_in_pipeline_split=False, decoder_first_pipeline_num_layers=7,
                       decoder_last_pipeline_num_layers=7)
     assert railsim.estimate(**first_last)["strategy"]["decoder_last_pipeline_num_layers"] == 7
+
+
+GB200_JOB = dict(model="llama3-70b", system="gb200-nvl72", gpus=256, tp=8, pp=8, micro_batch_size=1,
+                 global_batch_size=256, gpus_per_domain=64)
+
+
+def test_gpus_per_domain_equals_cli():
+    """256 GPUs on 64 of each of 4 NVL72 racks, in every function that takes gpus_per_domain."""
+    e = railsim.estimate(**GB200_JOB)
+    assert e == cli_json("estimate", *flags(**GB200_JOB))
+    assert (e["gpus_per_domain"], e["hb_domains"], e["idle_gpus_in_domains"]) == (64, 4, 32)
+    t = dict(GB200_JOB, placement="tp-pp-dp")
+    assert railsim.traffic(**t) == cli_json("traffic", *flags(**t))
+    c = dict(op="all-reduce", bytes="64MiB", group="dp", system="gb200-nvl72", gpus=256, tp=8, pp=8,
+             placement="tp-pp-dp", gpus_per_domain=64)
+    assert railsim.collective(**c) == cli_json("collective", *flags(**c))
+    f = dict(gpus=128, gpus_per_domain=64, system="gb200-nvl72", network="rail-optimized", fail=["gpu64"])
+    doc = railsim.failures(**f)
+    assert doc == cli_json("failures", *flags(**f))
+    assert doc["failures"][0]["interrupts"] is False
+
+
+def test_search_tries_a_list_of_gpus_per_domain():
+    kw = dict(model="llama3.1-8b", system="gb200-nvl72", gpus=128, global_batch_size=128, top=20,
+              gpus_per_domain=[64, 16])
+    doc = railsim.search(document=True, **kw)
+    assert doc == cli_json("search", *flags(**kw))
+    assert doc["gpus_per_domain_tried"] == [64, 16]
+    assert {r["gpus_per_domain"] for r in doc["results"]} <= {64, 16}
+    assert railsim.search(document=True, **dict(kw, gpus_per_domain="auto"))["gpus_per_domain_tried"] == [64, 16, 4]
+
+
+def test_gpus_per_domain_errors_name_the_keyword():
+    with pytest.raises(ValueError) as e:
+        railsim.estimate(**dict(GB200_JOB, gpus_per_domain=80))
+    assert str(e.value) == cli_error("estimate", *flags(**dict(GB200_JOB, gpus_per_domain=80)))
+    assert str(e.value).startswith("--gpus-per-domain: expected an integer in [1, 72]")
+    with pytest.raises(ValueError, match="^--gpus-per-domain"):
+        railsim.estimate(**dict(GB200_JOB, gpus_per_domain=[64, 16]))

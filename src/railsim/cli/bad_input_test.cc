@@ -1210,5 +1210,52 @@ TEST_F(BadInputTest, UnevenPipelineFlagsAreRefusedOnOneLine) {
   CheckAll(cases);
 }
 
+// --gpus-per-domain (estimate, search, traffic, collective, failures), the
+// sweep key and the scenario key gpus_per_domain: out of [1, K], not a count,
+// not dividing --gpus; and the GPU count K does not divide, which names the
+// flag as the fix.
+TEST_F(BadInputTest, GpusPerDomainIsRefusedOnOneLine) {
+  const Args gb200 = {"estimate", "--model", "llama3-70b", "--system", "gb200-nvl72", "--gpus", "256", "--tp", "8",
+                      "--pp", "8", "--global-batch-size", "256", "--micro-batch-size", "1"};
+  const Args gb200_search = {"search", "--model", "llama3-70b", "--system", "gb200-nvl72", "--gpus", "256",
+                             "--global-batch-size", "256"};
+  std::vector<Case> cases;
+  cases.push_back({gb200, "--gpus: expected the HB domain size 72 to divide --gpus 256; a job that uses part of "
+                          "each domain takes --gpus-per-domain (such as 64: 4 HB domains of 72, 64 GPUs used in "
+                          "each)"});
+  for (const Args& base : {gb200, gb200_search}) {
+    for (std::string v : {"0", "-1", "abc", "1.5", "99999999999999999999"}) {
+      cases.push_back({With(base, "--gpus-per-domain", v), "--gpus-per-domain"});
+    }
+    cases.push_back({With(base, "--gpus-per-domain", "73"),
+                     "--gpus-per-domain: expected an integer in [1, 72] (the GPUs of one HB domain), got 73"});
+    cases.push_back({With(With(base, "--gpus-per-domain", "64"), "--gpus", "250"),
+                     "--gpus: expected a multiple of --gpus-per-domain 64, got 250"});
+  }
+  cases.push_back({With(gb200, "--gpus-per-domain", "auto"), "--gpus-per-domain"});  // search only
+  cases.push_back({With(gb200, "--gpus-per-domain", "64,16"), "--gpus-per-domain"});
+  cases.push_back({With(With(gb200_search, "--gpus-per-domain", "auto"), "--gpus", "7"),
+                   "--gpus-per-domain: auto tries the HB domain size 72 and segments of 64, 16 and 4 GPUs; none of "
+                   "them up to 72 divides --gpus 7: give the GPUs per domain"});
+  cases.push_back({With(gb200_search, "--gpus-per-domain", "64,64"), "--gpus-per-domain: 64 is listed twice"});
+  cases.push_back({With(gb200_search, "--gpus-per-domain", "64,"), "--gpus-per-domain"});
+  cases.push_back({With(gb200_search, "--gpus-per-domain", "64,80"), "--gpus-per-domain"});
+  cases.push_back({With(kTraffic, "--gpus-per-domain", "9"), "--gpus-per-domain"});  // K = 8
+  cases.push_back({With(kTraffic, "--gpus-per-domain", "3"), "--gpus: expected a multiple of --gpus-per-domain 3"});
+  cases.push_back({With(kCollective, "--gpus-per-domain", "3"),
+                   "--gpus: expected a multiple of --gpus-per-domain 3, got 128"});
+  cases.push_back({With(kCollective, "--gpus-per-domain", "0"), "--gpus-per-domain"});
+  cases.push_back({With(kFailures, "--gpus-per-domain", "0"), "--gpus-per-domain"});
+  cases.push_back({With(kFailures, "--gpus-per-domain", "9"), "--gpus-per-domain"});
+  Write("sweep-domain.json", R"({"study": "estimate", "fixed": {"model": "llama3-70b", "system": "gb200-nvl72",
+      "gpus": 256, "global_batch_size": 256, "tp": 8, "pp": 8, "micro_batch_size": 1}, "axes": {"gpus_per_domain": [64, 0]}})");
+  cases.push_back({{"sweep", "--config", Path("sweep-domain.json"), "--out", Path("domain-rows.jsonl")},
+                   "/axes/gpus_per_domain/1: expected an integer in [1, 16777216], got 0"});
+  Write("scenario-domain.json", R"({"name": "segments", "gpus": 144, "hb_domain_sizes": [72], "radixes": [64],
+      "port_speed": "400Gbps", "gpus_per_domain": 0})");
+  cases.push_back({{"compare", "--scenario", Path("scenario-domain.json")}, "/gpus_per_domain"});
+  CheckAll(cases);
+}
+
 }  // namespace
 }  // namespace railsim::testutil

@@ -134,6 +134,9 @@ Action SetupCollective(CLI::App* sub) {
   };
   auto f = std::make_shared<Flags>();
   AddClusterFlags(sub, &f->cluster, &f->format, true);
+  sub->add_option("--gpus-per-domain", f->cluster.gpus_per_domain,
+                  "the ranks use N GPUs of each HB domain (default: all K); --gpus is a multiple of N, the domains "
+                  "and the network are built whole");
   sub->add_option("--op", f->op,
                   "all-reduce, reduce-scatter, all-gather, all-to-all, broadcast, send-recv, or moe-dispatch "
                   "(one MoE layer's token dispatch of --model on the ep groups)")

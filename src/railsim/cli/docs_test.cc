@@ -110,6 +110,11 @@ TEST(DocsTest, EveryJsonKeyADocsPageNamesIsInTheOutput) {
       {"collective", "--op", "moe-dispatch", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "2048",
        "--group", "ep", "--ep", "64", "--pp", "16", "--moe-max-domains", "4", "--network", "rail-only"},
       {"compare"},
+      // 64 of each NVL72 rack's 72 GPUs: the keys that say so.
+      {"traffic", "--model", "llama3-70b", "--system", "gb200-nvl72", "--gpus", "256", "--tp", "8", "--pp", "8",
+       "--global-batch-size", "256", "--micro-batch-size", "1", "--gpus-per-domain", "64", "--placement", "tp-pp-dp"},
+      {"collective", "--op", "all-reduce", "--bytes", "64MiB", "--group", "dp", "--system", "gb200-nvl72", "--gpus",
+       "256", "--tp", "8", "--pp", "8", "--placement", "tp-pp-dp", "--gpus-per-domain", "64"},
       {"calibrate", "--system", "dgx-h100", "--nccl-tests",
        std::string(RAILSIM_SOURCE_DIR) + "/tests/data/nccl-tests/p5-8nodes.csv", "--steps",
        std::string(RAILSIM_SOURCE_DIR) + "/tests/data/h100-steps.csv"}};

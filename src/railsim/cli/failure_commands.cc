@@ -30,6 +30,9 @@ Action SetupFailures(CLI::App* sub) {
   sub->add_option("--system", f->system, "system preset or JSON file")->capture_default_str();
   sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
   sub->add_option("--hb-size", f->hb_size, "GPUs per HB domain K (default: the system's)");
+  sub->add_option("--gpus-per-domain", f->gpus_per_domain,
+                  "the job uses N GPUs of each HB domain (default: all K); --gpus is a multiple of N, the domains "
+                  "and the network are built whole, and a failure of an idle GPU does not stop the job");
   sub->add_option("--radix", f->radix, "switch radix (default 64, larger if 64 needs over three tiers)");
   sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio")->capture_default_str();
   AddModelFlags(sub, &f->model, "the job whose iteration time is timed", false);

@@ -55,6 +55,9 @@ void AddJobFlags(CLI::App* sub, JobFlags* flags, bool design_flag = false) {
                   "rank order fastest first (tp-cp-ep-dp-pp is Megatron's; e.g. dp-tp-pp) or a placement JSON file")
       ->capture_default_str();
   sub->add_option("--hb-size", f->hb_size, "override the system's HB domain size K (what-if)");
+  sub->add_option("--gpus-per-domain", f->gpus_per_domain,
+                  "the job uses N GPUs of each HB domain (default: all K); --gpus is a multiple of N, the domains "
+                  "and the network are built whole, the other K - N GPUs of each domain stay idle");
   sub->add_option("--attention", f->attention, "flash, classic (materialised softmax) or stack (the stack's)")
       ->capture_default_str();
   sub->add_option("--stack", f->stack,
@@ -171,9 +174,13 @@ std::string LauncherLines(spec::Launcher launcher, const perf::PerfContext& c, c
   for (size_t i = 0; i < r.results.size(); ++i) {
     const search::RankedStrategy& x = r.results[i];
     const int64_t gpus = x.strategy.gpus();
-    out += fmt::format("{}# {}: {:.4f} s per iteration, MFU {:.1f}%{}\n", i ? "\n" : "", i + 1,
+    out += fmt::format("{}# {}: {:.4f} s per iteration, MFU {:.1f}%{}{}\n", i ? "\n" : "", i + 1,
                        x.estimate.iteration_time_s, 100 * x.estimate.mfu,
-                       gpus < c.gpus ? fmt::format(", {} of the {} GPUs", gpus, c.gpus) : "");
+                       gpus < c.gpus ? fmt::format(", {} of the {} GPUs", gpus, c.gpus) : "",
+                       x.gpus_per_domain < c.domain_use.size
+                           ? fmt::format(", {} GPUs of each HB domain of {} (a Slurm segment)", x.gpus_per_domain,
+                                         c.domain_use.size)
+                           : "");
     // A strategy the launcher cannot run as railsim models it says why.
     const std::string problem = spec::LauncherProblem(launcher, x.strategy, c.model);
     out += problem.empty() ? spec::LauncherArgs(launcher, x.strategy, c.model) : "# " + problem + "\n";
@@ -208,10 +215,15 @@ Action SetupSearch(CLI::App* sub) {
       ->capture_default_str();
   sub->add_flag("--timing", f->timing,
                 "JSON: add elapsed_s and threads (they differ run to run; without them the output is deterministic)");
+  sub->get_option("--gpus-per-domain")
+      ->description("the job uses N GPUs of each HB domain (default: all K), or tries several: a list (64,16) or "
+                    "auto (the whole domain and Slurm segments of 64, 16 and 4 GPUs); --gpus is a multiple of N, the "
+                    "domains and the network are built whole");
   return [f]() {
     Output out = ParseOutput(f->job.format, true, true);
-    study::Job job = study::ParseJob(f->job.job);
-    study::SearchRequest request = study::ParseSearch(f->search, job);
+    const std::vector<study::Job> jobs = study::ParseSearchJobs(f->job.job);
+    const study::Job& job = jobs.front();
+    study::SearchRequest request = study::ParseSearch(f->search, jobs);
     PrintStderr(job.warning);
     search::SearchOptions& o = request.options;
     if (request.threads_asked > o.threads) {
@@ -230,7 +242,9 @@ Action SetupSearch(CLI::App* sub) {
                                 total ? 100.0 * done / total : 100.0, elapsed));
       };
     }
-    search::SearchResult r = study::SearchAllowingIdle(job.context, o, request.idle_gpus);
+    std::vector<perf::PerfContext> contexts;
+    for (const study::Job& j : jobs) contexts.push_back(j.context);
+    search::SearchResult r = study::SearchSegments(contexts, o, request.idle_gpus);
     if (shown) PrintStderr("\n");
     if (out.launcher) {
       PrintStdout(LauncherLines(*out.launcher, job.context, r));

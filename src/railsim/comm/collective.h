@@ -41,7 +41,9 @@ struct Fabric {
 
 struct ClusterFabrics {
   NetworkKind network = NetworkKind::kRailOptimized;
-  int64_t hb_domain_size = 8;  ///< K (== N for the ideal network)
+  /// Ranks per HB domain as the collectives see them: K (== N for the ideal
+  /// network), or the GPUs of each domain a job uses (DomainUse::used).
+  int64_t hb_domain_size = 8;
   Fabric hb;
   Fabric nic;  ///< latency includes the switch hops of the built network
   /// In-switch all-reduce busbw as a fraction of hb.bw_Bps; 0 = none.
@@ -58,6 +60,29 @@ struct ClusterFabrics {
   /// the reductions is NCCL's least estimated time over its algorithms and
   /// protocols, and all-to-all pays NCCL's per-peer schedule.
   spec::NcclConstants nccl;
+};
+
+/// Which GPUs of the built cluster a job runs on when it uses the first
+/// `used` GPUs of every HB domain of `size` (a Slurm segment per NVL72 rack,
+/// --gpus-per-domain); the rest of each domain stays idle. Ranks, placements
+/// and the analytic times work on the job's GPUs, numbered 0..J-1 in domains
+/// of `used` consecutive GPUs (GPU i on rail i % used); the built graph
+/// holds every GPU, and job GPU i is its GPU (i / used) size + i % used,
+/// with that GPU's own NIC, rail and leaf. The default uses whole domains,
+/// where the two numberings are the same. Copyable on purpose.
+struct DomainUse {
+  int64_t size = 1;  ///< K: GPUs per HB domain as built
+  int64_t used = 1;  ///< in [1, size]: the job's GPUs per domain
+  bool whole() const { return used == size; }
+  int64_t idle() const { return size - used; }  ///< GPUs of each domain the job leaves idle
+  /// The built graph's id of job GPU `job_gpu`.
+  int64_t GpuId(int64_t job_gpu) const { return whole() ? job_gpu : job_gpu / used * size + job_gpu % used; }
+  /// The job GPU at built GPU `gpu`, or -1 for an idle one.
+  int64_t JobGpu(int64_t gpu) const { return gpu % size < used ? gpu / size * used + gpu % size : -1; }
+  /// GPUs built for a job of `job_gpus` (whole domains).
+  int64_t BuiltGpus(int64_t job_gpus) const { return whole() ? job_gpus : job_gpus / used * size; }
+  /// The job's GPUs on a graph of `built_gpus`.
+  int64_t JobGpus(int64_t built_gpus) const { return whole() ? built_gpus : built_gpus / size * used; }
 };
 
 /// Where a group's members sit: `size` ranks spaced `stride` apart.

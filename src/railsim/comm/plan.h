@@ -13,7 +13,8 @@
 //
 // Groups are Megatron-style strided rank sets: group family (size, stride)
 // over N ranks holds N / size groups; member j of group g is rank
-// (g % stride) + j * stride + (g / stride) * stride * size. Rank = GPU id.
+// (g % stride) + j * stride + (g / stride) * stride * size. Rank = GPU id,
+// of the job's GPUs when it uses part of each HB domain (DomainUse).
 //
 // Plans are small fixed-size values (no allocation): the performance model
 // builds several per strategy on the search's hot path.
@@ -132,6 +133,13 @@ int64_t PhaseFlowCount(const Phase& phase, int64_t gpus);
 /// up to the member's HB switch and back down (kViaSwitch).
 template <typename Fn>
 void ForEachFlow(const Phase& phase, int64_t gpus, int64_t hb_domain_size, Fn&& fn);
+
+/// ForEachFlow for a plan whose ranks are the job's GPUs of `use` on a built
+/// graph of `graph_gpus` GPUs in HB domains of `hb_domain_size`: fn gets the
+/// graph's GPU ids (DomainUse::GpuId).
+template <typename Fn>
+void ForEachGraphFlow(const Phase& phase, int64_t graph_gpus, int64_t hb_domain_size, const DomainUse& use,
+                      Fn&& fn);
 
 }  // namespace railsim::comm
 

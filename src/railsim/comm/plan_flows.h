@@ -108,4 +108,15 @@ void ForEachFlow(const Phase& phase, int64_t gpus, int64_t hb_domain_size, Fn&& 
   }
 }
 
+template <typename Fn>
+void ForEachGraphFlow(const Phase& phase, int64_t graph_gpus, int64_t hb_domain_size, const DomainUse& use,
+                      Fn&& fn) {
+  if (use.whole()) {
+    ForEachFlow(phase, graph_gpus, hb_domain_size, fn);
+    return;
+  }
+  ForEachFlow(phase, use.JobGpus(graph_gpus), use.used,
+              [&](int64_t src, int64_t dst, double bytes) { fn(use.GpuId(src), use.GpuId(dst), bytes); });
+}
+
 }  // namespace railsim::comm

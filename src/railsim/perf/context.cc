@@ -57,6 +57,47 @@ NetworkShape ShapeNetwork(comm::NetworkKind network, int64_t gpus, int64_t k, co
   return shape;
 }
 
+// The most GPUs of a domain of `k` that a job of `gpus` GPUs can use in
+// every domain it occupies: the largest divisor of `gpus` up to `k`.
+int64_t LargestDivisorUpTo(int64_t gpus, int64_t k) {
+  for (int64_t d = std::min(gpus, k); d > 1; --d) {
+    if (gpus % d == 0) return d;
+  }
+  return 1;
+}
+
+// The HB domains as built and the GPUs the job uses in each, checked.
+comm::DomainUse CheckDomainUse(const spec::SystemSpec& system, int64_t gpus, comm::NetworkKind network,
+                               int64_t hb_domain_size, int64_t gpus_per_domain) {
+  const int64_t k = hb_domain_size > 0 ? hb_domain_size : system.hb_domain_size;
+  if (gpus_per_domain < 0 || gpus_per_domain > k) {
+    throw Error("--gpus-per-domain", fmt::format("expected an integer in [1, {}] (the GPUs of one HB domain), got {}",
+                                                 k, gpus_per_domain));
+  }
+  if (network == comm::NetworkKind::kIdeal) return {gpus, gpus};  // one domain of every GPU
+  const int64_t used = gpus_per_domain > 0 ? gpus_per_domain : k;
+  if (used < k) {
+    if (gpus % used != 0) {
+      throw Error("--gpus", fmt::format("expected a multiple of --gpus-per-domain {}, got {}", used, gpus));
+    }
+    if (gpus / used > spec::kMaxModelGpus / k) {
+      throw Error("--gpus-per-domain",
+                  fmt::format("{} GPUs, {} of each HB domain of {}, occupy more than the {} GPUs railsim models; use "
+                              "more GPUs of each domain",
+                              gpus, used, k, spec::kMaxModelGpus));
+    }
+    return {k, used};
+  }
+  if (k > gpus || gpus % k != 0) {
+    const int64_t n = LargestDivisorUpTo(gpus, k);
+    throw Error(hb_domain_size > 0 ? "--hb-size" : "--gpus",
+                fmt::format("expected the HB domain size {} to divide --gpus {}; a job that uses part of each "
+                            "domain takes --gpus-per-domain (such as {}: {} HB domain{} of {}, {} GPU{} used in each)",
+                            k, gpus, n, gpus / n, gpus / n == 1 ? "" : "s", k, n, n == 1 ? "" : "s"));
+  }
+  return {k, k};
+}
+
 }  // namespace
 
 ClusterNetwork MakeClusterNetwork(const spec::SystemSpec& system, int64_t gpus, comm::NetworkKind network,
@@ -64,21 +105,18 @@ ClusterNetwork MakeClusterNetwork(const spec::SystemSpec& system, int64_t gpus, 
   if (gpus < 1 || gpus > spec::kMaxModelGpus) {
     throw Error("--gpus", fmt::format("expected an integer in [1, {}], got {}", spec::kMaxModelGpus, gpus));
   }
-  int64_t k = hb_domain_size > 0 ? hb_domain_size : system.hb_domain_size;
-  if (network == comm::NetworkKind::kIdeal) k = gpus;
-  if (k > gpus || gpus % k != 0) {
-    throw Error(hb_domain_size > 0 ? "--hb-size" : "--gpus",
-                fmt::format("expected the HB domain size {} to divide --gpus {}", k, gpus));
-  }
   ClusterNetwork n;
+  n.domain_use = CheckDomainUse(system, gpus, network, hb_domain_size, options.gpus_per_domain);
+  const int64_t k = n.domain_use.size;
   comm::ClusterFabrics& f = n.fabrics;
   f.network = network;
-  f.hb_domain_size = k;
+  f.hb_domain_size = n.domain_use.used;
   f.hb = {system.hb_bw_Bps, system.hb_efficiency, system.hb_latency_s};
   f.nic = {system.nic_bw_Bps, system.nic_efficiency, system.nic_latency_s};
   f.hb_in_network_allreduce_efficiency = system.hb_in_network_allreduce_efficiency;
   f.nccl = system.nccl;
-  n.shape = ShapeNetwork(network, gpus, k, options, system);
+  // The NIC network is built for the whole domains: every GPU has its NIC.
+  n.shape = ShapeNetwork(network, n.domain_use.BuiltGpus(gpus), k, options, system);
   // Each tier more than the default network's adds a switch on the way up
   // and one on the way down.
   f.nic.latency_s = std::max(
@@ -102,6 +140,7 @@ PerfContext MakePerfContext(const spec::ModelSpec& model, const spec::SystemSpec
   c.gpus = gpus;
   c.fabrics = n.fabrics;
   c.shape = n.shape;
+  c.domain_use = n.domain_use;
   c.gpu = GpuModel::From(system.gpu);
   c.grad_norm_allreduce_s = comm::AllReduceTime(4, comm::LayoutOf(gpus, 1, c.fabrics.hb_domain_size), c.fabrics);
   // Only a GPU with jitter waits for stragglers (ComposeIteration skips the

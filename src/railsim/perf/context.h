@@ -17,10 +17,14 @@
 namespace railsim::perf {
 
 /// The NIC network to time on: switch radix (0 = 64, or the smallest power
-/// of two above it that fits in three tiers) and leaf oversubscription.
+/// of two above it that fits in three tiers) and leaf oversubscription; and
+/// how many GPUs of each HB domain the job uses (0 = all K; else the job's
+/// GPUs fill the first N of each domain, the rest stay idle, and the network
+/// is built for the whole domains: comm::DomainUse).
 struct NetworkOptions {
   int radix = 0;
   double oversubscription = 1;
+  int64_t gpus_per_domain = 0;
 };
 
 /// The built network a context times (what its JSON names).
@@ -35,21 +39,29 @@ struct NetworkShape {
 /// The cluster's fabrics as the collectives see them, and the built NIC
 /// network they stand for.
 struct ClusterNetwork {
-  comm::ClusterFabrics fabrics;
-  NetworkShape shape;
+  comm::ClusterFabrics fabrics;  ///< hb_domain_size: the job's GPUs per domain
+  NetworkShape shape;            ///< of the whole domains
+  comm::DomainUse domain_use;    ///< the domains as built, and the GPUs used in each
 };
 
-/// The fabrics of `gpus` GPUs of `system` joined by `network` (HB domain as
-/// for MakePerfContext). Throws as MakePerfContext does.
+/// The fabrics of a job of `gpus` GPUs of `system` joined by `network` (HB
+/// domain and GPUs used per domain as for MakePerfContext). Throws as
+/// MakePerfContext does.
 ClusterNetwork MakeClusterNetwork(const spec::SystemSpec& system, int64_t gpus, comm::NetworkKind network,
                                   int64_t hb_domain_size = 0, const NetworkOptions& options = {});
 
 struct PerfContext {
   spec::ModelSpec model;
   spec::SystemSpec system;
-  int64_t gpus = 0;
-  comm::ClusterFabrics fabrics;  ///< network kind, HB domain size, leaf structure
-  NetworkShape shape;
+  int64_t gpus = 0;  ///< the job's
+  /// Network kind, leaf structure, and the HB domain as the job's ranks see
+  /// it: hb_domain_size is the GPUs of each domain the job uses.
+  comm::ClusterFabrics fabrics;
+  NetworkShape shape;  ///< the NIC network of the whole domains
+  /// The HB domains as built (size K) and the GPUs the job uses in each
+  /// (--gpus-per-domain; all K by default). Placements and collectives work
+  /// on the job's GPUs; the built graph's ids come from domain_use.GpuId.
+  comm::DomainUse domain_use;
   GpuModel gpu;
   /// Where ranks run (default: Megatron's order); every strategy timed in
   /// this context is placed so. A placement file fixes the degrees: only
@@ -65,6 +77,10 @@ struct PerfContext {
   /// The software stack (--stack) the job runs on: its fixed costs are in
   /// `gpu`, its strategy defaults are the callers' (spec::ApplyStackDefaults).
   spec::Stack stack = spec::Stack::kMegatronCore;
+
+  /// K: GPUs per HB domain as built (a context made by hand, with the
+  /// default domain_use, has whole domains of fabrics.hb_domain_size).
+  int64_t built_hb_domain_size() const { return domain_use.whole() ? fabrics.hb_domain_size : domain_use.size; }
 };
 
 /// Sets c->stack and replaces the GPU's fixed costs with the stack's where
@@ -74,13 +90,17 @@ void ApplyStack(spec::Stack stack, PerfContext* c);
 /// Default switch radix of the network a job is timed on.
 constexpr int kDefaultRadix = 64;
 
-/// Builds a context for `gpus` GPUs of `system` joined by `network`. The HB
-/// domain is the system's unless `hb_domain_size` > 0 overrides it; for the
-/// ideal network it is all GPUs. The NIC network is sized as net/builder.h
-/// builds it (tiers, leaf down- and up-links) so collectives see its latency
-/// and oversubscription. Throws Error("--hb-size" / "--gpus") unless the
-/// domain size divides the GPU count, Error("--radix") for an odd radix or
-/// more than three tiers, Error("--oversubscription") outside [1, radix - 1].
+/// Builds a context for a job of `gpus` GPUs of `system` joined by
+/// `network`. The HB domain is the system's unless `hb_domain_size` > 0
+/// overrides it; for the ideal network it is all GPUs. The job uses
+/// options.gpus_per_domain GPUs of each domain (0: all of them); the cluster
+/// is built of whole domains, gpus / N of them. The NIC network is sized as
+/// net/builder.h builds it for the whole domains (tiers, leaf down- and
+/// up-links) so collectives see its latency and oversubscription. Throws
+/// Error("--gpus-per-domain") outside [1, K], Error("--hb-size" / "--gpus")
+/// unless the GPUs used per domain divide the GPU count, Error("--radix") for
+/// an odd radix or more than three tiers, Error("--oversubscription")
+/// outside [1, radix - 1].
 PerfContext MakePerfContext(const spec::ModelSpec& model, const spec::SystemSpec& system,
                             int64_t gpus, comm::NetworkKind network, int64_t hb_domain_size = 0,
                             const NetworkOptions& options = {});

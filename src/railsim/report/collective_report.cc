@@ -9,6 +9,7 @@
 #include "railsim/core/units.h"
 #include "railsim/report/csv.h"
 #include "railsim/report/json_objects.h"
+#include "railsim/report/perf_report.h"
 #include "railsim/report/table.h"
 
 namespace railsim::report {
@@ -61,7 +62,12 @@ Json NetworkObject(const study::CollectiveRequest& r, const study::CollectiveOut
   Json j;
   j["design"] = perf::NetworkName(r.network);
   j["gpus"] = r.gpus;
-  j["hb_domain_size"] = o.cluster.fabrics.hb_domain_size;
+  j["hb_domain_size"] = o.cluster.domain_use.size;
+  if (!o.cluster.domain_use.whole()) {
+    j["gpus_per_domain"] = o.cluster.domain_use.used;
+    j["hb_domains"] = r.gpus / o.cluster.domain_use.used;
+    j["idle_gpus_in_domains"] = r.gpus / o.cluster.domain_use.used * o.cluster.domain_use.idle();
+  }
   j["radix"] = o.cluster.shape.radix;
   j["oversubscription"] = o.cluster.shape.oversubscription;
   j["tiers"] = o.cluster.shape.tiers;
@@ -165,17 +171,19 @@ std::string SimulationGap(const study::CollectiveOutcome& o) {
 }
 
 std::string OutcomeTable(const study::CollectiveRequest& r, const study::CollectiveOutcome& o) {
-  const comm::ClusterFabrics& f = o.cluster.fabrics;
   std::string out = fmt::format(
       "{} of {} per member, {} groups of {} ranks {} apart, algorithm {}{}\n"
-      "{} x {} ({} network, HB domain {}, radix {}, {} tier{}{})\n\n",
+      "{} x {} ({} network, HB domain {}, radix {}, {} tier{}{})\n{}\n",
       r.moe ? "moe-dispatch" : comm::OpName(r.op), BinaryBytes(r.bytes), Grouped(r.group.Groups(r.gpus)),
       Grouped(r.group.size),
       r.group.stride, o.plan.algorithm,
       *o.plan.protocol ? fmt::format(", protocol {}", o.plan.protocol) : std::string(), Grouped(r.gpus), r.system.name, perf::NetworkName(r.network),
-      f.hb_domain_size, o.cluster.shape.radix, o.cluster.shape.tiers, o.cluster.shape.tiers == 1 ? "" : "s",
+      o.cluster.domain_use.size, o.cluster.shape.radix, o.cluster.shape.tiers, o.cluster.shape.tiers == 1 ? "" : "s",
       o.cluster.shape.oversubscription > 1 ? fmt::format(", {:g}:1 leaves", o.cluster.shape.oversubscription)
-                                           : std::string());
+                                           : std::string(),
+      o.cluster.domain_use.whole()
+          ? std::string()
+          : "GPUs: " + DomainUseLine(r.gpus, o.cluster.domain_use.used, o.cluster.domain_use.size) + "\n");
   TextTable t;
   t.AddColumn("phase", TextTable::Align::kLeft);
   for (const char* h : {"flows/step", "steps", "analytic"}) t.AddColumn(h);

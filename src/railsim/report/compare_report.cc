@@ -163,6 +163,9 @@ std::string EstimateCommand(const study::CompareResult& result, const std::strin
                                  "--global-batch-size {} --network {} --hb-size {}",
                                  ShellWord(model), seq_length, ShellWord(result.scenario.system), s.gpus(),
                                  s.global_batch, kNetworks[network], k);
+  if (result.scenario.GpusPerDomain(k) < k && network != 2) {
+    line += fmt::format(" --gpus-per-domain {}", result.scenario.GpusPerDomain(k));
+  }
   if (result.timed.radix > 0) line += fmt::format(" --radix {}", result.timed.radix);
   if (result.timed.oversubscription != 1) {
     line += fmt::format(" --oversubscription {:g}", result.timed.oversubscription);
@@ -178,6 +181,10 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
   out.title = fmt::format("HB domain {}: {} {}GPUs in HB domains of {}, {} NICs", k, Grouped(sc.gpus),
                           result.system_name.empty() ? "" : result.system_name + " ", k,
                           units::FormatBitRate(sc.port_speed_Bps));
+  if (sc.GpusPerDomain(k) < k && (!result.training.empty() || !result.moe.empty())) {
+    out.title += fmt::format("; jobs on {} GPUs: {}", Grouped(sc.JobGpus(k)),
+                             DomainUseLine(sc.JobGpus(k), sc.GpusPerDomain(k), k));
+  }
   for (const study::TrainingCase& t : result.training) {
     if (t.hb_domain_size != k) continue;
     out.title += fmt::format("; jobs timed on the radix-{} networks", t.rail_optimized_network.radix);
@@ -307,6 +314,10 @@ Json MoeJson(const study::CompareResult& result) {
   for (const study::MoeCase& m : result.moe) {
     Json c;
     c["hb_domain_size"] = m.hb_domain_size;
+    if (sc.GpusPerDomain(m.hb_domain_size) < m.hb_domain_size) {
+      c["gpus_per_domain"] = sc.GpusPerDomain(m.hb_domain_size);
+      c["job_gpus"] = sc.JobGpus(m.hb_domain_size);
+    }
     auto network = [&](const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits,
                        size_t index) {
       Json j;
@@ -710,6 +721,10 @@ std::string CompareJson(const study::CompareResult& result) {
     for (const study::TrainingCase& tc : result.training) {
       Json entry;
       entry["hb_domain_size"] = tc.hb_domain_size;
+      if (result.scenario.GpusPerDomain(tc.hb_domain_size) < tc.hb_domain_size) {
+        entry["gpus_per_domain"] = result.scenario.GpusPerDomain(tc.hb_domain_size);
+        entry["job_gpus"] = result.scenario.JobGpus(tc.hb_domain_size);
+      }
       entry["global_batch_size"] = tc.global_batch;
       entry["feasible"] = tc.feasible;
       entry["network_timed"] = {{"radix", tc.rail_optimized_network.radix},

@@ -24,8 +24,13 @@ double Fraction(const study::TierCapacity& t) { return t.before_Bps > 0 ? t.afte
 
 std::string Header(const FailureRun& run) {
   const study::ClusterSetup& s = *run.setup;
+  const int64_t k = s.hb_domain_size > 0 ? s.hb_domain_size : s.system.hb_domain_size;
   std::string out = fmt::format("{} x {} (HB domain {}), NIC network radix {}\n", Grouped(s.gpus), s.system.name,
-                                s.hb_domain_size > 0 ? s.hb_domain_size : s.system.hb_domain_size, run.radix);
+                                k, run.radix);
+  const int64_t used = s.network.gpus_per_domain;
+  if (used > 0 && used < k) {
+    out += fmt::format("GPUs: {}; a failure of an idle GPU does not stop the job\n", DomainUseLine(s.gpus, used, k));
+  }
   if (s.model) out += fmt::format("job: {}, {}\n", ModelLine(*s.model), StrategyLine(s.strategy));
   return out;
 }
@@ -244,7 +249,13 @@ std::string FailureJson(const FailureRun& run) {
   Json j;
   j["system"] = s.system.name;
   j["gpus"] = s.gpus;
-  j["hb_domain_size"] = s.hb_domain_size > 0 ? s.hb_domain_size : s.system.hb_domain_size;
+  const int64_t k = s.hb_domain_size > 0 ? s.hb_domain_size : s.system.hb_domain_size;
+  j["hb_domain_size"] = k;
+  if (s.network.gpus_per_domain > 0 && s.network.gpus_per_domain < k) {
+    j["gpus_per_domain"] = s.network.gpus_per_domain;
+    j["hb_domains"] = s.gpus / s.network.gpus_per_domain;
+    j["idle_gpus_in_domains"] = s.gpus / s.network.gpus_per_domain * (k - s.network.gpus_per_domain);
+  }
   j["radix"] = run.radix;
   if (s.model) {
     j["model"] = s.model->name;

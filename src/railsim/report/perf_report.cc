@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "railsim/core/units.h"
 #include "railsim/perf/model_stats.h"
@@ -67,13 +68,22 @@ namespace {
 Json NetworkTimedObject(const perf::PerfContext& c) {
   Json j;
   j["design"] = perf::NetworkName(c.fabrics.network);
-  j["hb_domain_size"] = c.fabrics.hb_domain_size;
+  j["hb_domain_size"] = c.built_hb_domain_size();
   j["radix"] = c.shape.radix;
   j["oversubscription"] = c.shape.oversubscription;
   j["tiers"] = c.shape.tiers;
   j["leaf_gpus"] = c.shape.leaf_gpus;
   j["nic_latency_s"] = c.fabrics.nic.latency_s;
   return j;
+}
+
+// gpus_per_domain, hb_domains and idle_gpus_in_domains of a job of `gpus`
+// GPUs using `used` of each HB domain of `k`.
+void AddDomainUse(int64_t gpus, int64_t used, int64_t k, Json* out) {
+  Json& j = *out;
+  j["gpus_per_domain"] = used;
+  j["hb_domains"] = gpus / used;
+  j["idle_gpus_in_domains"] = gpus / used * (k - used);
 }
 
 // A whole number of bytes as a JSON integer (a double prints "8.0"); beyond
@@ -132,7 +142,8 @@ Json ContextObject(const perf::PerfContext& c) {
   j["network"] = perf::NetworkName(c.fabrics.network);
   j["network_timed"] = NetworkTimedObject(c);
   j["gpus"] = c.gpus;
-  j["hb_domain_size"] = c.fabrics.hb_domain_size;
+  j["hb_domain_size"] = c.built_hb_domain_size();
+  if (!c.domain_use.whole()) AddDomainUse(c.gpus, c.domain_use.used, c.domain_use.size, &j);
   j["model_params"] = perf::CountParams(c.model).total;
   j["placement"] = c.placement.Name();
   j["stack"] = spec::StackName(c.stack);
@@ -147,6 +158,17 @@ std::string ModelLine(const spec::ModelSpec& m) {
 std::string StackLine(const perf::PerfContext& c) {
   const spec::StackProfile& p = spec::StackProfileOf(c.stack);
   return fmt::format("{} ({}; fixed costs {})", p.name, p.description, p.costs_source);
+}
+
+std::string DomainUseLine(int64_t gpus, int64_t used, int64_t k) {
+  if (used >= k) return "";
+  const int64_t domains = gpus / used;
+  return fmt::format("{} HB domain{} of {}, {} GPU{} used in each ({} idle)", Grouped(domains),
+                     domains == 1 ? "" : "s", k, used, used == 1 ? "" : "s", Grouped(domains * (k - used)));
+}
+
+std::string DomainUseLine(const perf::PerfContext& c) {
+  return DomainUseLine(c.gpus, c.domain_use.used, c.built_hb_domain_size());
 }
 
 // "rail-optimized network (radix 64, 3 tiers, 2:1 leaves)"
@@ -327,10 +349,11 @@ std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const p
 }
 
 std::string EstimateTable(const perf::PerfContext& c, const spec::Strategy& s, const perf::Estimate& e) {
+  const std::string domains = DomainUseLine(c);
   std::string out = fmt::format(
-      "{} on {} x {} ({}, HB domain {})\nstrategy: {}\nstack: {}\n{}\n", ModelLine(c.model), Grouped(c.gpus),
-      c.system.name, NetworkLine(c), c.fabrics.hb_domain_size, StrategyLine(s), StackLine(c),
-      c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
+      "{} on {} x {} ({}, HB domain {})\n{}strategy: {}\nstack: {}\n{}\n", ModelLine(c.model), Grouped(c.gpus),
+      c.system.name, NetworkLine(c), c.built_hb_domain_size(), domains.empty() ? "" : "GPUs: " + domains + "\n",
+      StrategyLine(s), StackLine(c), c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
   TextTable t;
   t.AddColumn("time", TextTable::Align::kLeft);
   t.AddColumn("seconds");
@@ -392,9 +415,17 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
       "{} on {} x {} ({}, HB domain {}), global batch {}\n"
       "stack: {}\n{} strategies: {} timed, {} pruned for memory, {:.2f} s on {} threads\n{}\n",
       ModelLine(c.model), Grouped(c.gpus), c.system.name, NetworkLine(c),
-      c.fabrics.hb_domain_size, Grouped(r.global_batch), StackLine(c),
+      c.built_hb_domain_size(), Grouped(r.global_batch), StackLine(c),
       Grouped(r.candidates), Grouped(r.evaluated), Grouped(r.pruned), r.elapsed_s, r.threads,
       c.placement.is_default() ? "" : fmt::format("placement: {}\n", c.placement.Name()));
+  const bool segments = !r.gpus_per_domain_tried.empty();
+  if (segments) {
+    out = out.substr(0, out.size() - 1) +
+          fmt::format("GPUs used per HB domain of {}, tried: {} (the other GPUs of each domain stay idle)\n\n",
+                      c.built_hb_domain_size(), fmt::join(r.gpus_per_domain_tried, ", "));
+  } else if (const std::string domains = DomainUseLine(c); !domains.empty()) {
+    out = out.substr(0, out.size() - 1) + "GPUs: " + domains + "\n\n";
+  }
   if (r.idle_gpus_allowed > 0) {
     out = out.substr(0, out.size() - 1) +
           fmt::format("layouts may leave up to {} of the {} GPUs idle\n\n", Grouped(r.idle_gpus_allowed), Grouped(c.gpus));
@@ -422,6 +453,7 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
   for (const char* h : {"iteration", "MFU", "TFLOP/s", "memory"}) t.AddColumn(h);
   const bool idle = r.idle_gpus_allowed > 0;
   if (idle) t.AddColumn("idle GPUs");
+  if (segments) t.AddColumn("GPUs/domain");
   int rank = 1;
   for (const search::RankedStrategy& rs : r.results) {
     const spec::Strategy& s = rs.strategy;
@@ -437,6 +469,7 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
       row.push_back(std::move(cell));
     }
     if (idle) row.push_back(Grouped(c.gpus - s.gpus()));
+    if (segments) row.push_back(fmt::format("{} of {}", rs.gpus_per_domain, c.built_hb_domain_size()));
     t.AddRow(std::move(row));
   }
   const search::RankedStrategy& best = r.results.front();
@@ -450,23 +483,30 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
 }
 
 std::string SearchCsv(const search::SearchResult& r) {
-  CsvTable t({"rank", "tp", "pp", "dp", "cp", "ep", "vp", "micro_batch_size", "recompute", "sequence_parallel",
-              "distributed_optimizer", "tp_comm_overlap", "precision", "iteration_time_s", "mfu", "hfu",
-              "tflops_per_gpu", "memory_per_gpu_bytes", "data_parallel_sharding", "main_grads_dtype",
-              "main_params_dtype", "exp_avg_dtype", "exp_avg_sq_dtype"});
+  std::vector<std::string> header = {
+      "rank", "tp", "pp", "dp", "cp", "ep", "vp", "micro_batch_size", "recompute", "sequence_parallel",
+      "distributed_optimizer", "tp_comm_overlap", "precision", "iteration_time_s", "mfu", "hfu",
+      "tflops_per_gpu", "memory_per_gpu_bytes", "data_parallel_sharding", "main_grads_dtype",
+      "main_params_dtype", "exp_avg_dtype", "exp_avg_sq_dtype"};
+  const bool segments = !r.gpus_per_domain_tried.empty();
+  if (segments) header.push_back("gpus_per_domain");
+  CsvTable t(header);
   int rank = 1;
   for (const search::RankedStrategy& rs : r.results) {
     const spec::Strategy& s = rs.strategy;
     const perf::Estimate& e = rs.estimate;
-    t.AddRow({std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
-              std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
-              spec::RecomputeName(s.recompute), s.sequence_parallel ? "true" : "false",
-              s.distributed_optimizer() ? "true" : "false", s.tp_comm_overlap ? "true" : "false",
-              spec::PrecisionName(s.precision), CsvNumber(e.iteration_time_s), CsvNumber(e.mfu),
-              CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), fmt::format("{:.0f}", e.memory.total_bytes),
-              spec::DpShardingName(s.dp_sharding), spec::MainGradsDtypeName(s.main_grads_dtype),
-              spec::MainParamsDtypeName(s.main_params_dtype), spec::MomentDtypeName(s.exp_avg_dtype),
-              spec::MomentDtypeName(s.exp_avg_sq_dtype)});
+    std::vector<std::string> row = {
+        std::to_string(rank++), std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.dp),
+        std::to_string(s.cp), std::to_string(s.ep), std::to_string(s.vp), std::to_string(s.micro_batch),
+        spec::RecomputeName(s.recompute), s.sequence_parallel ? "true" : "false",
+        s.distributed_optimizer() ? "true" : "false", s.tp_comm_overlap ? "true" : "false",
+        spec::PrecisionName(s.precision), CsvNumber(e.iteration_time_s), CsvNumber(e.mfu),
+        CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), fmt::format("{:.0f}", e.memory.total_bytes),
+        spec::DpShardingName(s.dp_sharding), spec::MainGradsDtypeName(s.main_grads_dtype),
+        spec::MainParamsDtypeName(s.main_params_dtype), spec::MomentDtypeName(s.exp_avg_dtype),
+        spec::MomentDtypeName(s.exp_avg_sq_dtype)};
+    if (segments) row.push_back(std::to_string(rs.gpus_per_domain));
+    t.AddRow(row);
   }
   return t.Render();
 }
@@ -478,6 +518,12 @@ std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r
   j["candidates"] = r.candidates;
   j["global_batch_size"] = r.global_batch;
   j["idle_gpus_allowed"] = r.idle_gpus_allowed;
+  const bool segments = !r.gpus_per_domain_tried.empty();
+  if (segments) {
+    // The context's own GPUs per domain are one of those tried: each result says its own.
+    for (const char* key : {"gpus_per_domain", "hb_domains", "idle_gpus_in_domains"}) j.erase(key);
+    j["gpus_per_domain_tried"] = r.gpus_per_domain_tried;
+  }
   if (timing) {
     j["elapsed_s"] = r.elapsed_s;
     j["threads"] = r.threads;
@@ -488,6 +534,7 @@ std::string SearchJson(const perf::PerfContext& c, const search::SearchResult& r
     entry["strategy"] = StrategyObject(rs.strategy);
     entry["gpus_used"] = rs.strategy.gpus();
     entry["idle_gpus"] = c.gpus - rs.strategy.gpus();
+    if (segments) AddDomainUse(rs.strategy.gpus(), rs.gpus_per_domain, c.built_hb_domain_size(), &entry);
     Json estimate;
     AddEstimateFields(rs.estimate, &estimate);
     entry["estimate"] = estimate;

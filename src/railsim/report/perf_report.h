@@ -32,6 +32,11 @@ std::string EstimateStrategyFlags(const spec::Strategy& s, spec::Stack stack);
 std::string ShellWord(const std::string& text);
 /// "rail-optimized network (radix 64, 3 tiers, 2:1 leaves)".
 std::string NetworkLine(const perf::PerfContext& c);
+/// "4 HB domains of 72, 64 GPUs used in each (32 idle)" when the job uses
+/// part of each HB domain (--gpus-per-domain), else "".
+std::string DomainUseLine(const perf::PerfContext& c);
+/// The same for a job of `gpus` GPUs using `used` of each domain of `k`.
+std::string DomainUseLine(int64_t gpus, int64_t used, int64_t k);
 /// The stack profile: its name, what it sets and where its fixed costs come from.
 std::string StackLine(const perf::PerfContext& c);
 /// The largest loss against pure compute, as a short clause from the

@@ -21,14 +21,19 @@ std::string TrafficTitle(const perf::PerfContext& c) {
 }
 
 std::string TrafficSetting(const perf::PerfContext& c, const study::TrafficResult& r) {
-  return fmt::format("placement {}; {} network (radix {}, {} tier{}); HB domains of {}", c.placement.Name(),
-                     net::DesignName(r.design), r.radix, r.tiers, r.tiers == 1 ? "" : "s", r.hb_domain_size);
+  return fmt::format("placement {}; {} network (radix {}, {} tier{}); HB domains of {}{}", c.placement.Name(),
+                     net::DesignName(r.design), r.radix, r.tiers, r.tiers == 1 ? "" : "s", r.hb_domain_size,
+                     r.gpus_per_domain < r.hb_domain_size ? fmt::format(", {} GPUs used in each", r.gpus_per_domain)
+                                                          : "");
 }
 
 std::string TrafficTable(const perf::PerfContext& c, const spec::Strategy& s, const study::TrafficResult& r) {
-  std::string out = fmt::format("{}, HB domain {}\n{}, placement {}\n{} network, radix {}, {} tier{}\n\n",
-                                TrafficTitle(c), r.hb_domain_size, StrategyLine(s), c.placement.Name(),
-                                net::DesignName(r.design), r.radix, r.tiers, r.tiers == 1 ? "" : "s");
+  const std::string domains = DomainUseLine(r.job_gpus(), r.gpus_per_domain, r.hb_domain_size);
+  std::string out = fmt::format("{}, HB domain {}\n{}{}, placement {}\n{} network, radix {}, {} tier{}\n\n",
+                                TrafficTitle(c), r.hb_domain_size,
+                                domains.empty() ? "" : "GPUs: " + domains + " (pairs name the built GPUs)\n",
+                                StrategyLine(s), c.placement.Name(), net::DesignName(r.design), r.radix, r.tiers,
+                                r.tiers == 1 ? "" : "s");
   const double silent = 1 - Share(double(r.pairs_communicating), double(r.gpu_pairs()));
   out += fmt::format("GPU pairs: {} ordered, {} communicate, {} silent\n", Grouped(r.gpu_pairs()),
                      Grouped(r.pairs_communicating), Percent(silent, 3));

@@ -224,7 +224,7 @@ struct TopK {
   explicit TopK(size_t k) : k(k) {}
   void Offer(const spec::Strategy& s, const perf::Estimate& e) {
     if (heap.size() == k && !(e.iteration_time_s <= heap.front().estimate.iteration_time_s)) return;
-    RankedStrategy r{s, e};
+    RankedStrategy r{s, e, 0};
     if (heap.size() == k) {
       if (!RanksBefore(r, heap.front())) return;
       std::pop_heap(heap.begin(), heap.end(), RanksBefore);
@@ -243,7 +243,8 @@ bool RanksBefore(const RankedStrategy& a, const RankedStrategy& b) {
   if (a.estimate.iteration_time_s != b.estimate.iteration_time_s) {
     return a.estimate.iteration_time_s < b.estimate.iteration_time_s;
   }
-  return Key(a.strategy) < Key(b.strategy);
+  if (Key(a.strategy) != Key(b.strategy)) return Key(a.strategy) < Key(b.strategy);
+  return a.gpus_per_domain > b.gpus_per_domain;
 }
 
 int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& o) {
@@ -361,6 +362,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
     result.pruned += w.pruned;
     result.results.insert(result.results.end(), w.top.heap.begin(), w.top.heap.end());
   }
+  for (RankedStrategy& r : result.results) r.gpus_per_domain = c.domain_use.used;
   std::sort(result.results.begin(), result.results.end(), RanksBefore);
   if (result.results.size() > size_t(o.top_k)) result.results.resize(size_t(o.top_k));
   result.global_batch = o.global_batch;

@@ -51,6 +51,8 @@ struct SearchOptions {
 struct RankedStrategy {
   spec::Strategy strategy;
   perf::Estimate estimate;  ///< with memory filled in
+  /// GPUs of each HB domain its job uses (the context's domain_use.used).
+  int64_t gpus_per_domain = 0;
 };
 
 struct SearchResult {
@@ -64,6 +66,10 @@ struct SearchResult {
   /// Layouts may leave up to this many of the context's GPUs idle (searched
   /// as smaller clusters; each result's strategy says how many it uses).
   int64_t idle_gpus_allowed = 0;
+  /// The GPUs per HB domain searched when several were (search's
+  /// --gpus-per-domain auto or a list; each result says its own); empty:
+  /// the context's alone.
+  std::vector<int64_t> gpus_per_domain_tried;
 };
 
 /// Number of strategies Search() would enumerate, without timing any.
@@ -75,7 +81,8 @@ int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& options
 SearchResult Search(const perf::PerfContext& c, const SearchOptions& options);
 
 /// The order results are ranked in: faster first, ties broken by the
-/// strategy's fields so that the order is total and deterministic.
+/// strategy's fields, then more GPUs used per HB domain first, so that the
+/// order is total and deterministic.
 bool RanksBefore(const RankedStrategy& a, const RankedStrategy& b);
 
 }  // namespace railsim::search

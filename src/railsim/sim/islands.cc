@@ -27,13 +27,13 @@ class LinkUnion {
 };
 
 // Every directed link in one island, which every phase's flows are in.
-Islands OneIsland(const comm::Plan& plan, const FlowRouter& router) {
+Islands OneIsland(const comm::Plan& plan, const FlowRouter& router, const comm::DomainUse& use) {
   Islands islands;
   islands.all = std::vector<Island>(1);
   Island& island = islands.all[0];
   island.links.resize(router.directed_links());
   std::iota(island.links.begin(), island.links.end(), 0);
-  island.peak = PeakFlows(plan, router.topology().gpus());
+  island.peak = PeakFlows(plan, use.JobGpus(router.topology().gpus()));
   islands.of_phase.assign(size_t(plan.count), std::vector<int32_t>{0});
   islands.of_source.assign(size_t(plan.count), std::vector<int32_t>());
   return islands;
@@ -41,9 +41,9 @@ Islands OneIsland(const comm::Plan& plan, const FlowRouter& router) {
 
 }  // namespace
 
-Islands FindIslands(const comm::Plan& plan, const FlowRouter& router) {
+Islands FindIslands(const comm::Plan& plan, const FlowRouter& router, const comm::DomainUse& use) {
   const net::Topology& topology = router.topology();
-  if (topology.params().design != net::Design::kRailOnly && plan.count <= 1) return OneIsland(plan, router);
+  if (topology.params().design != net::Design::kRailOnly && plan.count <= 1) return OneIsland(plan, router, use);
   const size_t directed = router.directed_links(), phases = size_t(plan.count);
   Islands islands;
   islands.of_phase.assign(phases, {});
@@ -68,7 +68,7 @@ Islands FindIslands(const comm::Plan& plan, const FlowRouter& router) {
         pieces.Join(path[0], path[h]);
       }
     };
-    comm::ForEachFlow(plan.phases[i], topology.gpus(), topology.params().hb_domain_size, join);
+    comm::ForEachGraphFlow(plan.phases[i], topology.gpus(), topology.params().hb_domain_size, use, join);
   }
   // Islands numbered in the order of their least link.
   std::vector<int32_t> number(directed, -1), island_of(directed, -1);

@@ -76,7 +76,8 @@ struct Islands {
 /// likely to pay: on Rail-only networks, whose rails share no switch, and in
 /// plans of several phases (HB and NIC phases never share a link). A single
 /// phase on a network whose rails share switches is taken as one island,
-/// which is exact. Flows with no live path join nothing.
-Islands FindIslands(const comm::Plan& plan, const FlowRouter& router);
+/// which is exact. Flows with no live path join nothing. `use`: which GPUs
+/// the plan's ranks are (SimOptions::domain_use).
+Islands FindIslands(const comm::Plan& plan, const FlowRouter& router, const comm::DomainUse& use = {});
 
 }  // namespace railsim::sim

@@ -42,8 +42,8 @@ class Simulation {
         ranks_(options.partition),
         router_(topology, options.route, options.failures),
         workers_(size_t(std::clamp(options.threads, 1, kMaxThreads)), options.parallel_min_flows),
-        tasks_(plan, topology.gpus()),
-        islands_(FindIslands(plan, router_)),
+        tasks_(plan, options.domain_use.JobGpus(topology.gpus())),
+        islands_(FindIslands(plan, router_, options.domain_use)),
         counter_(router_, workers_, ranks_),
         filler_(router_, workers_, &counter_, ranks_, tasks_, options),
         completions_(&islands_.all, &counter_, &filler_, ranks_) {
@@ -118,7 +118,7 @@ class Simulation {
       if (flows.size() == flows.capacity()) flows.Reserve(2 * flows.capacity() + 1);
       flows.push_back({Flow::Key(src, dst, id), bytes});
     };
-    comm::ForEachFlow(phase, topology_.gpus(), topology_.params().hb_domain_size, add);
+    comm::ForEachGraphFlow(phase, topology_.gpus(), topology_.params().hb_domain_size, options_.domain_use, add);
     std::vector<size_t>& first = step_first_;
     first.assign(added.begin(), added.end());
     for (size_t k = 0; k < joined.size(); ++k) {
@@ -204,7 +204,8 @@ class Simulation {
       const int n = router_.PathOf(src, dst, path);
       for (int h = 0; h < n; ++h) filler_.AddBytes(path[h], bytes * double(steps));
     };
-    comm::ForEachFlow(phase, topology_.gpus(), topology_.params().hb_domain_size, account);
+    comm::ForEachGraphFlow(phase, topology_.gpus(), topology_.params().hb_domain_size, options_.domain_use,
+                           account);
   }
 
   void Refill(int32_t i, bool full, double r_min) {

@@ -56,6 +56,10 @@ struct SimOptions {
   /// capacities are scaled by them, as the analytic model's bandwidths are.
   double hb_efficiency = 1;
   double nic_efficiency = 1;
+  /// Which GPUs of the graph the plan's ranks are (comm::DomainUse): the
+  /// first `used` of each HB domain when the job uses part of each; whole
+  /// domains (rank = GPU id) when `used` == `size` (the default).
+  comm::DomainUse domain_use;
   /// Devices down (net/failures.h): flows route around them, and flows with
   /// no live path are dropped and counted. Null: the healthy network.
   const net::FailureSet* failures = nullptr;
@@ -115,7 +119,8 @@ struct SimResult {
 };
 
 /// Simulates `plan` on `topology`. Requires the plan's groups to fit the
-/// topology (ranks < gpus < 2^24, HB domains of the topology's K) and
+/// topology (ranks < gpus < 2^24, HB domains of the topology's K, or of
+/// options.domain_use.used GPUs of each when it uses part of each) and
 /// EstimateMemoryBytes() within a limit the caller checked; throws
 /// std::bad_alloc if the kernel still refuses the memory, and Interrupted
 /// (core/interrupt.h) when a stop was asked for (looked for between events

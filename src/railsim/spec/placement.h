@@ -11,6 +11,10 @@
 //  - an explicit map from every rank tuple to a GPU, read from a JSON file
 //    (a permutation of 0..N-1).
 // HB domain of a GPU = id / K, its rail = id % K, as everywhere in railsim.
+// The GPUs are the job's: when it uses only N GPUs of each HB domain
+// (--gpus-per-domain), its GPU i sits in domain i / N on rail i % N (K = N
+// here), and comm::DomainUse gives its id in the built cluster; so ranks fill
+// the N used GPUs of each domain in the order's sequence.
 #pragma once
 
 #include <array>

@@ -65,6 +65,7 @@ Scenario ParseScenarioJson(std::string_view text) {
   s.system = r.StringOr("system", "");
   s.global_batch_sizes = IntList(r, "global_batch_sizes", 1, int64_t{1} << 30, false);
   s.allow_idle_gpus = r.IntOr("allow_idle_gpus", 0, 0, s.gpus / 2);
+  s.gpus_per_domain = r.IntOr("gpus_per_domain", 0, 1, s.gpus);
   if (!s.model.empty() && (s.system.empty() || s.global_batch_sizes.empty())) {
     throw Error(s.system.empty() ? "/system" : "/global_batch_sizes",
                 "required when a model is given");
@@ -100,6 +101,7 @@ std::string ScenarioToJson(const Scenario& s) {
   }
   if (!s.system.empty()) j["system"] = s.system;
   if (s.allow_idle_gpus > 0) j["allow_idle_gpus"] = s.allow_idle_gpus;
+  if (s.gpus_per_domain > 0) j["gpus_per_domain"] = s.gpus_per_domain;
   if (!s.moe_model.empty()) {
     j["moe_model"] = s.moe_model;
     j["moe_global_batch_size"] = s.moe_global_batch_size;

@@ -4,6 +4,7 @@
 // each design.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,15 @@ struct Scenario {
   /// Searches may leave up to this many GPUs idle (whole HB domains) when no
   /// layout uses them all (compare/report --allow-idle-gpus).
   int64_t allow_idle_gpus = 0;
+  /// The jobs (training and MoE) use this many GPUs of each HB domain larger
+  /// than it, the rest staying idle, as a Slurm segment per NVL72 rack (0:
+  /// every GPU). The cluster of `gpus` GPUs is built and priced whole: on
+  /// domains of K the job has gpus / K x GpusPerDomain(K) GPUs.
+  int64_t gpus_per_domain = 0;
+  /// The GPUs of each domain of `k` the jobs use.
+  int64_t GpusPerDomain(int64_t k) const { return gpus_per_domain > 0 && gpus_per_domain < k ? gpus_per_domain : k; }
+  /// The jobs' GPUs on domains of `k`.
+  int64_t JobGpus(int64_t k) const { return gpus / k * GpusPerDomain(k); }
   // MoE side (needs `system`): an MoE model timed per HB domain size on each
   // network with each dispatch algorithm. Empty moe_model means none.
   std::string moe_model;

@@ -42,6 +42,9 @@ CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed) {
   r.network = ParseNetworkKind(f.network, ideal_allowed);
   r.network_options.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
   r.network_options.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  if (!f.gpus_per_domain.empty()) {
+    r.network_options.gpus_per_domain = ParseIntFlag("--gpus-per-domain", f.gpus_per_domain, 1, spec::kMaxModelGpus);
+  }
   r.simulate = f.simulate;
   if (f.routing != kSystemRouting) {
     r.routing = *net::ParseRouting(ParseChoiceFlag("--routing", f.routing, {"ecmp", "d-mod-k"}));
@@ -147,7 +150,7 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
   spec::ValidatePlacement(placement, s, "--placement");
   const auto kind =
       GroupKind(std::find(GroupKindNames().begin(), GroupKindNames().end(), g) - GroupKindNames().begin());
-  r.group = PlacedGroupFamily(s, placement, kind, r.hb_domain_size ? r.hb_domain_size : r.system.hb_domain_size);
+  r.group = PlacedGroupFamily(s, placement, kind, JobDomainSize(r));
   if (moe) {
     if (!model || !model->is_moe()) throw Error("--model", "moe-dispatch needs an MoE model (num_experts > 0)");
     if (g != "ep") throw Error("--group", "moe-dispatch runs on the ep groups: --group ep");

@@ -26,6 +26,7 @@ inline constexpr const char* kBaselineBySize = "(simulate up to 4096 GPUs, analy
 // Flags both commands share: the cluster, the network, the simulation.
 struct ClusterFlags {
   std::string system, gpus, hb_size;
+  std::string gpus_per_domain;  ///< collective's --gpus-per-domain ("": all K)
   std::string network = "rail-optimized";
   std::string radix, oversubscription = "1";
   bool simulate = false;

@@ -59,6 +59,11 @@ comm::GroupFamily PlacedGroupFamily(const spec::Strategy& s, const spec::Placeme
   return {g.size, g.stride};
 }
 
+int64_t JobDomainSize(const CollectiveRequest& r) {
+  if (r.network_options.gpus_per_domain > 0) return r.network_options.gpus_per_domain;
+  return r.hb_domain_size > 0 ? r.hb_domain_size : r.system.hb_domain_size;
+}
+
 CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   CollectiveOutcome out;
   out.cluster = perf::MakeClusterNetwork(r.system, r.gpus, r.network, r.hb_domain_size, r.network_options);
@@ -94,10 +99,12 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   if (r.network == comm::NetworkKind::kIdeal) {
     throw Error("--simulate", "the ideal network has no graph to simulate; use rail-only or rail-optimized");
   }
+  // The whole domains are built; the plan's ranks are the GPUs used in each.
+  const comm::DomainUse& use = out.cluster.domain_use;
   net::TopologyParams p;
   p.design = r.network == comm::NetworkKind::kRailOnly ? net::Design::kRailOnly : net::Design::kRailOptimized;
-  p.gpus = r.gpus;
-  p.hb_domain_size = static_cast<int>(f.hb_domain_size);
+  p.gpus = use.BuiltGpus(r.gpus);
+  p.hb_domain_size = static_cast<int>(use.size);
   p.radix = out.cluster.shape.radix;
   p.oversubscription = out.cluster.shape.oversubscription;
   p.port_speed_Bps = f.nic.bw_Bps;
@@ -121,6 +128,7 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   so.route = {out.routing, r.seed};
   so.hb_efficiency = f.hb.efficiency;
   so.nic_efficiency = f.nic.efficiency;
+  so.domain_use = use;
   so.threads = r.threads;
   so.progress = r.progress;
   so.partition = r.partition;

@@ -24,6 +24,8 @@ struct CollectiveRequest {
   int64_t gpus = 0;
   int64_t hb_domain_size = 0;  ///< 0 = the system's
   comm::NetworkKind network = comm::NetworkKind::kRailOptimized;
+  /// Radix, oversubscription, and the GPUs of each HB domain the ranks use
+  /// (gpus_per_domain: `gpus` is then the ranks', the domains are built whole).
   perf::NetworkOptions network_options;
   /// Per-GPU, per-direction bandwidths used as given (efficiency 1, no
   /// latency, no NCCL model) instead of the system's, for line-rate analyses.
@@ -74,6 +76,11 @@ const std::vector<std::string>& GroupKindNames();
 /// rail alignment). Requires a placement valid for `s`.
 comm::GroupFamily PlacedGroupFamily(const spec::Strategy& s, const spec::Placement& p, GroupKind kind,
                                     int64_t hb_domain_size);
+
+/// The HB domain as the request's ranks see it, for PlacedGroupFamily: the
+/// GPUs used of each domain (network_options.gpus_per_domain) when given,
+/// else the domain size (hb_domain_size, or the system's).
+int64_t JobDomainSize(const CollectiveRequest& r);
 
 /// Throws Error naming the flag when the request cannot run: the algorithm
 /// does not apply to the group (--algorithm), the group does not fit the

@@ -30,6 +30,13 @@ std::vector<net::TopologyParams> Cases(const spec::Scenario& s) {
   return cases;
 }
 
+// The NIC network the jobs on domains of `k` are timed on: `timed` with the
+// GPUs of each domain the scenario's jobs use.
+perf::NetworkOptions JobNetwork(const spec::Scenario& s, int64_t k, perf::NetworkOptions timed) {
+  timed.gpus_per_domain = s.GpusPerDomain(k) < k ? s.GpusPerDomain(k) : 0;
+  return timed;
+}
+
 }  // namespace
 
 void ValidateScenarioNetworks(const spec::Scenario& scenario) {
@@ -65,18 +72,20 @@ std::vector<MoeSweepPoint> MoeSweep(const spec::Scenario& scenario, const spec::
   d.experts = model.num_experts;
   d.topk = model.moe_router_topk;
   d.max_domains = scenario.moe_max_domains;
+  // The job's GPUs, in domains of the GPUs it uses of each.
+  const int64_t gpus = scenario.JobGpus(k), kj = scenario.GpusPerDomain(k);
+  const perf::NetworkOptions job = JobNetwork(scenario, k, timed);
   const comm::ClusterFabrics fabrics[2] = {
-      perf::MakeClusterNetwork(system, scenario.gpus, comm::NetworkKind::kRailOptimized, k, timed).fabrics,
-      perf::MakeClusterNetwork(system, scenario.gpus, comm::NetworkKind::kRailOnly, k, timed).fabrics};
+      perf::MakeClusterNetwork(system, gpus, comm::NetworkKind::kRailOptimized, k, job).fabrics,
+      perf::MakeClusterNetwork(system, gpus, comm::NetworkKind::kRailOnly, k, job).fabrics};
   std::vector<MoeSweepPoint> out;
   // Within one domain (the largest EP that fits), then 2, 4, ... domains.
   int64_t ep = 1;
-  while (ep * 2 <= k && model.num_experts % (ep * 2) == 0) ep *= 2;
-  for (; ep <= model.num_experts && ep <= scenario.gpus && model.num_experts % ep == 0 && scenario.gpus % ep == 0;
-       ep *= 2) {
+  while (ep * 2 <= kj && model.num_experts % (ep * 2) == 0) ep *= 2;
+  for (; ep <= model.num_experts && ep <= gpus && model.num_experts % ep == 0 && gpus % ep == 0; ep *= 2) {
     MoeSweepPoint p;
     p.ep = ep;
-    const comm::GroupLayout g = comm::LayoutOf(ep, 1, k);
+    const comm::GroupLayout g = comm::LayoutOf(ep, 1, kj);
     p.domains = g.domains;
     for (int n = 0; n < 2; ++n) {
       p.time_s[n][0] = comm::MoeDispatchTime(d, comm::MoeAllToAll::kForwarded, g, fabrics[n]);
@@ -155,8 +164,10 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
     };
     // `result->moe` is sized above and not resized again, so `m` stays put
     // until the queue runs.
+    const int64_t gpus = scenario.JobGpus(k), kj = scenario.GpusPerDomain(k);
+    const perf::NetworkOptions job = JobNetwork(scenario, k, timed);
     for (comm::NetworkKind network : {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly}) {
-      perf::PerfContext c = perf::MakePerfContext(model, system, scenario.gpus, network, k, timed);
+      perf::PerfContext c = perf::MakePerfContext(model, system, gpus, network, k, job);
       const bool optimized = network == comm::NetworkKind::kRailOptimized;
       for (size_t a = 0; a < 2; ++a) {
         queue->Add(c, options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect),
@@ -168,16 +179,17 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
                    });
       }
     }
-    queue->Add(perf::MakePerfContext(model, system, scenario.gpus, comm::NetworkKind::kIdeal, k, timed),
+    queue->Add(perf::MakePerfContext(model, system, gpus, comm::NetworkKind::kIdeal, k, job),
                options(spec::MoeAllToAll::kForwarded), [&m](const search::SearchResult& r) {
                  m.ideal_fits = !r.results.empty();
                  if (m.ideal_fits) m.ideal = r.results[0];
                });
     m.ep_sweep = MoeSweep(scenario, model, system, k, timed);
-    // One expert per GPU over max(E, K) GPUs, when the cluster has them.
-    if ((model.num_experts % k == 0 || k % model.num_experts == 0) &&
-        std::max<int64_t>(model.num_experts, k) <= scenario.gpus) {
-      m.alltoall_gpus = std::max<int64_t>(model.num_experts, k);
+    // One expert per GPU over max(E, K) GPUs, when the cluster has them (K:
+    // the GPUs the jobs use of each domain).
+    if ((model.num_experts % kj == 0 || kj % model.num_experts == 0) &&
+        std::max<int64_t>(model.num_experts, kj) <= gpus) {
+      m.alltoall_gpus = std::max<int64_t>(model.num_experts, kj);
       m.alltoall_bytes_per_pair = double(model.seq_length) * model.moe_router_topk * 2.0 * model.hidden_size /
                                   double(m.alltoall_gpus);
       auto time = [&](comm::NetworkKind network, bool pipelined) {
@@ -186,7 +198,7 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
         r.gpus = m.alltoall_gpus;
         r.hb_domain_size = k;
         r.network = network;
-        r.network_options = timed;
+        r.network_options = job;
         r.op = comm::Op::kAllToAll;
         r.group = {r.gpus, 1};
         r.bytes = m.alltoall_bytes_per_pair * double(r.gpus);
@@ -236,7 +248,8 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
                                               comm::NetworkKind::kIdeal};
         search::RankedStrategy* outs[] = {&t.rail_optimized, &t.rail_only, &t.ideal};
         for (size_t n = 0; n < 3; ++n) {
-          perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.gpus, networks[n], k, timed);
+          perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.JobGpus(k), networks[n], k,
+                                                      JobNetwork(scenario, k, timed));
           if (n == 0) t.rail_optimized_network = c.shape;
           if (n == 1) t.rail_only_network = c.shape;
           queue.Add(c, o, [&t, n, out = outs[n], c, o](const search::SearchResult& r) {

@@ -22,12 +22,13 @@ DesignSetup SetUpDesign(const ClusterSetup& setup, net::Design design) {
     d.context.gpus = setup.gpus;
     d.context.fabrics = cluster.fabrics;
     d.context.shape = cluster.shape;
+    d.context.domain_use = cluster.domain_use;
   }
   if (design == net::Design::kFatTree) d.context.fabrics.rail_leaves = false;
   net::TopologyParams p;
   p.design = design;
-  p.gpus = setup.gpus;
-  p.hb_domain_size = static_cast<int>(d.context.fabrics.hb_domain_size);
+  p.gpus = d.context.domain_use.BuiltGpus(setup.gpus);
+  p.hb_domain_size = static_cast<int>(d.context.domain_use.size);
   p.radix = d.context.shape.radix;
   p.oversubscription = d.context.shape.oversubscription;
   p.port_speed_Bps = setup.system.nic_bw_Bps;

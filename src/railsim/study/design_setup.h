@@ -21,12 +21,15 @@ struct ClusterSetup {
   spec::SystemSpec system;
   int64_t gpus = 0;
   int64_t hb_domain_size = 0;  ///< 0: the system's
+  /// Radix, oversubscription, and the GPUs of each HB domain the job uses
+  /// (gpus_per_domain: `gpus` is then the job's; the domains are built whole).
   perf::NetworkOptions network;
   std::optional<spec::ModelSpec> model;  ///< with `strategy`: the job timed
   spec::Strategy strategy;
 };
 
-/// One design's built graph and, with a job, its performance context.
+/// One design's built graph and, with a job, its performance context (its
+/// domain_use maps the job's GPUs to the graph's).
 struct DesignSetup {
   net::Design design = net::Design::kRailOptimized;
   perf::PerfContext context;

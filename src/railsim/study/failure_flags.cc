@@ -123,6 +123,9 @@ FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(dou
   setup.hb_domain_size = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, net::kMaxBuildGpus);
   setup.network.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
   setup.network.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  if (!f.gpus_per_domain.empty()) {
+    setup.network.gpus_per_domain = ParseIntFlag("--gpus-per-domain", f.gpus_per_domain, 1, net::kMaxBuildGpus);
+  }
   setup.system = spec::LoadSystem(f.system, "--system");
   const bool fail_given = f.fail_given;
   if (fail_given && !f.fail_file.empty()) {

@@ -19,6 +19,7 @@ struct FailureFlags {
   std::string network = "all";
   std::string system = "dgx-h100";
   std::string gpus, hb_size, radix, oversubscription = "1";
+  std::string gpus_per_domain;  ///< "": all K
   ModelFlags model;
   std::string global_batch, attention = "flash";
   StrategyFlags strategy;

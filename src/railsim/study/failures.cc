@@ -45,13 +45,15 @@ struct CheckCall {
 };
 
 std::optional<CheckCall> ChooseCheckCall(const ClusterSetup& setup, const DesignSetup& d) {
+  // The job's GPUs, in domains of the GPUs it uses of each (comm::DomainUse).
   const int64_t k = d.context.fabrics.hb_domain_size;
   if (!setup.model) {
-    if (d.topology.gpus() / k < 2) return std::nullopt;
+    const int64_t domains = d.context.gpus / k;
+    if (domains < 2) return std::nullopt;
     perf::CommCall all_reduce{perf::Parallelism::kDp, perf::GroupKind::kDp, comm::Op::kAllReduce,
                               perf::PointToPoint::kNone, kCheckBytes, {1}, std::nullopt, comm::MoeAllToAll::kAuto};
     return CheckCall{"all-reduce across HB domains on every rail (256 MiB per GPU)", all_reduce,
-                     comm::LayoutOf(d.topology.gpus() / k, k, k)};
+                     comm::LayoutOf(domains, k, k)};
   }
   if (d.context.placement.map) return std::nullopt;  // groups are not one strided family
   const perf::ParallelGroups groups = perf::PlaceGroups(d.context, setup.strategy);
@@ -81,9 +83,10 @@ std::optional<CollectiveCheck> CheckCollective(const ClusterSetup& setup, const 
   std::optional<comm::Plan> before_plan =
       perf::CallPlan(call->call, call->layout, d.context.fabrics, &check.analytic_before_s);
   std::optional<comm::Plan> after_plan = perf::CallPlan(call->call, call->layout, after, &check.analytic_after_s);
-  const int64_t n = d.topology.gpus();
+  const int64_t n = d.context.gpus;
   if (std::max(sim::PeakFlows(*before_plan, n), sim::PeakFlows(*after_plan, n)) > kMaxCheckFlows) return std::nullopt;
   sim::SimOptions so;
+  so.domain_use = d.context.domain_use;
   so.route = {setup.system.nic_routing == "d-mod-k" ? net::Routing::kDModK : net::Routing::kEcmp, 0};
   so.hb_efficiency = d.context.fabrics.hb.efficiency;
   so.nic_efficiency = d.context.fabrics.nic.efficiency;
@@ -254,7 +257,7 @@ const char* NetworkTierName(int tier) {
 
 comm::ClusterFabrics DegradedFabrics(const DesignSetup& d, const FailureImpact& impact) {
   comm::ClusterFabrics f = d.context.fabrics;
-  if (!impact.rerouted.empty()) {
+  if (impact.max_forwarder_load > 1) {  // a job GPU is rerouted
     // Every GPU of a domain sends at once in the collectives that leave it,
     // so a forwarder's NIC is shared by all it carries; forwarded bytes also
     // cross NVLink once more (at both ends on Rail-only).
@@ -275,13 +278,21 @@ FailureImpact AnalyzeFailures(const ClusterSetup& setup, const DesignSetup& d, c
   r.nic_bw_Bps = t.params().port_speed_Bps;
   r.tiers_built = t.tiers();
   std::vector<uint8_t> degraded(size_t(t.gpus()), 0);
+  // A job on part of each HB domain (comm::DomainUse) loses nothing when an
+  // idle GPU fails: only the job's GPUs interrupt or slow it.
+  const comm::DomainUse& use = d.context.domain_use;
+  bool job_gpu_lost = false;
   for (int64_t g = 0; g < t.gpus(); ++g) {
+    const bool job = use.JobGpu(g) >= 0;
     if (failures.gpu_removed[g]) {
       r.removed.push_back(g);
+      job_gpu_lost = job_gpu_lost || job;
     } else if (!failures.nic_path_ok[g]) {
       r.disconnected.push_back(g);
+      job_gpu_lost = job_gpu_lost || job;
       if (failures.forwarder[g] >= 0) {
         r.rerouted.push_back(g);
+        if (!job) continue;
         degraded[size_t(g)] = 1;
         degraded[size_t(failures.forwarder[g])] = 1;
         r.max_forwarder_load = std::max(r.max_forwarder_load, 1 + failures.forwarded_for[failures.forwarder[g]]);
@@ -317,7 +328,7 @@ FailureImpact AnalyzeFailures(const ClusterSetup& setup, const DesignSetup& d, c
     if (!failures.link_down[l]) tier.after_Bps += link.capacity_Bps;
   }
   r.partitioned_domains = net::PartitionedDomains(t, failures);
-  r.interrupts = !r.removed.empty() || !r.disconnected.empty() || r.partitioned_domains > 0;
+  r.interrupts = job_gpu_lost || r.partitioned_domains > 0;
   if (r.unreachable > 0 || r.partitioned_domains > 0) {
     // GPUs with no path at all get no bandwidth to share.
     r.affected_gpu_bw_Bps = 0;
@@ -340,10 +351,14 @@ FailureImpact AnalyzeFailures(const ClusterSetup& setup, const DesignSetup& d, c
 std::vector<ComponentEffect> ComponentEffects(const ClusterSetup& setup, const DesignSetup& d,
                                               const spec::FailureCatalog& catalog, double days) {
   const net::Topology& t = d.topology;
-  const int64_t n = t.gpus();
+  // The job's GPUs, NICs and hosts are counted: an idle GPU of a domain the
+  // job uses part of (comm::DomainUse) fails without stopping it.
+  const comm::DomainUse& use = d.context.domain_use;
+  const int64_t n = use.JobGpus(t.gpus());
   const int64_t k = t.params().hb_domain_size;
   int64_t host_gpus = std::min<int64_t>(k, catalog.gpus_per_host);
   if (k % host_gpus != 0) host_gpus = k;
+  const int64_t hosts = t.gpus() / k * (((use.whole() ? k : use.used) + host_gpus - 1) / host_gpus);
   std::vector<ComponentEffect> out;
   // One failure of the first instance, analysed with the job; kinds that
   // fail the same device (GPU and HBM, a tier's transceiver and cable) share
@@ -381,7 +396,7 @@ std::vector<ComponentEffect> ComponentEffects(const ClusterSetup& setup, const D
   };
   add(spec::Component::kGpu, "gpu", n, {"gpu0"});
   add(spec::Component::kHbm, "hbm", n, {"gpu0"});
-  add(spec::Component::kHost, "host", n / host_gpus, {});
+  add(spec::Component::kHost, "host", hosts, {});
   add(spec::Component::kNic, "nic", n, {"nic0"});
   // Links by tier: the first of each, and its count.
   std::array<int64_t, kNetworkTiers> links{};
@@ -391,6 +406,9 @@ std::vector<ComponentEffect> ComponentEffects(const ClusterSetup& setup, const D
     const size_t tier = size_t(int(t.links()[l].kind) - int(net::LinkKind::kNicToLeaf));
     if (links[tier]++ == 0) first[tier] = l;
   }
+  // The NIC-to-leaf cables of idle GPUs carry none of the job's bytes; the
+  // switches and the tiers above are counted whole.
+  if (!use.whole()) links[0] = links[0] / t.gpus() * n;
   for (int tier = 0; tier < kNetworkTiers; ++tier) {
     if (links[size_t(tier)] == 0) continue;
     const std::string link = net::LinkName(t, first[size_t(tier)]);
@@ -443,7 +461,8 @@ MonteCarloWork EstimateMonteCarloWork(const std::vector<ComponentEffect>& compon
 MonteCarloResult RunMonteCarlo(const DesignSetup& d, const std::vector<ComponentEffect>& components,
                                SparePolicy policy, const MonteCarloOptions& o) {
   const net::Topology& t = d.topology;
-  const int64_t n = t.gpus();
+  const comm::DomainUse& use = d.context.domain_use;
+  const int64_t n = use.JobGpus(t.gpus());  // the job's GPUs: a GPU component's instances
   const int64_t k = t.params().hb_domain_size;
   const double horizon = o.days * 86400;
   MonteCarloResult r;
@@ -479,11 +498,15 @@ MonteCarloResult RunMonteCarlo(const DesignSetup& d, const std::vector<Component
       case SparePolicy::kAny: change(changes, int32_t(gpus), 0); break;
       case SparePolicy::kDomain: change(changes, 1, 0); break;
       case SparePolicy::kSameRail:
-        for (int64_t g = first_gpu; g < first_gpu + gpus; ++g) change(changes, 1, int32_t(t.rail_of(g % n)));
+        for (int64_t g = first_gpu; g < first_gpu + gpus; ++g) {
+          change(changes, 1, int32_t(t.rail_of(use.GpuId(g % n))));
+        }
         break;
       case SparePolicy::kOcs:
         change(changes, int32_t(gpus), 0);
-        for (int64_t g = first_gpu; g < first_gpu + gpus; ++g) change(port_changes, 1, int32_t(t.rail_of(g % n)));
+        for (int64_t g = first_gpu; g < first_gpu + gpus; ++g) {
+          change(port_changes, 1, int32_t(t.rail_of(use.GpuId(g % n))));
+        }
         break;
     }
   };
@@ -562,7 +585,7 @@ MonteCarloResult RunMonteCarlo(const DesignSetup& d, const std::vector<Component
     // The OCS sits on every NIC-to-leaf cable (a port each side) plus its
     // spare NIC-side ports per rail.
     r.ocs_ports_per_rail = ports.LevelCovering(o.target_availability);
-    r.ocs_ports = 2 * n + k * r.ocs_ports_per_rail;
+    r.ocs_ports = 2 * t.gpus() + k * r.ocs_ports_per_rail;  // every NIC's cable, idle GPUs' too
     r.ocs_cost_usd = double(r.ocs_ports) * o.catalog.ocs_port_cost_usd;
     r.ocs_power_w = double(r.ocs_ports) * o.catalog.ocs_port_power_w;
   }

@@ -9,9 +9,9 @@ namespace railsim::study {
 namespace {
 
 perf::PerfContext Resized(const perf::PerfContext& c, int64_t gpus) {
-  perf::NetworkOptions net = {c.shape.radix, c.shape.oversubscription};
-  perf::PerfContext r = perf::MakePerfContext(c.model, c.system, gpus, c.fabrics.network,
-                                              c.fabrics.hb_domain_size, net);
+  perf::NetworkOptions net = {c.shape.radix, c.shape.oversubscription,
+                              c.domain_use.whole() ? 0 : c.domain_use.used};
+  perf::PerfContext r = perf::MakePerfContext(c.model, c.system, gpus, c.fabrics.network, c.domain_use.size, net);
   r.placement = c.placement;
   r.fabrics.rail_leaves = c.fabrics.rail_leaves;
   return r;
@@ -54,6 +54,25 @@ search::SearchResult SearchAllowingIdle(const perf::PerfContext& c, const search
   std::sort(r.results.begin(), r.results.end(), search::RanksBefore);
   if (int64_t(r.results.size()) > o.top_k) r.results.resize(size_t(o.top_k));
   r.idle_gpus_allowed = idle_gpus;
+  return r;
+}
+
+search::SearchResult SearchSegments(const std::vector<perf::PerfContext>& contexts, const search::SearchOptions& o,
+                                    int64_t idle_gpus) {
+  search::SearchResult r = SearchAllowingIdle(contexts.front(), o, idle_gpus);
+  if (contexts.size() == 1) return r;
+  r.gpus_per_domain_tried.push_back(contexts.front().domain_use.used);
+  for (size_t i = 1; i < contexts.size(); ++i) {
+    search::SearchResult more = SearchAllowingIdle(contexts[i], o, idle_gpus);
+    r.candidates += more.candidates;
+    r.evaluated += more.evaluated;
+    r.pruned += more.pruned;
+    r.elapsed_s += more.elapsed_s;
+    r.results.insert(r.results.end(), more.results.begin(), more.results.end());
+    r.gpus_per_domain_tried.push_back(contexts[i].domain_use.used);
+  }
+  std::sort(r.results.begin(), r.results.end(), search::RanksBefore);
+  if (int64_t(r.results.size()) > o.top_k) r.results.resize(size_t(o.top_k));
   return r;
 }
 

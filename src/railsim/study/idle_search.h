@@ -16,8 +16,9 @@
 namespace railsim::study {
 
 /// `c`, then `c` on c.gpus - K, c.gpus - 2K, ... GPUs (whole HB domains of
-/// size K idle) while at most `idle_gpus` stay idle and at least one domain
-/// remains. Requires idle_gpus >= 0.
+/// size K idle; K counts the GPUs the job uses of each, c.fabrics'
+/// hb_domain_size) while at most `idle_gpus` stay idle and at least one
+/// domain remains. Requires idle_gpus >= 0.
 std::vector<perf::PerfContext> IdleGpuContexts(const perf::PerfContext& c, int64_t idle_gpus);
 
 /// Strategies the searches of IdleGpuContexts(c, idle_gpus) would enumerate.
@@ -27,6 +28,13 @@ int64_t CountStrategiesAllowingIdle(const perf::PerfContext& c, const search::Se
 /// and ranked (each result's strategy says how many GPUs it uses).
 search::SearchResult SearchAllowingIdle(const perf::PerfContext& c, const search::SearchOptions& o,
                                         int64_t idle_gpus);
+
+/// SearchAllowingIdle on each of `contexts` (the job on each number of GPUs
+/// per HB domain search's --gpus-per-domain tries), merged and ranked; with
+/// more than one, the result lists them in gpus_per_domain_tried. Requires
+/// at least one context.
+search::SearchResult SearchSegments(const std::vector<perf::PerfContext>& contexts, const search::SearchOptions& o,
+                                    int64_t idle_gpus);
 
 /// Why a search found nothing.
 enum class NoFit {

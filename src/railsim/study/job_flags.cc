@@ -1,6 +1,7 @@
 #include "railsim/study/job_flags.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -249,6 +250,9 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
   perf::NetworkOptions net;
   net.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
   net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  if (!f.gpus_per_domain.empty()) {
+    net.gpus_per_domain = ParseIntFlag("--gpus-per-domain", f.gpus_per_domain, 1, spec::kMaxModelGpus);
+  }
   if (f.model.model.empty()) throw Error("--model", "needed: a preset, a model JSON file or a Hugging Face config.json");
   if (f.system.empty()) throw Error("--system", "needed: a system preset or JSON file");
   spec::ModelSpec model = LoadModelFlags(f.model);
@@ -265,11 +269,65 @@ Job ParseTrafficJob(const JobFlags& f, net::Design* design) {
   std::string design_name = ParseChoiceFlag("--design", f.network, {"rail-optimized", "rail-only", "fat-tree"});
   *design = *net::ParseDesign(design_name);
   Job job = ParseJob(f, *design);
-  if (job.context.gpus > net::kMaxBuildGpus) {
-    throw Error("--gpus", fmt::format("the traffic analysis routes on the built network, at most {} GPUs; got {}",
-                                      net::kMaxBuildGpus, job.context.gpus));
+  const int64_t built = job.context.domain_use.BuiltGpus(job.context.gpus);
+  if (built > net::kMaxBuildGpus) {
+    throw Error("--gpus", fmt::format("the traffic analysis routes on the built network, at most {} GPUs; got {}{}",
+                                      net::kMaxBuildGpus, built,
+                                      built > job.context.gpus ? " (the job's HB domains, whole)" : ""));
   }
   return job;
+}
+
+std::vector<Job> ParseSearchJobs(const JobFlags& f) {
+  const std::string& text = f.gpus_per_domain;
+  if (text != "auto" && text.find(',') == std::string::npos) return {ParseJob(f)};
+  // The domain size and the GPUs first: the segments tried depend on them.
+  const int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
+  int64_t k = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
+  if (k == 0) {
+    if (f.system.empty()) throw Error("--system", "needed: a system preset or JSON file");
+    k = spec::LoadSystem(f.system, "--system").hb_domain_size;
+  }
+  std::vector<int64_t> sizes;
+  if (text == "auto") {
+    for (int64_t n : {k, kSlurmSegmentGpus[0], kSlurmSegmentGpus[1], kSlurmSegmentGpus[2]}) {
+      if (n <= k && gpus % n == 0 && std::find(sizes.begin(), sizes.end(), n) == sizes.end()) sizes.push_back(n);
+    }
+    if (sizes.empty()) {
+      throw Error("--gpus-per-domain", fmt::format("auto tries the HB domain size {} and segments of 64, 16 and 4 "
+                                                   "GPUs; none of them up to {} divides --gpus {}: give the GPUs "
+                                                   "per domain",
+                                                   k, k, gpus));
+    }
+  } else {
+    size_t start = 0;
+    for (;;) {
+      const size_t comma = text.find(',', start);
+      const std::string one = text.substr(start, comma == std::string::npos ? comma : comma - start);
+      const int64_t n = ParseIntFlag("--gpus-per-domain", one, 1, spec::kMaxModelGpus);
+      if (std::find(sizes.begin(), sizes.end(), n) != sizes.end()) {
+        throw Error("--gpus-per-domain", fmt::format("{} is listed twice", n));
+      }
+      sizes.push_back(n);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (sizes.size() > 16) {
+      throw Error("--gpus-per-domain", fmt::format("expected at most 16 entries, got {}", sizes.size()));
+    }
+  }
+  std::vector<Job> jobs;
+  for (int64_t n : sizes) {
+    JobFlags one = f;
+    one.gpus_per_domain = std::to_string(n);
+    Job job = ParseJob(one);
+    const bool seen = std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) {
+      return j.context.domain_use.size == job.context.domain_use.size &&
+             j.context.domain_use.used == job.context.domain_use.used;
+    });
+    if (!seen) jobs.push_back(std::move(job));
+  }
+  return jobs;
 }
 
 // Strategies a search may print: each kept one holds its estimate and
@@ -277,7 +335,11 @@ Job ParseTrafficJob(const JobFlags& f, net::Design* design) {
 // 100,000 once accepted took 4.2 GB).
 constexpr int64_t kMaxTop = 10000;
 
-SearchRequest ParseSearch(const SearchFlags& f, const Job& job) {
+SearchRequest ParseSearch(const SearchFlags& f, const Job& job) { return ParseSearch(f, std::vector<Job>{job}); }
+
+SearchRequest ParseSearch(const SearchFlags& f, const std::vector<Job>& jobs) {
+  assert(!jobs.empty());
+  const Job& job = jobs.front();
   if (job.context.placement.map) {
     throw Error("--placement", "a placement file fixes one strategy's degrees; search takes a rank order "
                                "(such as tp-cp-dp-pp)");
@@ -296,7 +358,8 @@ SearchRequest ParseSearch(const SearchFlags& f, const Job& job) {
   o.threads = std::min(r.threads_asked, DefaultThreads());
   int64_t limit = ParseIntFlag("--max-strategies", f.max_strategies, 1, INT64_MAX);
   r.idle_gpus = ParseIntFlag("--allow-idle-gpus", f.allow_idle, 0, job.context.gpus / 2);
-  const int64_t count = CountStrategiesAllowingIdle(job.context, o, r.idle_gpus);
+  int64_t count = 0;
+  for (const Job& j : jobs) count += CountStrategiesAllowingIdle(j.context, o, r.idle_gpus);
   if (count > limit) {
     throw Error("--max-strategies", fmt::format("the search would enumerate {} strategies, more than the "
                                                 "limit {}; raise --max-strategies to run it anyway",

@@ -135,6 +135,8 @@ struct JobFlags {
   std::string stack = "megatron-core";
   std::string radix, oversubscription = "1";
   std::string placement = "tp-cp-ep-dp-pp";
+  /// --gpus-per-domain: "" (all K), a count N (search also takes "auto" or a list).
+  std::string gpus_per_domain;
 };
 
 struct Job {
@@ -151,6 +153,18 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design = std::nullopt
 /// traffic's job: --design (rail-optimized, rail-only or fat-tree) and at
 /// most net::kMaxBuildGpus GPUs, since it routes on the built network.
 Job ParseTrafficJob(const JobFlags& f, net::Design* design);
+
+/// The segments search's `--gpus-per-domain auto` tries below the HB
+/// domain: NVIDIA's guidance for Slurm block scheduling on NVL72 racks, 16, 4
+/// and 1 compute trays of 4 GPUs (docs/search.md).
+inline constexpr int64_t kSlurmSegmentGpus[] = {64, 16, 4};
+
+/// search's jobs, one per segment --gpus-per-domain names: a count (one
+/// job), a comma-separated list, or "auto": the whole HB domain and each
+/// kSlurmSegmentGpus below it, those that divide --gpus. Jobs whose domains
+/// come out the same (the ideal network's) are searched once. Throws Error
+/// naming the flag.
+std::vector<Job> ParseSearchJobs(const JobFlags& f);
 
 // What search adds to the job.
 struct SearchFlags {
@@ -173,5 +187,8 @@ struct SearchRequest {
 /// The search of `job` that `f` asks for, its size checked against
 /// --max-strategies before anything runs. Throws Error naming the flag.
 SearchRequest ParseSearch(const SearchFlags& f, const Job& job);
+/// The same for the jobs of ParseSearchJobs (their sizes summed). Requires
+/// at least one job.
+SearchRequest ParseSearch(const SearchFlags& f, const std::vector<Job>& jobs);
 
 }  // namespace railsim::study

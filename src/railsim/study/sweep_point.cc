@@ -86,6 +86,7 @@ perf::PerfContext MakeContext(const Point& p, const SweepSpecs& specs) {
   perf::NetworkOptions net;
   net.radix = int(IntOr(p, "radix", 0));
   net.oversubscription = NumberOr(p, "oversubscription", 1);
+  net.gpus_per_domain = IntOr(p, "gpus_per_domain", 0);
   perf::PerfContext c = perf::MakePerfContext(specs.models.at(TextOr(p, "model", "")),
                                               specs.systems.at(TextOr(p, "system", "")), IntOr(p, "gpus", 0), kind,
                                               IntOr(p, "hb_size", 0), net);
@@ -239,6 +240,7 @@ std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) 
                                      : comm::NetworkKind::kRailOptimized;
   r.network_options.radix = int(IntOr(p, "radix", 0));
   r.network_options.oversubscription = NumberOr(p, "oversubscription", 1);
+  r.network_options.gpus_per_domain = IntOr(p, "gpus_per_domain", 0);
   r.op = *comm::ParseOp(TextOr(p, "op", ""));
   r.bytes = NumberOr(p, "bytes", 0);
   r.algorithm = *comm::ParseAlgorithm(TextOr(p, "algorithm", "auto"));
@@ -269,7 +271,7 @@ std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) 
   spec::ValidatePlacement(placement, s, "placement");
   const std::vector<std::string>& kinds = GroupKindNames();
   const auto kind = GroupKind(std::find(kinds.begin(), kinds.end(), TextOr(p, "group", "")) - kinds.begin());
-  r.group = PlacedGroupFamily(s, placement, kind, r.hb_domain_size ? r.hb_domain_size : r.system.hb_domain_size);
+  r.group = PlacedGroupFamily(s, placement, kind, JobDomainSize(r));
   const CollectiveOutcome o = RunCollective(r);
   const double not_simulated = std::numeric_limits<double>::quiet_NaN();
   return {o.analytic_s, r.bytes / o.analytic_s, o.simulated ? o.sim.time_s : not_simulated,
@@ -286,6 +288,7 @@ std::vector<double> RunFailuresPoint(const Point& p, const SweepSpecs& specs) {
   setup.hb_domain_size = IntOr(p, "hb_size", 0);
   setup.network.radix = int(IntOr(p, "radix", 0));
   setup.network.oversubscription = NumberOr(p, "oversubscription", 1);
+  setup.network.gpus_per_domain = IntOr(p, "gpus_per_domain", 0);
   MonteCarloOptions o;
   o.trials = IntOr(p, "trials", o.trials);
   o.days = NumberOr(p, "days", o.days);
@@ -335,6 +338,7 @@ std::vector<double> RunComparePoint(const Point& p) {
                                          TextOr(p, "server", ""));
   spec::Scenario& sc = in.scenario;
   sc.oversubscription = NumberOr(p, "oversubscription", sc.oversubscription);
+  sc.gpus_per_domain = IntOr(p, "gpus_per_domain", sc.gpus_per_domain);
   auto one = [&sc](const char* key, size_t n, const std::string& what) {
     if (n > 1) {
       throw Error(key, fmt::format("a compare point compares one {}; scenario '{}' has {}: set {}", what, sc.name, n,

@@ -103,11 +103,15 @@ const char* TrafficClassName(TrafficClass c) { return kClassNames[int(c)]; }
 const char* TrafficTierName(TrafficTier t) { return kTierNames[int(t)]; }
 
 TrafficResult AnalyzeTraffic(const perf::PerfContext& c, const spec::Strategy& s, const TrafficOptions& o) {
-  const int64_t n = c.gpus;
-  const int64_t k = c.fabrics.hb_domain_size;
+  // Groups and plans are read on the job's GPUs; pairs, classes and routes
+  // on the built graph's (comm::DomainUse).
+  const comm::DomainUse& use = c.domain_use;
+  const int64_t n = use.BuiltGpus(c.gpus);
+  const int64_t k = c.built_hb_domain_size();
   TrafficResult r;
   r.gpus = n;
   r.hb_domain_size = k;
+  r.gpus_per_domain = use.whole() ? k : use.used;
   r.design = o.design;
   r.radix = c.shape.radix;
   r.tiers = c.shape.tiers;
@@ -128,7 +132,7 @@ TrafficResult AnalyzeTraffic(const perf::PerfContext& c, const spec::Strategy& s
         const double bytes = call.bytes * weight(g);
         const int64_t* gpus = m.gpus.data() + g * m.size;
         ForEachEdge(call.p2p, m.size, [&](int64_t a, int64_t b) {
-          table.Add(gpus[a], gpus[b], call.parallelism, bytes);
+          table.Add(use.GpuId(gpus[a]), use.GpuId(gpus[b]), call.parallelism, bytes);
           ++r.flows;
         });
       }
@@ -144,8 +148,9 @@ TrafficResult AnalyzeTraffic(const perf::PerfContext& c, const spec::Strategy& s
       assert(phase.family.stride % layout.stride == 0);
       phase.family.stride /= layout.stride;
       const double scale = double(phase.chunks) * double(phase.repeat);
-      comm::ForEachFlow(phase, m.size * m.count, k, [&](int64_t src, int64_t dst, double b) {
-        table.Add(m.gpus[size_t(src)], m.gpus[size_t(dst)], call.parallelism, b * scale * weight(src / m.size));
+      comm::ForEachFlow(phase, m.size * m.count, c.fabrics.hb_domain_size, [&](int64_t src, int64_t dst, double b) {
+        table.Add(use.GpuId(m.gpus[size_t(src)]), use.GpuId(m.gpus[size_t(dst)]), call.parallelism,
+                  b * scale * weight(src / m.size));
         ++r.flows;
       });
     }

@@ -50,8 +50,9 @@ struct TrafficOptions {
 };
 
 struct TrafficResult {
-  int64_t gpus = 0;
-  int64_t hb_domain_size = 0;
+  int64_t gpus = 0;             ///< of the built graph: the pairs' GPU ids are below it
+  int64_t hb_domain_size = 0;   ///< K, as built
+  int64_t gpus_per_domain = 0;  ///< of each domain the job uses (K unless it uses part of each)
   net::Design design = net::Design::kRailOptimized;
   int radix = 0;
   int tiers = 0;
@@ -69,13 +70,16 @@ struct TrafficResult {
   /// Per placement_check entry: the share of its parallelism's bytes that
   /// change rail, or -1 for groups whose bytes are counted with dp's.
   std::vector<double> placement_cross_rail_share;
-  int64_t gpu_pairs() const { return gpus * (gpus - 1); }  ///< ordered pairs, src != dst
+  int64_t job_gpus() const { return gpus / hb_domain_size * gpus_per_domain; }
+  int64_t gpu_pairs() const { return job_gpus() * (job_gpus() - 1); }  ///< ordered pairs of the job's GPUs
 };
 
 /// Analyses one iteration of `s` in context `c` (whose network kind must
 /// match `o.design`: Rail-only for rail-only, rail-optimized otherwise).
-/// Requires a strategy valid for c.model on c.gpus and for c.placement, and
-/// c.gpus within net's build limit.
+/// The pairs are GPUs of the built graph: a job on part of each HB domain
+/// (c.domain_use) keeps the real ids of its GPUs, rails and NICs. Requires a
+/// strategy valid for c.model on c.gpus and for c.placement, and the built
+/// GPUs within net's build limit.
 TrafficResult AnalyzeTraffic(const perf::PerfContext& c, const spec::Strategy& s, const TrafficOptions& o);
 
 }  // namespace railsim::study
