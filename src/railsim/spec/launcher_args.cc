@@ -31,6 +31,7 @@ constexpr Field kFields[] = {
     {"--vp", "--num-layers-per-virtual-pipeline-stage", "model.virtual_pipeline_model_parallel_size"},
     {"--cp", "--context-parallel-size", "model.context_parallel_size"},
     {"--ep", "--expert-model-parallel-size", "model.expert_model_parallel_size"},
+    {"--expert-tensor-parallel-size", "--expert-tensor-parallel-size", "model.expert_tensor_parallel_size"},
     {"--micro-batch-size", "--micro-batch-size", "model.micro_batch_size"},
     {"--global-batch-size", "--global-batch-size", "model.global_batch_size"},
     {"--dp", "--global-batch-size", "model.global_batch_size"},  // dp is derived; the batch is what to change
@@ -61,6 +62,8 @@ Args MegatronArgs(const Strategy& s, const ModelSpec& m) {
                      {"--expert-model-parallel-size", Int(s.ep)},
                      {"--micro-batch-size", Int(s.micro_batch)},
                      {"--global-batch-size", Int(s.global_batch)}});
+  // Megatron-Core's default is tp: written only when it differs.
+  if (m.is_moe() && s.expert_tp() != s.tp) a.push_back({"--expert-tensor-parallel-size", Int(s.expert_tp())});
   if (s.sequence_parallel) a.push_back({"--sequence-parallel", ""});
   if (s.recompute == Recompute::kSelective) a.push_back({"--recompute-granularity", "selective"});
   if (s.recompute == Recompute::kFull) {
@@ -206,7 +209,7 @@ const std::vector<std::string> kMegatronFlags = {
     "--overlap-param-gather", "--grad-reduce-in-bf16", "--no-overlap-p2p-communication", "--tp-comm-overlap",
     "--bf16", "--fp8-format", "--fp8-recipe", "--fp4-format", "--fp4-recipe", "--fp8-param-gather",
     "--fp4-param-gather", "--first-last-layers-bf16", "--num-layers-at-start-in-bf16", "--num-layers-at-end-in-bf16",
-    "--use-flash-attn", "--microbatch-group-size-per-virtual-pipeline-stage"};
+    "--use-flash-attn", "--microbatch-group-size-per-virtual-pipeline-stage", "--expert-tensor-parallel-size"};
 
 const std::vector<std::string> kBareMegatronFlags = {
     "--sequence-parallel", "--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
@@ -241,6 +244,7 @@ Strategy ReadMegatron(const Reader& r, const ModelSpec& m) {
   s.pp = degree("--pipeline-model-parallel-size");
   s.cp = degree("--context-parallel-size");
   s.ep = degree("--expert-model-parallel-size");
+  if (r.Has("--expert-tensor-parallel-size")) s.etp = degree("--expert-tensor-parallel-size");
   s.vp = degree("--virtual-pipeline-model-parallel-size");
   if (r.Has("--num-layers-per-virtual-pipeline-stage")) {
     const char* flag = "--num-layers-per-virtual-pipeline-stage";
@@ -386,6 +390,10 @@ std::string LauncherArgs(Launcher launcher, const Strategy& s, const ModelSpec& 
        s.bf16_layers_at_start >= 0 || s.bf16_layers_at_end >= 0)) {
     throw Error("--format", fmt::format("nemo-overrides write bf16 and fp8 strategies only (the megatron_gpt_config.yaml "
                                         "keys); for {} use --format megatron-args", PrecisionName(s.precision)));
+  }
+  if (launcher == Launcher::kNemo && s.expert_tp() != s.tp) {
+    throw Error("--format", "nemo-overrides write the experts' tensor parallelism as tp only; for another "
+                            "--expert-tensor-parallel-size use --format megatron-args");
   }
   const Args args = launcher == Launcher::kNemo ? NemoArgs(s) : MegatronArgs(s, model);
   std::string out;

@@ -6,7 +6,8 @@
 // Megatron-LM: --tensor-model-parallel-size, --pipeline-model-parallel-size,
 // --num-layers-per-virtual-pipeline-stage (or, when pp x vp does not divide
 // the layers, --virtual-pipeline-model-parallel-size), --context-parallel-size,
-// --expert-model-parallel-size, --micro-batch-size, --global-batch-size,
+// --expert-model-parallel-size (and --expert-tensor-parallel-size when it is
+// not tp), --micro-batch-size, --global-batch-size,
 // --sequence-parallel, --recompute-granularity/-method/-num-layers,
 // --use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather,
 // --grad-reduce-in-bf16, --no-overlap-p2p-communication, --tp-comm-overlap,
@@ -39,7 +40,7 @@ const char* LauncherFormatName(Launcher launcher);
 /// The arguments, one per line, each but the last ending " \" (a shell
 /// continuation). Requires: `s` valid for `model` (ValidateStrategy). Throws
 /// Error("--format") for NeMo overrides of what they cannot say (mxfp8, fp4,
-/// low-precision weights, bf16 layers).
+/// low-precision weights, bf16 layers, an expert tensor-parallel size not tp).
 std::string LauncherArgs(Launcher launcher, const Strategy& s, const ModelSpec& model);
 
 /// Reads arguments as LauncherArgs writes them (whitespace-separated; "\"
