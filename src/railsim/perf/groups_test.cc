@@ -32,7 +32,9 @@ spec::Strategy Tp2Ep8(int etp) {
 std::vector<std::vector<int64_t>> Groups(const PerfContext& c, const spec::Strategy& s, GroupKind kind) {
   const GroupMembers m = MembersOf(c, s, kind);
   std::vector<std::vector<int64_t>> out;
-  for (int64_t g = 0; g < m.count; ++g) out.emplace_back(m.gpus.begin() + g * m.size, m.gpus.begin() + (g + 1) * m.size);
+  for (int64_t g = 0; g < m.count; ++g) {
+    out.emplace_back(m.gpus.begin() + g * m.size, m.gpus.begin() + (g + 1) * m.size);
+  }
   return out;
 }
 

@@ -73,7 +73,8 @@ TEST(MoeFoldingTest, ExpertWeightsSplitByExpertTp) {
   // distributed optimizer's expert shard is the same either way: what one GPU
   // holds over expert-dp.
   const PerfContext c = MakePerfContext(spec::LoadModel("deepseek-v3", "--model"),
-                                        spec::LoadSystem("dgx-h100", "--system"), 64, comm::NetworkKind::kRailOptimized);
+                                        spec::LoadSystem("dgx-h100", "--system"), 64,
+                                        comm::NetworkKind::kRailOptimized);
   spec::Strategy tp = Folded(2, 4, 8, 8, 0, 64), one = Folded(2, 4, 8, 8, 1, 64);
   tp.dp_sharding = one.dp_sharding = spec::DpSharding::kOptimizer;
   ASSERT_TRUE(spec::IsValidStrategy(c.model, 64, tp));
@@ -83,7 +84,8 @@ TEST(MoeFoldingTest, ExpertWeightsSplitByExpertTp) {
   EXPECT_EQ(1'409'286'144.0, lm_one.params_layer_expert);
   EXPECT_EQ(lm_tp.params_layer_dense, lm_one.params_layer_dense);  // attention and shared experts: tp 2
   EXPECT_EQ(lm_tp.act_layer, lm_one.act_layer);  // etp x the rows at 1 / etp of the width
-  const StageParams p_tp = ParamsOnGpu(c, tp, lm_tp, Stage::kMiddle), p_one = ParamsOnGpu(c, one, lm_one, Stage::kMiddle);
+  const StageParams p_tp = ParamsOnGpu(c, tp, lm_tp, Stage::kMiddle);
+  const StageParams p_one = ParamsOnGpu(c, one, lm_one, Stage::kMiddle);
   EXPECT_EQ(2 * p_tp.expert, p_one.expert);
   EXPECT_DOUBLE_EQ(ShardParams(p_tp, tp), ShardParams(p_one, one));
   // The middle stage's 16 layers (61 over 4 stages; the 3 dense ones are on
@@ -106,7 +108,8 @@ TEST(MoeFoldingTest, ExpertGemmsAndTheirCollectivesFollowExpertTp) {
   // are not the tp groups: with etp 2 (ep 8 x 2 = 16 divides 32) they carry
   // 2 / 4 of the activation; with etp 1 they vanish.
   const PerfContext c = MakePerfContext(spec::LoadModel("mixtral-8x22b", "--model"),
-                                        spec::LoadSystem("dgx-h100", "--system"), 32, comm::NetworkKind::kRailOptimized);
+                                        spec::LoadSystem("dgx-h100", "--system"), 32,
+                                        comm::NetworkKind::kRailOptimized);
   const double m = 2;  // micro-batches: 16 / (8 x 1)
   auto count = [&](const spec::Strategy& s, GroupKind g, comm::Op op, double* bytes) {
     double times = 0;
@@ -119,7 +122,8 @@ TEST(MoeFoldingTest, ExpertGemmsAndTheirCollectivesFollowExpertTp) {
   };
   const double act = 2.0 * 4096 * 6144;  // 16-bit, sequence 4096, hidden 6144
   double bytes = 0;
-  const spec::Strategy tp = Folded(4, 1, 8, 8, 0, 16), etp2 = Folded(4, 1, 8, 8, 2, 16), etp1 = Folded(4, 1, 8, 8, 1, 16);
+  const spec::Strategy tp = Folded(4, 1, 8, 8, 0, 16), etp2 = Folded(4, 1, 8, 8, 2, 16);
+  const spec::Strategy etp1 = Folded(4, 1, 8, 8, 1, 16);
   for (const spec::Strategy& s : {tp, etp2, etp1}) ASSERT_TRUE(spec::IsValidStrategy(c.model, 32, s));
   EXPECT_EQ(m * (4 * 56 + 1), count(tp, GroupKind::kTp, comm::Op::kAllGather, &bytes));
   EXPECT_EQ(act, bytes);

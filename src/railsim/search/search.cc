@@ -229,8 +229,8 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
 }
 
 auto Key(const spec::Strategy& s) {
-  return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.expert_tp(), s.vp, s.group_size(), s.micro_batch, int(s.recompute),
-                         s.sequence_parallel, int(s.dp_sharding), s.tp_comm_overlap, int(s.precision),
+  return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.expert_tp(), s.vp, s.group_size(), s.micro_batch,
+                         int(s.recompute), s.sequence_parallel, int(s.dp_sharding), s.tp_comm_overlap, int(s.precision),
                          int(s.main_grads_dtype), int(s.main_params_dtype), int(s.exp_avg_dtype),
                          int(s.exp_avg_sq_dtype));
 }

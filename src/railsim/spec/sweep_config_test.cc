@@ -77,7 +77,8 @@ TEST(SweepConfigTest, ErrorsNameThePointerAndWhatWasExpected) {
             ErrorOf(R"({"study": "estimat"})"));
   EXPECT_EQ("/axes/pipeline: unknown parameter of study 'estimate'; expected one of model, system, gpus, "
             "global_batch_size, network, placement, hb_size, attention, radix, oversubscription, tp, pp, dp, cp, "
-            "ep, expert_tensor_parallel_size, vp, micro_batch_size, recompute, sequence_parallel, distributed_optimizer, no_dp_overlap, "
+            "ep, expert_tensor_parallel_size, vp, micro_batch_size, recompute, sequence_parallel, "
+            "distributed_optimizer, no_dp_overlap, "
             "grad_reduce_in_bf16, tp_comm_overlap, no_overlap_p2p_communication, precision, fp8_params, "
             "fp4_params, num_layers_at_start_in_bf16, num_layers_at_end_in_bf16, moe_alltoall, moe_imbalance, "
             "moe_max_domains, moe_overlap",

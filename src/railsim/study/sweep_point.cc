@@ -203,7 +203,8 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   const spec::Strategy& s = r.results.front().strategy;
   std::vector<double> out = {double(r.candidates), double(r.evaluated), double(r.pruned),
                              double(s.tp),  double(s.pp), double(s.dp), double(s.cp), double(s.ep),
-                             double(s.expert_tp()), double(s.vp),  double(s.micro_batch), double(s.tp * s.pp * s.cp * s.dp)};
+                             double(s.expert_tp()), double(s.vp),  double(s.micro_batch),
+                             double(s.tp * s.pp * s.cp * s.dp)};
   for (double x : EstimateResults(r.results.front().estimate)) out.push_back(x);
   return out;
 }

@@ -282,7 +282,8 @@ TEST(SweepTest, UnknownPresetsFailBeforeAnyPointRuns) {
 // and a collective row places the folded ep group as `railsim collective`.
 TEST(SweepTest, ExpertTensorParallelSizeIsAStrategyParameter) {
   spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
-    "fixed": {"model": "mixtral-8x22b", "system": "dgx-h100", "gpus": 32, "tp": 4, "pp": 1, "ep": 8, "sequence_parallel": true,
+    "fixed": {"model": "mixtral-8x22b", "system": "dgx-h100", "gpus": 32, "tp": 4, "pp": 1, "ep": 8,
+              "sequence_parallel": true,
               "global_batch_size": 16, "micro_batch_size": 1},
     "axes": {"expert_tensor_parallel_size": [1, "tp", 8]}})");
   std::vector<SweepRow> rows = RunAll(c, 1);
