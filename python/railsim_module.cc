@@ -284,6 +284,7 @@ void BindMoe(Keywords& k, study::MoeFlags* f) {
 
 void BindStrategy(Keywords& k, study::StrategyFlags* f) {
   for (auto [name, field] : {std::pair{"tp", &f->tp}, {"pp", &f->pp}, {"dp", &f->dp}, {"cp", &f->cp}, {"ep", &f->ep},
+                             {"expert_tensor_parallel_size", &f->etp},
                              {"vp", &f->vp}, {"micro_batch_size", &f->micro_batch}, {"recompute", &f->recompute},
                              {"precision", &f->precision},
                              {"num_layers_at_start_in_bf16", &f->bf16_layers_at_start},
@@ -363,7 +364,8 @@ py::object Search(const py::args& args, const py::kwargs& kwargs) {
   BindJob(k, &job, false, true);
   for (auto [name, field] : {std::pair{"top", &search.top}, {"threads", &search.threads},
                              {"max_strategies", &search.max_strategies}, {"precision", &search.precision},
-                             {"allow_idle_gpus", &search.allow_idle}}) {
+                             {"allow_idle_gpus", &search.allow_idle},
+                             {"expert_tensor_parallel_size", &search.etp}}) {
     k.Text(name, field);
   }
   k.Flag("no_tp_comm_overlap", &search.no_tp_comm_overlap);
@@ -476,6 +478,7 @@ py::object Collective(const py::args& args, const py::kwargs& kwargs) {
   for (auto [name, field] : {std::pair{"op", &f.op}, {"bytes", &f.bytes}, {"group", &f.group},
                              {"algorithm", &f.algorithm}, {"protocol", &f.protocol}, {"tp", &f.tp},
                              {"pp", &f.pp}, {"dp", &f.dp}, {"cp", &f.cp}, {"ep", &f.ep},
+                             {"expert_tensor_parallel_size", &f.etp},
                              {"schedule", &f.schedule}, {"chunks", &f.chunks}, {"micro_batch_size", &f.micro_batch},
                              {"placement", &f.placement}}) {
     k.Text(name, field);

@@ -457,3 +457,33 @@ def test_gpus_per_domain_errors_name_the_keyword():
     assert str(e.value).startswith("--gpus-per-domain: expected an integer in [1, 72]")
     with pytest.raises(ValueError, match="^--gpus-per-domain"):
         railsim.estimate(**dict(GB200_JOB, gpus_per_domain=[64, 16]))
+
+
+FOLDED = dict(model="deepseek-v3", system="dgx-h100", gpus=256, tp=2, pp=8, ep=32, expert_tensor_parallel_size=1,
+              micro_batch_size=1, global_batch_size=1024, sequence_parallel=True)
+
+
+def test_expert_tensor_parallel_size_keyword_equals_cli():
+    """MoE parallel folding: ep 32 over tp 2 x dp 16 with the experts whole (etp 1), on every command."""
+    py = railsim.estimate(**FOLDED)
+    assert py == cli_json("estimate", *flags(**FOLDED))
+    assert py["strategy"]["etp"] == 1 and py["strategy"]["ep"] == 32
+    traffic = dict(FOLDED, design="rail-only")
+    assert railsim.traffic(**traffic) == cli_json("traffic", *flags(**traffic))
+    dispatch = dict(op="moe-dispatch", group="ep", model="deepseek-v3", system="dgx-h100", gpus=256, tp=2, pp=8,
+                    ep=32, expert_tensor_parallel_size=1)
+    placed = railsim.collective(**dispatch)
+    assert placed == cli_json("collective", *flags(**dispatch))
+    assert placed["group"]["stride"] == 1  # etp 1: the EP group is 32 consecutive GPUs
+    search = dict(model="mixtral-8x22b", system="dgx-h100", gpus=32, global_batch_size=32, top=3,
+                  expert_tensor_parallel_size="tp")
+    assert railsim.search(document=True, **search) == cli_json("search", *flags(**search))
+    with pytest.raises(ValueError) as raised:
+        railsim.estimate(**dict(FOLDED, expert_tensor_parallel_size=None))
+    assert str(raised.value).startswith("--expert-tensor-parallel-size: expected")
+    unfolded = dict(FOLDED)
+    del unfolded["expert_tensor_parallel_size"]
+    with pytest.raises(ValueError) as raised:
+        railsim.estimate(**unfolded)
+    assert str(raised.value) == cli_error("estimate", *flags(**unfolded))
+    assert str(raised.value).endswith("--expert-tensor-parallel-size 1 fits")

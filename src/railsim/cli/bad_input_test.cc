@@ -621,7 +621,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
         {With(small, "--placement", file("p-short.json", d16, ranks.substr(0, ranks.rfind(", {")))), "/ranks"},
         {With(small, "--placement", file("p-nodeg.json", "{\"tp\": 8}", ranks)), "/degrees"},
         {With(small, "--placement", file("p-zero.json", "{\"tp\": 0, \"dp\": 1, \"pp\": 2}", ranks)), "/degrees/tp"},
-        {With(small, "--placement", file("p-ep.json", "{\"tp\": 8, \"dp\": 1, \"pp\": 2, \"ep\": 2}", ranks)),
+        {With(small, "--placement", file("p-ep.json", "{\"tp\": 8, \"dp\": 1, \"pp\": 2, \"ep\": 3}", ranks)),
          "/degrees/ep"},
         {With(small, "--placement", file("p-other.json", "{\"tp\": 4, \"dp\": 2, \"pp\": 2}", ranks)),
          "--placement"},  // rank indices out of range for tp 4
@@ -1172,6 +1172,50 @@ TEST_F(BadInputTest, SweepRowFilesAndScenarioNamesAreRefusedOnOneLine) {
   cases.push_back({{"sweep", "--merge", Path("row.jsonl"), Path("csv.csv")}, "csv.csv:1"});
   cases.push_back({{"compare", "--moe-model", "nothing"}, "--moe-model"});
   cases.push_back({{"failures", "--gpus", "256", "--radix", "16", "--fail", "switch:nowhere"}, "--fail"});
+  CheckAll(cases);
+}
+
+// --expert-tensor-parallel-size on every command that takes it: its value,
+// the experts' width, MoE parallel folding's rule (ep x etp dividing tp x cp x
+// dp), Megatron-Core's order checks, dense models, and search's any/tp.
+TEST_F(BadInputTest, ExpertTensorParallelSizeOnEveryCommandThatTakesIt) {
+  std::vector<Case> cases;
+  const std::string etp = "--expert-tensor-parallel-size";
+  // DeepSeek-V3 (moe_ffn_hidden_size 2048) with tp 2 and pp 8 on 256 GPUs: dp 16.
+  const Args job = {"--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "256", "--tp", "2", "--pp", "8",
+                    "--sequence-parallel", "--global-batch-size", "1024", "--micro-batch-size", "1"};
+  auto command = [&](const std::string& name, const Args& extra) {
+    Args a = {name};
+    a.insert(a.end(), job.begin(), job.end());
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const Args estimate = command("estimate", {}), traffic = command("traffic", {});
+  Args failures = command("failures", {"--network", "rail-only", "--radix", "16", "--fail", "nic3"});
+  failures = Without(failures, "--system");
+  for (const Args& base : {estimate, traffic, failures}) {
+    for (std::string v : {"0", "-1", "abc", "1.5", "", "any"}) cases.push_back({With(base, etp, v), etp});
+    cases.push_back({With(base, etp, "3"), etp});                          // 2048 % 3
+    cases.push_back({With(With(base, "--ep", "16"), etp, "4"), etp});      // 16 x 4 over tp x dp = 32
+    cases.push_back({With(base, "--ep", "32"), "--expert-tensor-parallel-size 1 fits"});  // 32 x tp 2 over 32
+  }
+  for (const Args& base : {estimate, traffic}) {
+    // Expert-dp 32 / (16 x 2) = 1 is not dp 16: the order must end in pp.
+    cases.push_back({With(With(base, "--ep", "16"), "--placement", "tp-pp-dp"), "--placement"});
+  }
+  cases.push_back({With(kEstimate, etp, "4"), etp});  // a dense model (tp 8)
+  cases.push_back({With(kTraffic, etp, "1"), etp});
+  cases.push_back({With(kFailures, etp, "0"), etp});  // no job: the value alone
+  for (std::string v : {"0", "x", "", "1.5", "-2", "all"}) cases.push_back({With(kSearch, etp, v), etp});
+  cases.push_back({With(kSearch, etp, "2"), etp});  // a dense model
+  const Args dispatch = {"collective", "--op", "moe-dispatch", "--model", "deepseek-v3", "--system", "dgx-h100",
+                         "--gpus", "256", "--group", "ep", "--tp", "2", "--pp", "8"};
+  for (std::string v : {"0", "x", "", "any"}) cases.push_back({With(dispatch, etp, v), etp});
+  cases.push_back({With(dispatch, etp, "3"), etp});
+  cases.push_back({With(With(dispatch, "--ep", "16"), etp, "4"), etp});
+  cases.push_back({With(dispatch, "--ep", "32"), "--ep"});
+  cases.push_back({With(With(kCollective, "--ep", "16"), etp, "16"), etp});  // 16 x 16 over tp x dp = 128
+  std::printf("  %zu bad inputs\n", cases.size());
   CheckAll(cases);
 }
 

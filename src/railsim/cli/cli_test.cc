@@ -942,5 +942,65 @@ TEST(CliTest, MpirunPrintsOnceForCommandsThatDoNotSplit) {
 #endif
 }
 
+// MoE parallel folding from the command line: the layout refused while ep
+// had to divide dp runs with --expert-tensor-parallel-size 1, its launcher
+// flags read back, and `collective --group ep` places and simulates the same
+// folded EP group: inside a 64-GPU NVLink domain no byte reaches a NIC.
+TEST(CliTest, FoldedExpertLayoutRunsExportsAndSimulates) {
+  const Args folded = {"estimate", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "256", "--tp", "2",
+                       "--pp", "8", "--ep", "32", "--sequence-parallel", "--micro-batch-size", "1",
+                       "--global-batch-size", "1024"};
+  RunResult refused = RunRailsim(folded);
+  EXPECT_EQ(2, refused.status);
+  EXPECT_EQ("railsim: error: --ep: expected ep x expert tensor-parallel size to divide tp x cp x dp = 32 (the "
+            "expert layers fold onto the attention's GPUs, as in Megatron-Core), got 32 x 2 = 64; "
+            "--expert-tensor-parallel-size 1 fits\n",
+            refused.err);
+  Args etp1 = folded;
+  etp1.insert(etp1.end(), {"--expert-tensor-parallel-size", "1"});
+  Args json = etp1;
+  json.insert(json.end(), {"--format", "json"});
+  nlohmann::json j = JsonOf(json);
+  EXPECT_EQ(32, j["strategy"]["ep"]);
+  EXPECT_EQ(1, j["strategy"]["etp"]);
+  EXPECT_EQ(16, j["strategy"]["dp"]);
+  EXPECT_EQ(4, j["moe_dispatch"]["hb_domains_spanned"]);  // EP 32, one apart, over 8-GPU domains
+
+  Args megatron = etp1;
+  // 61 layers on 8 stages as Megatron-Core can split them: 7, 8 x 6, 6.
+  megatron.insert(megatron.end(), {"--decoder-first-pipeline-num-layers", "7", "--decoder-last-pipeline-num-layers",
+                                   "6", "--format", "megatron-args"});
+  RunResult args = RunRailsim(megatron);
+  ASSERT_EQ(0, args.status) << args.err;
+  EXPECT_NE(std::string::npos, args.out.find("--expert-model-parallel-size 32 \\\n")) << args.out;
+  EXPECT_NE(std::string::npos, args.out.find("--expert-tensor-parallel-size 1 \\\n")) << args.out;
+  const spec::Strategy back =
+      spec::ParseLauncherArgs(spec::Launcher::kMegatron, args.out, spec::LoadModel("deepseek-v3", "--model"), 256);
+  EXPECT_EQ(1, back.expert_tp());
+  EXPECT_EQ(32, back.ep);
+  EXPECT_EQ(16, back.dp);
+  Args nemo = etp1;
+  nemo.insert(nemo.end(), {"--format", "nemo-overrides"});
+  RunResult refused_nemo = RunRailsim(nemo);
+  EXPECT_EQ(2, refused_nemo.status);
+  EXPECT_EQ("railsim: error: --format: nemo-overrides write the experts' tensor parallelism as tp only; for "
+            "another --expert-tensor-parallel-size use --format megatron-args\n",
+            refused_nemo.err);
+
+  // DeepSeek-V3 with tp 2, ep 64, etp 1 on 128 GPUs: the EP groups are GPUs
+  // 0-63 and 64-127. On 64-GPU NVLink domains the simulated dispatch uses
+  // NVLink only; on DGX B200's 8-GPU nodes it crosses the NICs.
+  for (auto [system, hb, on_nics] : {std::tuple{"gb200-nvl72", "64", false}, std::tuple{"dgx-b200", "8", true}}) {
+    nlohmann::json c = JsonOf({"collective", "--op", "moe-dispatch", "--model", "deepseek-v3", "--system", system,
+                               "--hb-size", hb, "--gpus", "128", "--tp", "2", "--ep", "64",
+                               "--expert-tensor-parallel-size", "1", "--group", "ep", "--simulate", "--format",
+                               "json"});
+    EXPECT_EQ(64, c["group"]["size"]) << system;
+    EXPECT_EQ(1, c["group"]["stride"]) << system;
+    EXPECT_GT(c["bytes_by_tier"]["nvlink"].get<double>(), 0) << system;
+    EXPECT_EQ(on_nics, c["bytes_by_tier"]["nic_leaf"].get<double>() > 0) << system;
+  }
+}
+
 }  // namespace
 }  // namespace railsim::testutil

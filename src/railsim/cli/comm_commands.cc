@@ -158,6 +158,10 @@ Action SetupCollective(CLI::App* sub) {
   sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
   sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
   sub->add_option("--ep", f->ep, "expert-parallel degree")->capture_default_str();
+  sub->add_option("--expert-tensor-parallel-size", f->etp,
+                  "tensor-parallel degree of the routed experts, or tp (Megatron-Core's default): the ep groups "
+                  "run over etp x ep x expert-dp (MoE parallel folding)")
+      ->capture_default_str();
   sub->add_option("--schedule", f->schedule,
                   "forwarded all-to-all and moe-dispatch: sequential, pipelined, or auto (sequential for "
                   "all-to-all, pipelined for moe-dispatch as DeepEP runs it)")

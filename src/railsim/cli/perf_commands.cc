@@ -210,6 +210,10 @@ Action SetupSearch(CLI::App* sub) {
                 "also try every data-parallel sharding (ZeRO-0 to 3) and optimizer precision (main grads, "
                 "master weights, Adam moments)");
   AddMoeFlags(sub, &s->moe);
+  sub->add_option("--expert-tensor-parallel-size", s->etp,
+                  "MoE: expert tensor-parallel degrees to try: any (tp and 1), tp (Megatron-Core's default) or one "
+                  "degree; ep ranges over tp x cp x dp (MoE parallel folding)")
+      ->capture_default_str();
   sub->add_option("--allow-idle-gpus", s->allow_idle,
                   "also search layouts that leave up to this many GPUs idle (whole HB domains), reporting how many")
       ->capture_default_str();

@@ -47,6 +47,10 @@ CLI::Option* AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
   sub->add_option("--dp", f->dp, "data-parallel degree (default N / (tp x pp x cp))");
   sub->add_option("--cp", f->cp, "context-parallel degree")->capture_default_str();
   sub->add_option("--ep", f->ep, "expert-parallel degree (MoE)")->capture_default_str();
+  sub->add_option("--expert-tensor-parallel-size", f->etp,
+                  "MoE: tensor-parallel degree of the routed experts, or tp (Megatron-Core's default); ep x this "
+                  "must divide tp x cp x dp (MoE parallel folding)")
+      ->capture_default_str();
   sub->add_option("--vp", f->vp, "virtual pipeline stages per rank (1 = no interleaving)")->capture_default_str();
   sub->add_option("--microbatch-group-size-per-virtual-pipeline-stage", f->group_size,
                   "with --vp > 1, micro-batches run through one virtual stage before the next (Megatron-Core's "

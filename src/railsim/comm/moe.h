@@ -1,6 +1,9 @@
 // An MoE layer's token dispatch (and, in reverse, combine) over its
 // expert-parallel group, as a plan (comm/plan.h): its analytic time and its
-// flows come from one description, as for the collectives.
+// flows come from one description, as for the collectives. The group's layout
+// is the expert layers' ep group where the job's placement puts it (MoE
+// parallel folding: spec/placement.h's expert grid, perf::PlaceGroups), the
+// same one traffic, `collective --group ep` and the simulator use.
 //
 // Each token goes to moe_router_topk experts, spread evenly over the group's
 // members and HB domains; with node-limited routing (max_domains M, as

@@ -118,8 +118,7 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
   };
   const int64_t dense_dp = s.dp * s.cp;
   if (dense_dp > 1) synchronize(params.dense, groups[GroupKind::kDp], s.hybrid_sharding());
-  const int64_t expert_dp = dense_dp / s.ep;
-  if (params.expert > 0 && expert_dp > 1) synchronize(params.expert, groups[GroupKind::kExpertDp], false);
+  if (params.expert > 0 && s.expert_dp() > 1) synchronize(params.expert, groups[GroupKind::kExpertDp], false);
   const double m = double(s.num_microbatches());
   const bool overlap = s.overlap_dp_comm;
   double exposed = 0, total = 0;

@@ -11,23 +11,30 @@ namespace {
 using spec::Dim;
 
 constexpr const char* kGroupKindNames[kGroupKinds] = {"tp",        "cp",       "ep",        "pp",        "dp",
-                                                      "expert-dp", "embedding", "dp-shard", "dp-replica"};
+                                                      "expert-dp", "embedding", "dp-shard", "dp-replica", "etp"};
 constexpr const char* kSpreadNames[] = {"none", "hb_domain", "same_rail", "cross_rail"};
 
-// Which rank dimensions a group kind spans (embedding: pp, first and last only).
+// Which rank dimensions a group kind spans (embedding: pp, first and last
+// only), and in which grid.
 std::vector<Dim> DimsOf(GroupKind kind) {
   switch (kind) {
     case GroupKind::kTp: return {Dim::kTp};
     case GroupKind::kCp: return {Dim::kCp};
     case GroupKind::kEp: return {Dim::kEp};
     case GroupKind::kPp: return {Dim::kPp};
-    case GroupKind::kDp: return {Dim::kCp, Dim::kEp, Dim::kDp};
-    case GroupKind::kExpertDp: return {Dim::kCp, Dim::kDp};
+    case GroupKind::kDp: return {Dim::kCp, Dim::kDp};
+    case GroupKind::kExpertDp: return {Dim::kDp};
     case GroupKind::kEmbedding: return {Dim::kPp};
     case GroupKind::kDpShard:
-    case GroupKind::kDpReplica: return {Dim::kCp, Dim::kEp, Dim::kDp};
+    case GroupKind::kDpReplica: return {Dim::kCp, Dim::kDp};
+    case GroupKind::kEtp: return {Dim::kTp};
   }
   return {};
+}
+
+spec::Layers GridOf(GroupKind kind) {
+  const bool expert = kind == GroupKind::kEp || kind == GroupKind::kExpertDp || kind == GroupKind::kEtp;
+  return expert ? spec::Layers::kExpert : spec::Layers::kAttention;
 }
 
 bool Contains(const std::vector<Dim>& dims, Dim d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); }
@@ -44,7 +51,8 @@ bool IsChain(GroupKind kind) {
 comm::GroupLayout OrderLayout(const PerfContext& c, const spec::Strategy& s, GroupKind kind) {
   const int64_t k = c.fabrics.hb_domain_size;
   const spec::RankOrder& order = c.placement.order;
-  const std::array<int64_t, spec::kDims> degree = spec::DimDegrees(s);
+  const spec::Layers grid = GridOf(kind);
+  const std::array<int64_t, spec::kDims> degree = spec::DimDegrees(s, grid);
   const std::vector<Dim> dims = DimsOf(kind);
   if (kind == GroupKind::kEmbedding) {
     return comm::LayoutOf(2, (s.pp - 1) * spec::DimStride(order, s, Dim::kPp), k);
@@ -66,7 +74,7 @@ comm::GroupLayout OrderLayout(const PerfContext& c, const spec::Strategy& s, Gro
   }
   int between = 0;  // non-unit dims of the group's span
   for (int i = first; i <= last; ++i) between += degree[int(order.fastest_first[i])] > 1 ? 1 : 0;
-  if (between == inside) return comm::LayoutOf(size, spec::DimStride(order, s, order.fastest_first[first]), k);
+  if (between == inside) return comm::LayoutOf(size, spec::DimStride(order, s, order.fastest_first[first], grid), k);
   std::vector<int64_t> members;
   members.reserve(size_t(size));
   std::array<int64_t, spec::kDims> idx{};
@@ -76,7 +84,7 @@ comm::GroupLayout OrderLayout(const PerfContext& c, const spec::Strategy& s, Gro
       idx[int(d)] = rest % degree[int(d)];
       rest /= degree[int(d)];
     }
-    members.push_back(spec::GpuOf(c.placement, s, idx));
+    members.push_back(spec::GpuOf(c.placement, s, idx, grid));
   }
   std::sort(members.begin(), members.end());
   return comm::LayoutOfMembers(members.data(), size, k);
@@ -102,6 +110,16 @@ comm::GroupLayout WorstLayout(const PerfContext& c, const spec::Strategy& s, Gro
 }  // namespace
 
 const char* GroupKindName(GroupKind g) { return kGroupKindNames[int(g)]; }
+
+bool ExpertTpIsTp(const PerfContext& c, const spec::Strategy& s) {
+  if (s.expert_tp() != s.tp) return false;
+  // A placement file maps Megatron ranks, whose tp digit comes first in both
+  // grids; an order gives the two tp dimensions the product of the degrees
+  // before them, which differ only where cp, ep or dp precede tp.
+  if (c.placement.map) return true;
+  return spec::DimStride(c.placement.order, s, Dim::kTp) ==
+         spec::DimStride(c.placement.order, s, Dim::kTp, spec::Layers::kExpert);
+}
 const char* GroupSpreadName(GroupSpread s) { return kSpreadNames[int(s)]; }
 
 ParallelGroups PlaceGroups(const PerfContext& c, const spec::Strategy& s) {
@@ -115,12 +133,13 @@ ParallelGroups PlaceGroups(const PerfContext& c, const spec::Strategy& s) {
     out.layout[int(GroupKind::kTp)] = comm::LayoutOf(s.tp, 1, k);
     out.layout[int(GroupKind::kDp)] = comm::LayoutOf(s.dp * s.cp, s.tp, k);
     if (s.cp > 1) out.layout[int(GroupKind::kCp)] = comm::LayoutOf(s.cp, s.tp, k);
-    if (s.ep > 1) {
-      out.layout[int(GroupKind::kEp)] = comm::LayoutOf(s.ep, int64_t{s.tp} * s.cp, k);
-    }
+    // The experts' grid: etp fastest, then ep, then expert-dp (the expert
+    // rank generator's etp-ep-edp-pp).
+    const int64_t etp = s.expert_tp();
+    if (s.ep > 1) out.layout[int(GroupKind::kEp)] = comm::LayoutOf(s.ep, etp, k);
     if (c.model.is_moe()) {
-      out.layout[int(GroupKind::kExpertDp)] =
-          comm::LayoutOf(s.dp * s.cp / s.ep, int64_t{s.tp} * s.cp * s.ep, k);
+      out.layout[int(GroupKind::kExpertDp)] = comm::LayoutOf(s.expert_dp(), etp * s.ep, k);
+      if (etp > 1) out.layout[int(GroupKind::kEtp)] = comm::LayoutOf(etp, 1, k);
     }
     if (s.hybrid_sharding()) {
       const int64_t g = s.shard_group();
@@ -152,7 +171,8 @@ ParallelGroups PlaceGroups(const PerfContext& c, const spec::Strategy& s) {
 GroupMembers MembersOf(const PerfContext& c, const spec::Strategy& s, GroupKind kind) {
   GroupMembers out;
   const int64_t n = s.gpus();
-  const std::array<int64_t, spec::kDims> degree = spec::DimDegrees(s);
+  const spec::Layers grid = GridOf(kind);
+  const std::array<int64_t, spec::kDims> degree = spec::DimDegrees(s, grid);
   const std::vector<Dim> dims = DimsOf(kind);
   const bool embedding = kind == GroupKind::kEmbedding;
   if (embedding && s.pp == 1) return out;
@@ -168,9 +188,9 @@ GroupMembers MembersOf(const PerfContext& c, const spec::Strategy& s, GroupKind 
   out.count = embedding ? n / s.pp : n / size;
   out.gpus.assign(size_t(out.count * size), -1);
   out.stage.assign(size_t(out.count), -1);
-  const std::vector<int32_t> gpu_of_rank = spec::GpuOfEveryRank(c.placement, s);
+  const std::vector<int32_t> gpu_of_rank = spec::GpuOfEveryRank(c.placement, s, grid);
   for (int64_t rank = 0; rank < n; ++rank) {
-    const std::array<int64_t, spec::kDims> idx = spec::RankIndices(rank, s);
+    const std::array<int64_t, spec::kDims> idx = spec::RankIndices(rank, s, grid);
     int64_t member = 0, scale = 1;
     int64_t group = 0, group_scale = 1;
     for (int d = 0; d < spec::kDims; ++d) {
@@ -210,6 +230,7 @@ std::vector<GroupCheck> CheckPlacement(const PerfContext& c, const spec::Strateg
   for (int i = 0; i < kGroupKinds; ++i) {
     const GroupKind kind = GroupKind(i);
     if (kind == GroupKind::kExpertDp && !c.model.is_moe()) continue;
+    if (kind == GroupKind::kEtp && (!c.model.is_moe() || ExpertTpIsTp(c, s))) continue;
     if (kind == GroupKind::kEmbedding && c.model.untie_embeddings_and_output_weights) continue;
     if (IsHybridKind(kind) && !s.hybrid_sharding()) continue;
     GroupMembers m = MembersOf(c, s, kind);

@@ -4,17 +4,21 @@
 // and the per-parallelism check (inside one HB domain, on one rail, across
 // rails).
 //
-// Group kinds, in Megatron-Core's terms:
+// Group kinds, in Megatron-Core's terms; the attention's grid (spec/placement.h)
+// unless the expert layers' is named:
 //   tp         tensor-parallel group (dims tp)
 //   cp         context-parallel ring (dims cp), in cp order
-//   ep         expert-parallel group (dims ep)
+//   ep         expert-parallel group (the experts' dims ep): the dispatch's
 //   pp         pipeline (dims pp), in stage order
-//   dp         dense gradient reduction: data x context parallel (cp, ep, dp)
-//   expert-dp  expert gradient reduction (cp, dp: the ranks holding the same experts)
+//   dp         dense gradient reduction: data x context parallel (cp, dp)
+//   expert-dp  expert gradient reduction (the experts' dims dp: the
+//              tp x cp x dp / (ep x etp) ranks holding the same experts)
 //   embedding  first and last pipeline stage (tied word embeddings)
 //   dp-shard   hybrid sharding: runs of fsdp_shard_group_size consecutive dp
 //              group members (the whole dp group without hybrid sharding)
 //   dp-replica hybrid sharding: the members holding the same shard
+//   etp        expert tensor-parallel group (the experts' dims tp): the
+//              all-gather and reduce-scatter around the routed experts
 #pragma once
 
 #include <array>
@@ -27,9 +31,15 @@
 
 namespace railsim::perf {
 
-enum class GroupKind : uint8_t { kTp, kCp, kEp, kPp, kDp, kExpertDp, kEmbedding, kDpShard, kDpReplica };
-constexpr int kGroupKinds = 9;
+enum class GroupKind : uint8_t { kTp, kCp, kEp, kPp, kDp, kExpertDp, kEmbedding, kDpShard, kDpReplica, kEtp };
+constexpr int kGroupKinds = 10;
 const char* GroupKindName(GroupKind g);
+
+/// Whether the expert layers' tensor-parallel groups are the attention's
+/// (etp == tp and the order gives both the same stride): then the routed
+/// experts' all-gathers and reduce-scatters are counted on the tp groups, as
+/// for a dense MLP.
+bool ExpertTpIsTp(const PerfContext& c, const spec::Strategy& s);
 
 /// The layout each kind's collectives are timed on: the default placement's
 /// strided layouts exactly; for other placements the layout of the group
@@ -71,7 +81,8 @@ struct GroupCheck {
   int64_t groups_spanning_domains = 0;
 };
 
-/// The check of every kind the strategy uses (size > 1), in GroupKind order.
+/// The check of every kind the strategy uses (size > 1), in GroupKind order;
+/// etp only when its groups are not the tp groups (ExpertTpIsTp).
 std::vector<GroupCheck> CheckPlacement(const PerfContext& c, const spec::Strategy& s);
 
 }  // namespace railsim::perf

@@ -40,15 +40,32 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
     if (bytes > 0 && any) out.push_back({par, g, op, p2p, bytes, std::move(times), std::nullopt, comm::MoeAllToAll::kAuto});
   };
 
-  // Tensor parallelism: the activation of one micro-batch, 16-bit.
+  // Tensor parallelism: the activation of one micro-batch, 16-bit. When the
+  // routed experts have tensor-parallel groups of their own, an MoE layer's
+  // MLP half (the dispatcher's all-gather and reduce-scatter, etp / tp of the
+  // tokens) runs on the etp groups instead.
+  const double act = 2.0 * double(s.micro_batch) * (double(c.model.seq_length) / s.cp) * c.model.hidden_size;
+  const double per_layer = full ? 6 : 4;
+  const bool expert_tp = c.model.is_moe() && !ExpertTpIsTp(c, s);
+  std::vector<double> expert_times(static_cast<size_t>(pp), 0.0);
+  if (expert_tp) {
+    for (int i = 0; i < pp; ++i) expert_times[size_t(i)] = m * per_layer / 2 * loads[size_t(i)].moe_layers;
+  }
+  // The attention's share: every layer's count less what moved to etp.
+  auto tp_share = [&](double first, double last) {
+    std::vector<double> times = per_stage(per_layer, first, last);
+    for (int i = 0; i < pp; ++i) times[size_t(i)] -= expert_times[size_t(i)];
+    return times;
+  };
+  if (expert_tp && s.expert_tp() > 1) {
+    const double gathered = act * s.expert_tp() / s.tp;
+    add(Parallelism::kTp, GroupKind::kEtp, comm::Op::kAllGather, PointToPoint::kNone, gathered, expert_times);
+    add(Parallelism::kTp, GroupKind::kEtp, comm::Op::kReduceScatter, PointToPoint::kNone, gathered, expert_times);
+  }
   if (s.tp > 1) {
-    const double act = 2.0 * double(s.micro_batch) * (double(c.model.seq_length) / s.cp) * c.model.hidden_size;
-    const double per_layer = full ? 6 : 4;
     if (s.sequence_parallel) {
-      add(Parallelism::kTp, GroupKind::kTp, comm::Op::kAllGather, PointToPoint::kNone, act,
-          per_stage(per_layer, 0, 1));
-      add(Parallelism::kTp, GroupKind::kTp, comm::Op::kReduceScatter, PointToPoint::kNone, act,
-          per_stage(per_layer, 1, 1));
+      add(Parallelism::kTp, GroupKind::kTp, comm::Op::kAllGather, PointToPoint::kNone, act, tp_share(0, 1));
+      add(Parallelism::kTp, GroupKind::kTp, comm::Op::kReduceScatter, PointToPoint::kNone, act, tp_share(1, 1));
     } else {
       add(Parallelism::kTp, GroupKind::kTp, comm::Op::kAllReduce, PointToPoint::kNone, act,
           per_stage(per_layer, 1, 1));
@@ -138,7 +155,7 @@ std::vector<CommCall> IterationComm(const PerfContext& c, const spec::Strategy& 
     }
   };
   if (int64_t{s.dp} * s.cp > 1) synchronize(GroupKind::kDp, false);
-  if (c.model.is_moe() && int64_t{s.dp} * s.cp / s.ep > 1) synchronize(GroupKind::kExpertDp, true);
+  if (c.model.is_moe() && s.expert_dp() > 1) synchronize(GroupKind::kExpertDp, true);
   // The tied embedding between the first and last stage.
   if (pp > 1 && !c.model.untie_embeddings_and_output_weights) {
     add(Parallelism::kEmbedding, GroupKind::kEmbedding, comm::Op::kAllReduce, PointToPoint::kNone,

@@ -9,7 +9,10 @@
 //        sequence parallelism an all-gather and a reduce-scatter each), 2 more
 //        forward when fully recomputed; embedding 1 all-reduce (reduce-scatter
 //        with sp); output layer 1 all-reduce backward (sp: 1 all-gather
-//        forward, 1 reduce-scatter backward)
+//        forward, 1 reduce-scatter backward). When the routed experts have
+//        tensor-parallel groups of their own (perf::ExpertTpIsTp), an MoE
+//        layer's MLP half runs on the etp groups with etp / tp of the bytes
+//        (none with etp = 1)
 //   cp   per layer and micro-batch, the K/V ring: cp - 1 steps forward and
 //        2 (cp - 1) backward (again forward when fully recomputed)
 //   ep   per MoE layer and micro-batch, dispatch and combine, forward and
@@ -18,7 +21,8 @@
 //        back, vp times per stage boundary (interleaving also wraps from the
 //        last stage to the first vp - 1 times)
 //   dp   per iteration, gradient all-reduce (reduce-scatter and parameter
-//        all-gather with the distributed optimizer), dense and expert; with
+//        all-gather with the distributed optimizer), dense (dp groups) and
+//        expert (expert-dp groups); with
 //        --data-parallel-sharding gradients a reduce-scatter per micro-batch,
 //        with full also two parameter all-gathers per micro-batch (forward
 //        and backward) and none after the optimizer step; with hybrid

@@ -48,6 +48,10 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
   const double f = m.ffn_hidden_size;
   const double heads = double(m.num_attention_heads) / t;
   const double hs = s.sequence_parallel ? h / t : h;  // width of replicated elementwise work
+  // The routed experts' tensor parallelism, and the share of a TP group's
+  // tokens an expert tensor-parallel group gathers (1 when etp = tp).
+  const double et = s.expert_tp();
+  const double fold = et / t;
   const double mask = m.hidden_dropout > 0 ? 1 : 0;
   const double vocab = double(PaddedVocab(m, s.tp));
   // The transformer layer's linear GEMMs run in the strategy's precision;
@@ -108,10 +112,15 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
       const double fe = m.moe_ffn_hidden_size;
       double local_experts = double(m.num_experts) / s.ep;
       // The busiest expert rank sets the pace: its experts see `imbalance`
-      // times the mean load.
-      double tokens_per_expert = tokens * m.moe_router_topk * s.ep / m.num_experts * s.expert_load_imbalance();
-      gemms(Linear(lin, tokens_per_expert, fe * (m.swiglu ? 2 : 1) / t, h, local_experts),
-            Linear(lin, tokens_per_expert, h, fe / t, local_experts));
+      // times the mean load. Megatron-Core's all-to-all dispatcher takes each
+      // GPU's sequence-parallel shard (tokens / tp), sends it over the EP group,
+      // then all-gathers over the expert tensor-parallel group: an expert's
+      // GEMMs run on etp shards of tokens, split etp ways (1 / tp of the tokens
+      // and tp ways when etp = tp).
+      double tokens_per_expert =
+          tokens * m.moe_router_topk * s.ep / m.num_experts * s.expert_load_imbalance() * fold;
+      gemms(Linear(lin, tokens_per_expert, fe * (m.swiglu ? 2 : 1) / et, h, local_experts),
+            Linear(lin, tokens_per_expert, h, fe / et, local_experts));
       mew.Add((m.swiglu ? 6 : 4) * tokens * m.moe_router_topk * fe / t);
       out.tokens += tokens * m.moe_router_topk;
       add(Linear(g, tokens, m.num_experts, h));  // the router stays 16-bit
@@ -131,6 +140,8 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
       // about what the backward casts add.
       const double width = moe ? m.moe_ffn_hidden_size : f;
       mew.Add(cast_bytes * out.tokens * (h + width / t), 2);
+      // The experts' inputs are etp / tp of the tokens' rows (0 when etp = tp).
+      if (moe) mew.Add(cast_bytes * tokens * m.moe_router_topk * (fold - 1) * h, 0);
     }
     out.fwd += mew.Fwd(g);
     out.bwd += mew.Bwd(g);
@@ -216,27 +227,53 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
       tp_collective = comm::AllReduceTime(act_bytes, tp_group, c.fabrics);
     }
   }
+  // The MLP's all-gather and reduce-scatter: the attention's, or in an MoE
+  // layer whose experts have tensor-parallel groups of their own those of
+  // Megatron-Core's dispatcher (all-to-all over EP, then all-gather over the
+  // etp group; reduce-scatter before the combine): etp shards of the
+  // sequence-parallel tokens, none with etp = 1.
+  struct TpComm {
+    double all_gather = 0, reduce_scatter = 0, collective = 0;
+    double split = 1;  ///< the group's size: the overlap's chunks
+  };
+  const TpComm attention_tp{all_gather, reduce_scatter, tp_collective, t};
+  TpComm expert_tp = attention_tp;
+  if (m.is_moe() && !ExpertTpIsTp(c, s)) {
+    expert_tp = TpComm{0, 0, 0, et};
+    if (et > 1) {
+      const comm::GroupLayout& etp_group = groups[GroupKind::kEtp];
+      const double gathered = act_bytes * fold;
+      expert_tp.reduce_scatter = comm::ReduceScatterTime(gathered, etp_group, c.fabrics);
+      expert_tp.all_gather = comm::AllGatherTime(gathered, etp_group, c.fabrics);
+      expert_tp.collective = expert_tp.all_gather + expert_tp.reduce_scatter;
+      if (low_precision && s.tp_comm_overlap) {
+        expert_tp.all_gather =
+            comm::AllGatherTime(gathered / 2 * GemmFormatOf(s.precision).value_bytes, etp_group, c.fabrics);
+      }
+    }
+  }
   // Each all-gather is split into tp chunks consumed by the GEMM after it,
   // each reduce-scatter fed by the GEMM before it: the first (last) chunk
   // waits, the rest hides behind the GEMM as far as it lasts, and what
   // hides still costs the GEMMs a fraction (they share SMs and HBM).
-  auto tp_time = [&](const Mlp& mlp, BlockCost* block) {
+  auto tp_time = [&](const Mlp& mlp, const TpComm& mlp_tp, BlockCost* block) {
     if (!s.tp_comm_overlap) {
-      block->tp_fwd = 2 * tp_collective;
-      block->tp_bwd = 2 * tp_collective;
+      block->tp_fwd = tp_collective + mlp_tp.collective;
+      block->tp_bwd = tp_collective + mlp_tp.collective;
       return;
     }
     const double cost = g.tp_comm_overlap_cost;
-    auto hide = [&](double comm, double gemm) {
-      const double rest = comm * (t - 1) / t;
-      return comm / t + std::max(0.0, rest - gemm) + cost * std::min(rest, gemm);
+    auto hide = [&](double comm, double gemm, double split) {
+      const double rest = comm * (split - 1) / split;
+      return comm / split + std::max(0.0, rest - gemm) + cost * std::min(rest, gemm);
     };
-    block->tp_fwd = hide(all_gather, qkv.fwd) + hide(reduce_scatter, proj.fwd) + hide(all_gather, mlp.fc1.fwd) +
-                    hide(reduce_scatter, mlp.fc2.fwd);
-    block->tp_bwd = hide(all_gather + reduce_scatter, qkv.bwd + proj.bwd) +
-                    hide(all_gather + reduce_scatter, mlp.fc1.bwd + mlp.fc2.bwd);
+    block->tp_fwd = hide(all_gather, qkv.fwd, t) + hide(reduce_scatter, proj.fwd, t) +
+                    hide(mlp_tp.all_gather, mlp.fc1.fwd, mlp_tp.split) +
+                    hide(mlp_tp.reduce_scatter, mlp.fc2.fwd, mlp_tp.split);
+    block->tp_bwd = hide(all_gather + reduce_scatter, qkv.bwd + proj.bwd, t) +
+                    hide(mlp_tp.all_gather + mlp_tp.reduce_scatter, mlp.fc1.bwd + mlp.fc2.bwd, mlp_tp.split);
   };
-  tp_time(layer_mlp, &layer);
+  tp_time(layer_mlp, expert_tp, &layer);
 
   // --- Context parallelism: ring exchange of K and V chunks (and their
   // gradients backward), overlapped with the attention core.
@@ -299,7 +336,7 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
   out.dense_layer = layer;
   out.dense_layer.fwd += dense_mlp.fwd - layer_mlp.fwd;
   out.dense_layer.bwd += dense_mlp.bwd - layer_mlp.bwd;
-  tp_time(dense_mlp, &out.dense_layer);
+  tp_time(dense_mlp, attention_tp, &out.dense_layer);
 
   out.p2p_bytes = act_bytes / t;  // scatter-gather (or sequence-parallel) sends 1/tp
   out.memory = ComputeLayerMemory(c, s);

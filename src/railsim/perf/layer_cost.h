@@ -2,7 +2,7 @@
 // embedding and output layers) on one GPU: compute, the tensor- and
 // context-parallel communication it waits for, and what recomputation would
 // redo. These depend only on (tp, cp, micro-batch, sequence parallelism,
-// attention kernel, ep), so the search computes them once per such tuple and
+// attention kernel, ep, etp), so the search computes them once per such tuple and
 // reuses them across pipeline, data-parallel and optimizer choices.
 #pragma once
 

@@ -64,8 +64,7 @@ BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s) {
 }
 
 double ShardParams(const StageParams& p, const spec::Strategy& s) {
-  double dense_dp = double(s.dp) * s.cp;
-  return p.dense / double(s.shard_group()) + p.expert / (dense_dp / s.ep);
+  return p.dense / double(s.shard_group()) + p.expert / double(s.expert_dp());
 }
 
 double OptimizerShardParams(const StageParams& p, const spec::Strategy& s) {
@@ -144,10 +143,10 @@ LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s) {
   // Parameters on this GPU.
   ParamCounts p = CountParams(m, s.tp);
   // An MoE layer keeps its router whole and its shared experts TP-split
-  // with the attention; its routed experts are split over ep x tp.
+  // with the attention; its routed experts are split over ep x etp.
   double mlp_dense = m.is_moe() ? p.router_per_layer + p.shared_expert_per_layer / t : p.mlp_per_layer / t;
   lm.params_layer_dense = p.attention_per_layer / t + p.norms_per_layer + mlp_dense;
-  if (m.is_moe()) lm.params_layer_expert = m.num_experts * p.expert / (double(s.ep) * t);
+  if (m.is_moe()) lm.params_layer_expert = m.num_experts * p.expert / (double(s.ep) * s.expert_tp());
   lm.params_dense_layer = p.attention_per_layer / t + p.norms_per_layer + p.dense_mlp_per_layer / t;
   lm.params_word = vocab * h / t;
   lm.params_embedding = lm.params_word + (p.embedding - vocab * h);  // + learned positions, replicated

@@ -5,8 +5,8 @@
 // buffer (4 B/param fp32 by default, 2 in bf16), Adam with a master copy and
 // two moments (12 B/param all fp32; the strategy's optimizer dtypes shrink
 // them). Data-parallel sharding (ZeRO-1/2/3) divides the optimizer states,
-// then the gradients, then the weights by the dp x cp ranks (dp x cp / ep for
-// expert parameters); fully sharded weights add the gathered 16-bit weights
+// then the gradients, then the weights by the dp x cp ranks (the expert
+// data-parallel tp x cp x dp / (ep x etp) for expert parameters); fully sharded weights add the gathered 16-bit weights
 // of the layer running and the one prefetched, and one layer's unsharded
 // gradient before its reduce-scatter. Activations follow Korthikanti et al. ("Reducing Activation
 // Recomputation in Large Transformer Models", 2022), generalised to GQA,
@@ -15,7 +15,7 @@
 // as many chunks as Megatron-Core's warm-up runs (MicrobatchesInFlight).
 //
 // The per-layer quantities depend only on (tp, cp, micro-batch, sequence
-// parallelism, attention, ep): LayerMemory holds them so that the search
+// parallelism, attention, ep, etp): LayerMemory holds them so that the search
 // computes them once per such group.
 #pragma once
 
@@ -55,7 +55,8 @@ struct LayerMemory {
 LayerMemory ComputeLayerMemory(const PerfContext& c, const spec::Strategy& s);
 
 /// Parameters held by one GPU of a pipeline stage, split by how they are
-/// data-parallel (dense ones over dp x cp ranks, expert ones over dp x cp / ep).
+/// data-parallel (dense ones over dp x cp ranks, expert ones over the expert
+/// data-parallel ranks, spec::Strategy::expert_dp()).
 struct StageParams {
   double dense = 0;
   double expert = 0;
@@ -86,10 +87,10 @@ struct BytesPerParam {
 BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s);
 
 /// Parameters whose optimizer states one GPU keeps: all of them, or with the
-/// distributed optimizer its shard (dense over dp x cp, experts over dp x cp / ep).
+/// distributed optimizer its shard (dense over dp x cp, experts over expert_dp()).
 double OptimizerShardParams(const StageParams& p, const spec::Strategy& s);
 /// The shard of `p` over the data-parallel ranks, whatever the sharding
-/// (dense parameters over the shard group, experts over dp x cp / ep).
+/// (dense parameters over the shard group, experts over expert_dp()).
 double ShardParams(const StageParams& p, const spec::Strategy& s);
 
 /// Parameters on one GPU of the pipeline rank `load` describes (StageLoads).

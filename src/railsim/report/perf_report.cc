@@ -24,6 +24,7 @@ Json StrategyObject(const spec::Strategy& s) {
   j["dp"] = s.dp;
   j["cp"] = s.cp;
   j["ep"] = s.ep;
+  j["etp"] = s.expert_tp();  // --expert-tensor-parallel-size (tp by default)
   j["vp"] = s.vp;
   // Megatron-Core's interleave group size in use (0 without interleaving).
   j["microbatch_group_size_per_vp_stage"] = s.vp > 1 ? s.group_size() : int64_t{0};
@@ -183,6 +184,7 @@ std::string NetworkLine(const perf::PerfContext& c) {
 std::string StrategyDegrees(const spec::Strategy& s) {
   std::string line = fmt::format("tp {} pp {} dp {} cp {}", s.tp, s.pp, s.dp, s.cp);
   if (s.ep > 1) line += fmt::format(" ep {}", s.ep);
+  if (s.expert_tp() != s.tp) line += fmt::format(" etp {}", s.expert_tp());
   if (s.vp > 1) line += fmt::format(" vp {}", s.vp);
   if (s.vp > 1 && s.group_size() != s.pp) line += fmt::format(" N {}", s.group_size());
   return line;
@@ -257,6 +259,7 @@ std::string EstimateStrategyFlags(const spec::Strategy& s, spec::Stack stack) {
   std::string f = fmt::format("--tp {} --pp {}", s.tp, s.pp);
   if (s.cp > 1) f += fmt::format(" --cp {}", s.cp);
   if (s.ep > 1) f += fmt::format(" --ep {}", s.ep);
+  if (s.expert_tp() != s.tp) f += fmt::format(" --expert-tensor-parallel-size {}", s.expert_tp());
   if (s.vp > 1) f += fmt::format(" --vp {}", s.vp);
   if (s.vp > 1 && s.microbatch_group_size_per_vp_stage > 0) {
     f += fmt::format(" --microbatch-group-size-per-virtual-pipeline-stage {}", s.microbatch_group_size_per_vp_stage);
@@ -447,8 +450,12 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
                         "prec"}) {
     t.AddColumn(h, std::string(h) == "recompute" ? TextTable::Align::kLeft : TextTable::Align::kRight);
   }
-  bool dtypes = false;
-  for (const search::RankedStrategy& rs : r.results) dtypes = dtypes || !DefaultOptimizerDtypes(rs.strategy);
+  bool dtypes = false, etp = false;
+  for (const search::RankedStrategy& rs : r.results) {
+    dtypes = dtypes || !DefaultOptimizerDtypes(rs.strategy);
+    etp = etp || rs.strategy.expert_tp() != rs.strategy.tp;
+  }
+  if (etp) t.AddColumn("etp");
   if (dtypes) t.AddColumn("grad/master/m/v");
   for (const char* h : {"iteration", "MFU", "TFLOP/s", "memory"}) t.AddColumn(h);
   const bool idle = r.idle_gpus_allowed > 0;
@@ -463,6 +470,7 @@ std::string SearchTable(const perf::PerfContext& c, const search::SearchResult& 
         std::to_string(s.cp), std::to_string(s.ep), VirtualStagesCell(s), std::to_string(s.micro_batch),
         spec::RecomputeName(s.recompute), s.sequence_parallel ? "yes" : "no", s.tp_comm_overlap ? "yes" : "no",
         ShardingCell(s.dp_sharding), spec::PrecisionName(s.precision)};
+    if (etp) row.push_back(std::to_string(s.expert_tp()));
     if (dtypes) row.push_back(OptimizerDtypes(s));
     for (std::string cell : {fmt::format("{:.3f} s", e.iteration_time_s), Percent(e.mfu),
                              fmt::format("{:.1f}", e.tflops_per_gpu), BinaryBytes(e.memory.total_bytes)}) {
@@ -487,7 +495,7 @@ std::string SearchCsv(const search::SearchResult& r) {
       "rank", "tp", "pp", "dp", "cp", "ep", "vp", "micro_batch_size", "recompute", "sequence_parallel",
       "distributed_optimizer", "tp_comm_overlap", "precision", "iteration_time_s", "mfu", "hfu",
       "tflops_per_gpu", "memory_per_gpu_bytes", "data_parallel_sharding", "main_grads_dtype",
-      "main_params_dtype", "exp_avg_dtype", "exp_avg_sq_dtype"};
+      "main_params_dtype", "exp_avg_dtype", "exp_avg_sq_dtype", "expert_tensor_parallel_size"};
   const bool segments = !r.gpus_per_domain_tried.empty();
   if (segments) header.push_back("gpus_per_domain");
   CsvTable t(header);
@@ -504,7 +512,7 @@ std::string SearchCsv(const search::SearchResult& r) {
         CsvNumber(e.hfu), CsvNumber(e.tflops_per_gpu), fmt::format("{:.0f}", e.memory.total_bytes),
         spec::DpShardingName(s.dp_sharding), spec::MainGradsDtypeName(s.main_grads_dtype),
         spec::MainParamsDtypeName(s.main_params_dtype), spec::MomentDtypeName(s.exp_avg_dtype),
-        spec::MomentDtypeName(s.exp_avg_sq_dtype)};
+        spec::MomentDtypeName(s.exp_avg_sq_dtype), std::to_string(s.expert_tp())};
     if (segments) row.push_back(std::to_string(rs.gpus_per_domain));
     t.AddRow(row);
   }

@@ -58,14 +58,30 @@ std::vector<int64_t> VirtualStages(const spec::ModelSpec& m, const Unit& u) {
   return out;
 }
 
-// Expert-parallel degrees tried: divisors of the experts that divide dp.
-std::vector<int64_t> ExpertDegrees(const spec::ModelSpec& m, const Unit& u) {
-  if (!m.is_moe()) return {1};
-  std::vector<int64_t> eps;
-  for (int64_t e : Divisors(m.num_experts)) {
-    if (u.dp % e == 0) eps.push_back(e);
+// The expert layouts tried: (ep, Strategy::etp) with ep a divisor of the
+// experts, the expert tensor-parallel degree one the options name that
+// divides the experts' hidden size, and ep x etp dividing tp x cp x dp
+// (Megatron-Core's folding rule, spec::ExpertFoldingProblem).
+struct ExpertLayout {
+  int ep = 1;
+  int etp = 0;  ///< as Strategy::etp: 0 = tp
+};
+
+std::vector<ExpertLayout> ExpertLayouts(const spec::ModelSpec& m, const SearchOptions& o, const Unit& u) {
+  if (!m.is_moe()) return {ExpertLayout{}};
+  std::vector<int> etps = {0};
+  if (o.expert_tp == kExpertTpAny && u.tp > 1) etps.push_back(1);
+  if (o.expert_tp > 0 && o.expert_tp != u.tp) etps = {o.expert_tp};
+  const int64_t ranks = int64_t{u.tp} * u.cp * u.dp;
+  std::vector<ExpertLayout> out;
+  for (int etp : etps) {
+    const int64_t degree = etp > 0 ? etp : u.tp;
+    if (m.moe_ffn_hidden_size % degree != 0) continue;
+    for (int64_t e : Divisors(m.num_experts)) {
+      if (ranks % (e * degree) == 0) out.push_back({int(e), etp});
+    }
   }
-  return eps;
+  return out;
 }
 
 // What the per-layer costs depend on besides the degrees and micro-batch:
@@ -154,27 +170,28 @@ constexpr spec::Recompute kRecomputeModes[] = {spec::Recompute::kNone, spec::Rec
                                                spec::Recompute::kFull};
 
 // Calls visit(strategy) for every strategy of `unit` with the same
-// (micro-batch, sp, ep) grouped together, and on_group(strategy) before each
+// (micro-batch, sp, ep, etp) grouped together, and on_group(strategy) before each
 // group so the caller can compute its layer costs once.
 template <typename OnGroup, typename Visit>
 void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u, OnGroup on_group,
                Visit visit) {
   const spec::ModelSpec& m = c.model;
   const std::vector<int64_t> vps = VirtualStages(m, u);
-  const std::vector<int64_t> eps = ExpertDegrees(m, u);
+  const std::vector<ExpertLayout> experts = ExpertLayouts(m, o, u);
   const std::vector<LayerChoice> choices = LayerChoices(c, o, u);
   const std::vector<OptimizerChoice> optimizers = OptimizerChoices(c, o, u);
   const spec::StackProfile& stack = spec::StackProfileOf(c.stack);
   for (int64_t b : Divisors(o.global_batch / u.dp)) {
     const size_t usable_vps = UsableVirtualStages(vps, o.global_batch / (u.dp * b), u.pp);
-    for (int64_t e : eps) {
+    for (const ExpertLayout& expert : experts) {
       for (const LayerChoice& choice : choices) {
         spec::Strategy s;
         s.tp = u.tp;
         s.cp = u.cp;
         s.pp = u.pp;
         s.dp = u.dp;
-        s.ep = int(e);
+        s.ep = expert.ep;
+        s.etp = expert.etp;
         s.micro_batch = b;
         s.global_batch = o.global_batch;
         s.sequence_parallel = choice.sequence_parallel;
@@ -213,8 +230,8 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
 }
 
 auto Key(const spec::Strategy& s) {
-  return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.vp, s.group_size(), s.micro_batch, int(s.recompute),
-                         s.sequence_parallel, int(s.dp_sharding), s.tp_comm_overlap, int(s.precision),
+  return std::make_tuple(s.tp, s.pp, s.dp, s.cp, s.ep, s.expert_tp(), s.vp, s.group_size(), s.micro_batch,
+                         int(s.recompute), s.sequence_parallel, int(s.dp_sharding), s.tp_comm_overlap, int(s.precision),
                          int(s.main_grads_dtype), int(s.main_params_dtype), int(s.exp_avg_dtype),
                          int(s.exp_avg_sq_dtype));
 }
@@ -249,13 +266,13 @@ bool RanksBefore(const RankedStrategy& a, const RankedStrategy& b) {
 
 int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& o) {
   // Counts groups, not strategies, so that even an enormous search is sized
-  // in microseconds: each (micro-batch, sp, ep) group holds
+  // in microseconds: each (micro-batch, sp, ep, etp) group holds
   // |usable vp| x |recompute modes| x |optimizer choices| strategies.
   int64_t count = 0;
   for (const Unit& u : Units(c, o)) {
     const std::vector<int64_t> vps = VirtualStages(c.model, u);
     const int64_t groups_per_b =
-        int64_t(ExpertDegrees(c.model, u).size() * LayerChoices(c, o, u).size());
+        int64_t(ExpertLayouts(c.model, o, u).size() * LayerChoices(c, o, u).size());
     for (int64_t b : Divisors(o.global_batch / u.dp)) {
       const int64_t microbatches = o.global_batch / (u.dp * b);
       const size_t usable_vps = UsableVirtualStages(vps, microbatches, u.pp);

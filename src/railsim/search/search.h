@@ -1,5 +1,5 @@
-// The parallelisation search: every valid strategy (tp, pp, dp, cp, ep,
-// micro-batch, virtual stages and their interleave group size (pp or 2 pp),
+// The parallelisation search: every valid strategy (tp, pp, dp, cp, ep and
+// the expert tensor-parallel degree, micro-batch, virtual stages and their interleave group size (pp or 2 pp),
 // recomputation, sequence parallelism,
 // distributed optimizer, and on request data-parallel sharding and optimizer
 // precision) for a model on a cluster, memory-infeasible ones
@@ -10,7 +10,15 @@
 // counter; each worker owns its counters and its best-k list, and the lists
 // merge in a total order (time, then strategy fields), so the result is the
 // same for any thread count. Layer costs are computed once per (tp, cp, pp,
-// micro-batch, sp, ep) and reused across vp, recomputation and optimizer choices.
+// micro-batch, sp, ep, etp) and reused across vp, recomputation and optimizer
+// choices.
+//
+// MoE models: the expert layers fold onto the attention's GPUs (Megatron-Core's
+// MoE parallel folding), so ep ranges over the divisors of the experts with
+// ep x etp dividing tp x cp x dp, for the expert tensor-parallel degrees
+// SearchOptions::expert_tp names: by default tp (Megatron-Core's default) and
+// 1 (experts whole on each GPU, the layout the folding paper recommends for
+// fine-grained experts).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +30,9 @@
 #include "railsim/spec/strategy.h"
 
 namespace railsim::search {
+
+/// SearchOptions::expert_tp: try etp = tp and etp = 1.
+constexpr int kExpertTpAny = -1;
 
 struct SearchOptions {
   int64_t global_batch = 0;
@@ -44,6 +55,9 @@ struct SearchOptions {
   /// MoE dispatch settings every strategy runs with (moe_alltoall,
   /// moe_overlap, moe_imbalance, moe_max_domains; the rest is ignored).
   spec::Strategy moe;
+  /// Expert tensor-parallel degrees tried for MoE models: kExpertTpAny (tp
+  /// and 1), 0 (tp only, Megatron-Core's default) or one degree.
+  int expert_tp = kExpertTpAny;
   /// Called now and then from the calling thread with (units done, units total).
   std::function<void(int64_t, int64_t)> progress;
 };

@@ -192,5 +192,40 @@ TEST(SearchTest, OptimumVirtualStagesMoveWithChunkCost) {
   EXPECT_LT(previous_vp, first_vp) << "the optimum vp moved down as the chunk cost grew";
 }
 
+TEST(SearchTest, MoeLayoutsFoldExpertParallelismOverTensorContextAndData) {
+  // Qwen3-30B-A3B (128 experts) on 16 H100s: every layout the search keeps
+  // obeys Megatron-Core's folding rule (ep x etp dividing tp x cp x dp), with
+  // etp = tp or 1; some need the folding (ep not dividing dp) and some run the
+  // experts whole beside tensor-parallel attention (tp > 1, etp 1).
+  perf::PerfContext c = Context("qwen3-30b-a3b", "dgx-h100", 16);
+  SearchOptions o;
+  o.global_batch = 64;
+  o.top_k = 1000000;
+  o.threads = 2;
+  SearchResult r = Search(c, o);
+  ASSERT_FALSE(r.results.empty());
+  EXPECT_EQ(r.candidates, CountStrategies(c, o));
+  bool folded = false, whole_experts = false;
+  for (const RankedStrategy& rs : r.results) {
+    const spec::Strategy& s = rs.strategy;
+    EXPECT_TRUE(spec::IsValidStrategy(c.model, 16, s));
+    EXPECT_TRUE(s.expert_tp() == s.tp || s.expert_tp() == 1);
+    folded = folded || s.dp % s.ep != 0;
+    whole_experts = whole_experts || (s.tp > 1 && s.expert_tp() == 1);
+  }
+  EXPECT_TRUE(folded);
+  EXPECT_TRUE(whole_experts);
+  // Megatron-Core's default alone (--expert-tensor-parallel-size tp): fewer
+  // strategies, every one with etp = tp.
+  SearchOptions same = o;
+  same.expert_tp = 0;
+  const SearchResult t = Search(c, same);
+  EXPECT_LT(t.candidates, r.candidates);
+  for (const RankedStrategy& rs : t.results) EXPECT_EQ(rs.strategy.tp, rs.strategy.expert_tp());
+  // One degree: 2 wherever it divides the expert layout.
+  same.expert_tp = 2;
+  for (const RankedStrategy& rs : Search(c, same).results) EXPECT_EQ(2, rs.strategy.expert_tp());
+}
+
 }  // namespace
 }  // namespace railsim::search

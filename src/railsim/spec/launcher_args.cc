@@ -33,6 +33,7 @@ constexpr Field kFields[] = {
     {"--vp", "--num-virtual-stages-per-pipeline-rank", "model.virtual_pipeline_model_parallel_size"},
     {"--cp", "--context-parallel-size", "model.context_parallel_size"},
     {"--ep", "--expert-model-parallel-size", "model.expert_model_parallel_size"},
+    {"--expert-tensor-parallel-size", "--expert-tensor-parallel-size", "model.expert_tensor_parallel_size"},
     {"--micro-batch-size", "--micro-batch-size", "model.micro_batch_size"},
     {"--global-batch-size", "--global-batch-size", "model.global_batch_size"},
     {"--dp", "--global-batch-size", "model.global_batch_size"},  // dp is derived; the batch is what to change
@@ -153,8 +154,8 @@ Args MegatronArgs(const Strategy& s, const ModelSpec& m) {
     }
   }
   a.insert(a.end(), {{"--context-parallel-size", Int(s.cp)}, {"--expert-model-parallel-size", Int(s.ep)}});
-  // The expert tensor-parallel size (--expert-tensor-parallel-size) belongs
-  // here, after the expert-parallel size, once the strategy carries one.
+  // Megatron-Core's default is tp: written only when it differs.
+  if (m.is_moe() && s.expert_tp() != s.tp) a.push_back({"--expert-tensor-parallel-size", Int(s.expert_tp())});
   a.insert(a.end(), {{"--micro-batch-size", Int(s.micro_batch)}, {"--global-batch-size", Int(s.global_batch)}});
   if (s.sequence_parallel) a.push_back({"--sequence-parallel", ""});
   if (s.recompute == Recompute::kSelective) a.push_back({"--recompute-granularity", "selective"});
@@ -346,7 +347,7 @@ const std::vector<std::string> kMegatronStrategyFlags = {
     "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--account-for-embedding-in-pipeline-split",
     "--account-for-loss-in-pipeline-split", "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
     "--num-virtual-stages-per-pipeline-rank", "--num-layers-per-virtual-pipeline-stage", "--context-parallel-size",
-    "--expert-model-parallel-size", "--micro-batch-size", "--global-batch-size", "--sequence-parallel",
+    "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--micro-batch-size", "--global-batch-size", "--sequence-parallel",
     "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--use-distributed-optimizer",
     "--use-megatron-fsdp", "--data-parallel-sharding-strategy", "--num-distributed-optimizer-instances",
     "--use-precision-aware-optimizer", "--main-grads-dtype", "--main-params-dtype", "--exp-avg-dtype",
@@ -562,6 +563,7 @@ Strategy ReadMegatron(const Reader& r, const ModelSpec& m) {
   s.pp = degree("--pipeline-model-parallel-size");
   s.cp = degree("--context-parallel-size");
   s.ep = degree("--expert-model-parallel-size");
+  if (r.Has("--expert-tensor-parallel-size")) s.etp = degree("--expert-tensor-parallel-size");
   s.account_for_embedding_in_pipeline_split = r.Has("--account-for-embedding-in-pipeline-split");
   s.account_for_loss_in_pipeline_split = r.Has("--account-for-loss-in-pipeline-split");
   for (auto [flag, field] : {std::pair{"--decoder-first-pipeline-num-layers", &s.decoder_first_pipeline_num_layers},
@@ -707,6 +709,10 @@ std::string LauncherProblem(Launcher launcher, const Strategy& s, const ModelSpe
     if (HasSplitFlags(s)) {
       return "nemo-overrides have no keys for Megatron-Core's uneven pipeline split (megatron_gpt_config.yaml); use "
              "--format megatron-args";
+    }
+    if (s.expert_tp() != s.tp) {
+      return "nemo-overrides write the experts' tensor parallelism as tp only; for another "
+             "--expert-tensor-parallel-size use --format megatron-args";
     }
     return "";
   }

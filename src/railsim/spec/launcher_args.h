@@ -23,7 +23,8 @@
 // --decoder-last-pipeline-num-layers; railsim's own split of layers pp does
 // not divide as the last two), --num-virtual-stages-per-pipeline-rank,
 // --microbatch-group-size-per-virtual-pipeline-stage,
-// --context-parallel-size, --expert-model-parallel-size, --micro-batch-size,
+// --context-parallel-size, --expert-model-parallel-size (and
+// --expert-tensor-parallel-size when it is not tp), --micro-batch-size,
 // --global-batch-size, --sequence-parallel, --recompute-granularity/-method/
 // -num-layers, --use-distributed-optimizer (Megatron-FSDP's
 // --use-megatron-fsdp --data-parallel-sharding-strategy for ZeRO-2/3,
@@ -66,7 +67,7 @@ const char* LauncherFormatName(Launcher launcher);
 
 /// Why `launcher` cannot run `s` as railsim models it ("" when it can):
 /// NeMo overrides have no keys for mxfp8, fp4, low-precision weights, bf16
-/// layers or the uneven split; Megatron-LM cannot split the layers as
+/// layers, the uneven split or an expert tensor-parallel size not tp; Megatron-LM cannot split the layers as
 /// railsim's own uneven split does when its middle stages differ (or with
 /// interleaving are not multiples of vp), nor drop the master weights.
 /// Requires: `s` valid for `model` (ValidateStrategy).

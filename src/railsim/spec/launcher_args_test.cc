@@ -192,6 +192,41 @@ TEST(LauncherArgsTest, BlockScaledFormatsAndBf16LayersRoundTripThroughMegatron) 
   }
 }
 
+TEST(LauncherArgsTest, ExpertTensorParallelSizeRoundTripsThroughMegatron) {
+  // Megatron-LM's --expert-tensor-parallel-size (default: tp) is written when
+  // the experts' tensor parallelism is not tp, and read back; a value that
+  // breaks the folding rule is refused under the launcher's flag.
+  const ModelSpec m = LoadModel("mixtral-8x22b", "--model");
+  Strategy s = testutil::MakeStrategy(4, 1, 8, 1, 16);
+  s.sequence_parallel = true;
+  s.ep = 8;
+  EXPECT_EQ(std::string::npos, LauncherArgs(Launcher::kMegatron, s, m).find("--expert-tensor-parallel-size"));
+  s.etp = 1;
+  const std::string text = LauncherArgs(Launcher::kMegatron, s, m);
+  EXPECT_NE(std::string::npos, text.find("--expert-model-parallel-size 8 \\\n")) << text;
+  EXPECT_NE(std::string::npos, text.find("--expert-tensor-parallel-size 1 \\\n")) << text;
+  const Strategy back = ParseLauncherArgs(Launcher::kMegatron, text, m, 32);
+  EXPECT_EQ(1, back.expert_tp());
+  ExpectSameStrategy(s, back, text);
+  try {
+    ParseLauncherArgs(Launcher::kMegatron, text + " --expert-tensor-parallel-size 0", m, 32);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ("--expert-tensor-parallel-size: given twice", std::string(e.what()));
+  }
+  std::string wide = text;
+  wide.replace(wide.find("--expert-tensor-parallel-size 1"), 31, "--expert-tensor-parallel-size 8");
+  try {
+    ParseLauncherArgs(Launcher::kMegatron, wide, m, 32);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ("--expert-tensor-parallel-size: expected ep x expert tensor-parallel size to divide tp x cp x dp = 32 "
+              "(the expert layers fold onto the attention's GPUs, as in Megatron-Core), got 8 x 8 = 64; "
+              "--expert-tensor-parallel-size 1 fits",
+              std::string(e.what()));
+  }
+}
+
 }  // namespace
 }  // namespace railsim::spec
 

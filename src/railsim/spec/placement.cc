@@ -76,12 +76,13 @@ RankOrder ParseRankOrder(std::string_view text, const std::string& where) {
   return order;
 }
 
-std::array<int64_t, kDims> DimDegrees(const Strategy& s) {
-  return {s.tp, s.cp, s.ep, s.dp / s.ep, s.pp};
+std::array<int64_t, kDims> DimDegrees(const Strategy& s, Layers layers) {
+  if (layers == Layers::kExpert) return {s.expert_tp(), 1, s.ep, s.expert_dp(), s.pp};
+  return {s.tp, s.cp, 1, s.dp, s.pp};
 }
 
-int64_t DimStride(const RankOrder& order, const Strategy& s, Dim d) {
-  const std::array<int64_t, kDims> degree = DimDegrees(s);
+int64_t DimStride(const RankOrder& order, const Strategy& s, Dim d, Layers layers) {
+  const std::array<int64_t, kDims> degree = DimDegrees(s, layers);
   int64_t stride = 1;
   for (Dim e : order.fastest_first) {
     if (e == d) break;
@@ -106,8 +107,8 @@ PlacementMap ParsePlacementJson(std::string_view text) {
         m.tp * m.cp * m.dp * m.pp > kMaxModelGpus) {
       throw Error("/degrees", fmt::format("tp x cp x dp x pp must be at most {} GPUs", kMaxModelGpus));
     }
-    if (m.dp % m.ep != 0) {
-      throw Error("/degrees/ep", fmt::format("ep {} must divide dp {}", m.ep, m.dp));
+    if ((m.tp * m.cp * m.dp) % m.ep != 0) {
+      throw Error("/degrees/ep", fmt::format("ep {} must divide tp x cp x dp = {}", m.ep, m.tp * m.cp * m.dp));
     }
   }
   const int64_t n = m.gpus();
@@ -176,8 +177,9 @@ Placement LoadPlacement(const std::string& text, const std::string& flag) {
   return p;
 }
 
-void ValidatePlacement(const Placement& p, const Strategy& s, const std::string& flag) {
-  if (!p.map) return;
+namespace {
+
+void ValidateMapDegrees(const Placement& p, const Strategy& s, const std::string& flag) {
   const PlacementMap& m = *p.map;
   const std::array<std::pair<const char*, std::pair<int64_t, int64_t>>, 5> checks = {{
       {"tp", {m.tp, s.tp}}, {"cp", {m.cp, s.cp}}, {"ep", {m.ep, s.ep}}, {"dp", {m.dp, s.dp}}, {"pp", {m.pp, s.pp}},
@@ -190,24 +192,50 @@ void ValidatePlacement(const Placement& p, const Strategy& s, const std::string&
   }
 }
 
-std::array<int64_t, kDims> RankIndices(int64_t rank, const Strategy& s) {
+// Megatron-Core's checks of one order for both grids (initialize_model_parallel:
+// "When not using pp-last rank ordering, the data parallel size of the
+// attention and moe layers must be the same", and the pipeline groups of the
+// two rank generators must be equal, which for mixed-radix grids over the same
+// GPUs means the same pp stride).
+void ValidateFoldedOrder(const RankOrder& order, const Strategy& s, const std::string& flag) {
+  if (s.ep == 1 && s.expert_tp() == s.tp) return;
+  if (s.pp > 1 && order.fastest_first.back() != Dim::kPp && s.expert_dp() != s.dp) {
+    throw Error(flag, fmt::format("order {} does not end in pp, so Megatron-Core needs the expert data-parallel "
+                                  "size tp x cp x dp / (ep x etp) = {} to equal dp {}; put pp last",
+                                  order.Name(), s.expert_dp(), s.dp));
+  }
+  const int64_t attention = DimStride(order, s, Dim::kPp), expert = DimStride(order, s, Dim::kPp, Layers::kExpert);
+  if (attention != expert) {
+    throw Error(flag, fmt::format("order {} puts the expert layers' pipeline stages {} GPUs apart and the "
+                                  "attention's {}; Megatron-Core needs the same pipeline groups; put pp last",
+                                  order.Name(), expert, attention));
+  }
+}
+
+}  // namespace
+
+void ValidatePlacement(const Placement& p, const Strategy& s, const std::string& flag) {
+  if (!p.map) return ValidateFoldedOrder(p.order, s, flag);
+  ValidateMapDegrees(p, s, flag);
+}
+
+std::array<int64_t, kDims> RankIndices(int64_t rank, const Strategy& s, Layers layers) {
+  const std::array<int64_t, kDims> degree = DimDegrees(s, layers);
   std::array<int64_t, kDims> index{};
-  const int64_t dp = rank / (int64_t{s.tp} * s.cp) % s.dp;
-  index[int(Dim::kTp)] = rank % s.tp;
-  index[int(Dim::kCp)] = rank / s.tp % s.cp;
-  index[int(Dim::kEp)] = dp % s.ep;
-  index[int(Dim::kDp)] = dp / s.ep;
-  index[int(Dim::kPp)] = rank / (int64_t{s.tp} * s.cp * s.dp);
+  for (int d = 0; d < kDims; ++d) {  // Dim's order is the default order, tp fastest
+    index[size_t(d)] = rank % degree[size_t(d)];
+    rank /= degree[size_t(d)];
+  }
   return index;
 }
 
-int64_t GpuOf(const Placement& p, const Strategy& s, const std::array<int64_t, kDims>& index) {
+int64_t GpuOf(const Placement& p, const Strategy& s, const std::array<int64_t, kDims>& index, Layers layers) {
+  const std::array<int64_t, kDims> degree = DimDegrees(s, layers);
   if (p.map) {
-    const int64_t dp = index[int(Dim::kEp)] + int64_t{s.ep} * index[int(Dim::kDp)];
-    const int64_t rank = index[int(Dim::kTp)] + s.tp * (index[int(Dim::kCp)] + s.cp * (dp + s.dp * index[int(Dim::kPp)]));
+    int64_t rank = 0;
+    for (int d = kDims - 1; d >= 0; --d) rank = rank * degree[size_t(d)] + index[size_t(d)];
     return p.map->gpu_of_rank[size_t(rank)];
   }
-  const std::array<int64_t, kDims> degree = DimDegrees(s);
   int64_t gpu = 0, stride = 1;
   for (Dim d : p.order.fastest_first) {
     gpu += index[int(d)] * stride;
@@ -216,11 +244,13 @@ int64_t GpuOf(const Placement& p, const Strategy& s, const std::array<int64_t, k
   return gpu;
 }
 
-std::vector<int32_t> GpuOfEveryRank(const Placement& p, const Strategy& s) {
+std::vector<int32_t> GpuOfEveryRank(const Placement& p, const Strategy& s, Layers layers) {
   if (p.map) return p.map->gpu_of_rank;
   const int64_t n = s.gpus();
   std::vector<int32_t> out(static_cast<size_t>(n));
-  for (int64_t rank = 0; rank < n; ++rank) out[size_t(rank)] = int32_t(GpuOf(p, s, RankIndices(rank, s)));
+  for (int64_t rank = 0; rank < n; ++rank) {
+    out[size_t(rank)] = int32_t(GpuOf(p, s, RankIndices(rank, s, layers), layers));
+  }
   return out;
 }
 

@@ -83,8 +83,69 @@ TEST(PlacementTest, FilesRoundTripAndAreValidated) {
   EXPECT_EQ(error_at(head + R"({"tp": 2, "dp": 0, "pp": 0, "gpu": 1}, {"tp": 1, "dp": 0, "pp": 0, "gpu": 0}]})"),
             "/ranks/0/tp");
   EXPECT_EQ(error_at(head + R"({"tp": 0, "dp": 0, "pp": 0, "gpu": 1}]})"), "/ranks");
-  EXPECT_EQ(error_at(R"({"degrees": {"tp": 2, "dp": 3, "pp": 1, "ep": 2}, "ranks": []})"), "/degrees/ep");
+  EXPECT_EQ(error_at(R"({"degrees": {"tp": 2, "dp": 3, "pp": 1, "ep": 4}, "ranks": []})"), "/degrees/ep");
   EXPECT_EQ(error_at(R"({"degrees": {"tp": 16777216, "dp": 16777216, "pp": 1}, "ranks": []})"), "/degrees");
+}
+
+TEST(PlacementTest, ExpertGridFoldsOntoTheSameGpus) {
+  // tp 2, cp 2, dp 4 (16 GPUs a stage), pp 2; ep 8 with etp 1: expert-dp
+  // 16 / 8 = 2. Megatron-Core's expert generator, etp-ep-edp-pp: rank 21 is
+  // etp 0, ep 5, edp 0, pp 1 (5 + 8 x (0 + 2 x 1)); the attention's
+  // tp-cp-dp-pp reads it as tp 1, cp 0, dp 1, pp 1 (1 + 2 x (0 + 2 x (1 + 4 x 1))).
+  Strategy s = Degrees(2, 2, 8, 4, 2);
+  s.etp = 1;
+  EXPECT_EQ((std::array<int64_t, kDims>{1, 1, 8, 2, 2}), DimDegrees(s, Layers::kExpert));
+  EXPECT_EQ((std::array<int64_t, kDims>{2, 2, 1, 4, 2}), DimDegrees(s));
+  EXPECT_EQ((std::array<int64_t, kDims>{0, 0, 5, 0, 1}), RankIndices(21, s, Layers::kExpert));
+  EXPECT_EQ((std::array<int64_t, kDims>{1, 0, 0, 1, 1}), RankIndices(21, s));
+  Placement p;
+  EXPECT_EQ(21, GpuOf(p, s, {0, 0, 5, 0, 1}, Layers::kExpert));
+  // Another order places both grids by it: dp-tp-pp (ep-dp-tp-cp-pp) puts
+  // ep fastest in the experts' grid and dp in the attention's.
+  p.order = ParseRankOrder("dp-tp-pp", "--placement");
+  EXPECT_EQ(1, DimStride(p.order, s, Dim::kEp, Layers::kExpert));
+  EXPECT_EQ(8, DimStride(p.order, s, Dim::kDp, Layers::kExpert));
+  EXPECT_EQ(1, DimStride(p.order, s, Dim::kDp));
+  EXPECT_EQ(16, DimStride(p.order, s, Dim::kPp, Layers::kExpert));
+  EXPECT_EQ(16, DimStride(p.order, s, Dim::kPp));
+  EXPECT_NO_THROW(ValidatePlacement(p, s, "--placement"));
+  // A placement file maps Megatron's global ranks: the expert tuple of rank
+  // 21 lands where the file puts rank 21.
+  PlacementMap m;
+  m.tp = 2, m.cp = 2, m.ep = 8, m.dp = 4, m.pp = 2;
+  for (int32_t r = 0; r < 32; ++r) m.gpu_of_rank.push_back(31 - r);
+  p.map = std::make_shared<PlacementMap>(m);
+  EXPECT_EQ(10, GpuOf(p, s, {0, 0, 5, 0, 1}, Layers::kExpert));
+}
+
+TEST(PlacementTest, OrdersKeepMegatronCoresTwoFoldingChecks) {
+  // tp 2, dp 8, pp 2, ep 8, etp 1: expert-dp 2, not dp 8.
+  Strategy s = Degrees(2, 1, 8, 8, 2);
+  s.etp = 1;
+  auto error = [&](const std::string& order) {
+    Placement p;
+    p.order = ParseRankOrder(order, "--placement");
+    try {
+      ValidatePlacement(p, s, "--placement");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ("no error", error("tp-cp-ep-dp-pp"));
+  EXPECT_EQ("--placement: order tp-cp-pp-ep-dp does not end in pp, so Megatron-Core needs the expert data-parallel "
+            "size tp x cp x dp / (ep x etp) = 2 to equal dp 8; put pp last",
+            error("tp-pp-dp"));
+  // ep 2, etp 1: expert-dp 8 = dp, but ep (degree 1 in the attention's
+  // grid, 2 in the experts') comes before pp: the stages would differ.
+  s.ep = 2;
+  EXPECT_EQ("--placement: order ep-pp-tp-cp-dp puts the expert layers' pipeline stages 2 GPUs apart and the "
+            "attention's 1; Megatron-Core needs the same pipeline groups; put pp last",
+            error("ep-pp-tp-dp"));
+  // A dense layout (ep 1, etp = tp) has no expert grid of its own to check.
+  s.ep = 1;
+  s.etp = 0;
+  EXPECT_EQ("no error", error("tp-pp-dp"));
 }
 
 }  // namespace

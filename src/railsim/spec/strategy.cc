@@ -73,6 +73,16 @@ std::string CheckDegrees(const ModelSpec& m, const Strategy& s) {
   if (m.is_moe() && m.num_experts % s.ep != 0) {
     return fail("--ep", fmt::format("expected a divisor of num_experts {}, got {}", m.num_experts, s.ep));
   }
+  const char* etp = "--expert-tensor-parallel-size";
+  if (s.etp < 0) return fail(etp, fmt::format("expected a positive integer, got {}", s.etp));
+  if (!m.is_moe() && s.expert_tp() != s.tp) {
+    return fail(etp, "applies to MoE models only (num_experts is 0)");
+  }
+  if (m.is_moe() && m.moe_ffn_hidden_size % s.expert_tp() != 0) {
+    return fail(etp, fmt::format("expected a divisor of moe_ffn_hidden_size {} (the experts' GEMMs split over "
+                                 "it), got {}{}", m.moe_ffn_hidden_size, s.expert_tp(),
+                                 s.etp == 0 ? " (tp, the default)" : ""));
+  }
   return "";
 }
 
@@ -172,9 +182,8 @@ std::string Check(const ModelSpec& m, int64_t gpus, const Strategy& s) {
     }
   }
   if (m.is_moe()) {
-    if (s.dp % s.ep != 0) {
-      return fail("--ep", fmt::format("expected a divisor of dp {} (experts are split across "
-                                      "data-parallel ranks), got {}", s.dp, s.ep));
+    if (std::string problem = ExpertFoldingProblem(s); !problem.empty()) {
+      return fail(s.expert_tp() != s.tp ? "--expert-tensor-parallel-size" : "--ep", problem);
     }
     if (s.tp > 1 && !s.sequence_parallel) {
       return fail("--sequence-parallel", "required for MoE models with --tp > 1 (as in Megatron-Core)");
@@ -273,6 +282,15 @@ const char* MoeDispatchPrecisionName(MoeDispatchPrecision p) {
 }
 
 void ValidateDegrees(const ModelSpec& model, const Strategy& s) { ThrowIf(CheckDegrees(model, s)); }
+
+std::string ExpertFoldingProblem(const Strategy& s) {
+  const int64_t ranks = int64_t{s.tp} * s.cp * s.dp, expert = int64_t{s.ep} * s.expert_tp();
+  if (ranks % expert == 0) return "";
+  return fmt::format("expected ep x expert tensor-parallel size to divide tp x cp x dp = {} (the expert layers "
+                     "fold onto the attention's GPUs, as in Megatron-Core), got {} x {} = {}{}",
+                     ranks, s.ep, s.expert_tp(), expert,
+                     s.expert_tp() > 1 && ranks % s.ep == 0 ? "; --expert-tensor-parallel-size 1 fits" : "");
+}
 
 void ValidateMoeOptions(const ModelSpec& model, const Strategy& s) { ThrowIf(CheckMoe(model, s)); }
 

@@ -3,10 +3,13 @@
 // (dp), context (cp) and expert (ep) parallelism, micro- and global batch,
 // activation recomputation, sequence parallelism, the distributed optimizer.
 //
-// Ranks are laid out in Megatron's default order, tp fastest, then cp, then dp
-// (expert-parallel groups are runs of consecutive dp ranks), then pp; GPU id =
-// rank, HB domain = id / K. So a TP group of size <= K sits inside one HB domain
-// and pipeline neighbours share a local rank (a rail) when K divides tp*cp*dp.
+// Ranks are laid out in Megatron's default order, tp fastest, then cp, then dp,
+// then pp; GPU id = rank, HB domain = id / K. So a TP group of size <= K sits
+// inside one HB domain and pipeline neighbours share a local rank (a rail) when
+// K divides tp*cp*dp. The expert layers fold onto the same GPUs with degrees of
+// their own (Megatron-Core's MoE parallel folding, Liu et al., arXiv
+// 2504.14960): expert tensor parallelism etp fastest, then ep, then the expert
+// data parallelism tp*cp*dp / (ep*etp), then pp (spec/placement.h).
 #pragma once
 
 #include <algorithm>
@@ -75,6 +78,10 @@ struct Strategy {
   int64_t dp = 1;
   int cp = 1;
   int ep = 1;
+  /// Expert tensor parallelism (Megatron-Core's --expert-tensor-parallel-size):
+  /// the routed experts' GEMMs split over this many GPUs. 0 = tp, Megatron-Core's
+  /// default; expert_tp() is the degree in use.
+  int etp = 0;
   int vp = 1;                   ///< virtual pipeline stages per rank (1 = no interleaving)
   /// Megatron-Core's interleave group size N
   /// (--microbatch-group-size-per-virtual-pipeline-stage): each rank runs N
@@ -155,6 +162,11 @@ struct Strategy {
   /// Sharded within groups smaller than dp x cp, replicated across them.
   bool hybrid_sharding() const { return shard_group() < dp * cp; }
   int64_t gpus() const { return int64_t{tp} * pp * dp * cp; }
+  /// The expert tensor-parallel degree in use: etp, or tp when it is 0.
+  int expert_tp() const { return etp > 0 ? etp : tp; }
+  /// Ranks holding the same experts (Megatron-Core's expert data-parallel
+  /// size): tp x cp x dp / (ep x expert_tp()). Requires a valid strategy.
+  int64_t expert_dp() const { return int64_t{tp} * cp * dp / (int64_t{ep} * expert_tp()); }
   /// The busiest expert rank's load over the mean the model uses: at most ep
   /// (with ep 1 there is no other rank to be busier than).
   double expert_load_imbalance() const { return std::clamp(moe_imbalance, 1.0, double(ep)); }
@@ -182,7 +194,9 @@ constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
 /// checks of its four flags; without them pp need not divide the layers, vp
 /// divides the layers per stage of an even split and is at most the
 /// smallest stage's layers of an uneven one), tp*pp*dp*cp == gpus, the global batch divisible by dp x micro-batch,
-/// cp dividing the sequence into 2*cp chunks, ep dividing experts and dp,
+/// cp dividing the sequence into 2*cp chunks, ep dividing the experts, the
+/// expert tensor-parallel degree (--expert-tensor-parallel-size) dividing
+/// moe_ffn_hidden_size, ep x etp dividing tp x cp x dp (ExpertFoldingProblem),
 /// interleaving only with pp >= 2 and microbatches divisible by pp,
 /// the interleave group size only with interleaving, in [pp, microbatches]
 /// with a remainder of 0 or at least pp (Megatron-Core's two checks),
@@ -191,9 +205,17 @@ constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
 /// model, dividing dp x cp.
 void ValidateStrategy(const ModelSpec& model, int64_t gpus, const Strategy& s);
 
-/// Only the checks of tp, pp, vp, cp and ep against the model (no cluster
-/// size or data parallelism), so a bad degree is reported before dp is derived.
+/// Only the checks of tp, pp, vp, cp, ep and etp against the model (no
+/// cluster size or data parallelism), so a bad degree is reported before dp is
+/// derived.
 void ValidateDegrees(const ModelSpec& model, const Strategy& s);
+
+/// Megatron-Core's rule for folding the expert layers onto the attention's
+/// ranks (parallel_state.initialize_model_parallel: the world size must be a
+/// multiple of etp x ep x pp, so etp x ep divides tp x cp x dp): "" when `s`
+/// keeps it, else what is wrong, for the caller to name its own flag or key.
+/// Needs no model, so the collective command checks its groups with it too.
+std::string ExpertFoldingProblem(const Strategy& s);
 
 /// Only the MoE dispatch settings (--moe-*): in range for an MoE model,
 /// left at their defaults for a dense one.

@@ -17,6 +17,7 @@
 namespace railsim::spec {
 namespace {
 
+// kIntOrAny: an integer, or one of `choices` ("any" when there are none).
 enum class Type { kInt, kNumber, kBandwidth, kBytes, kDuration, kString, kChoice, kBool, kIntOrAny };
 
 // One parameter a study takes: its flag with underscores, its type and range.
@@ -24,7 +25,7 @@ struct ParamInfo {
   const char* key;
   Type type;
   double min = 0, max = 0;  // kInt, kNumber, kIntOrAny
-  std::vector<std::string> choices = {};
+  std::vector<std::string> choices = {};  // kChoice, kIntOrAny
   bool required = false;
 };
 
@@ -86,6 +87,7 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
                                {"dp", Type::kInt, 1, kMaxGpus},
                                {"cp", Type::kInt, 1, kMaxDegree},
                                {"ep", Type::kInt, 1, kMaxDegree},
+                               {"expert_tensor_parallel_size", Type::kIntOrAny, 1, kMaxDegree, {"tp"}},
                                {"vp", Type::kInt, 1, kMaxDegree},
                                {"account_for_embedding_in_pipeline_split", Type::kBool},
                                {"account_for_loss_in_pipeline_split", Type::kBool},
@@ -146,6 +148,7 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
           {"dp", Type::kInt, 1, kMaxGpus},
           {"cp", Type::kInt, 1, kMaxDegree},
           {"ep", Type::kInt, 1, kMaxDegree},
+          {"expert_tensor_parallel_size", Type::kIntOrAny, 1, kMaxDegree, {"tp"}},
           {"placement", Type::kString},
           {"schedule", Type::kChoice, 0, 0, {"sequential", "pipelined"}},
           {"chunks", Type::kInt, 2, 1024},
@@ -200,6 +203,7 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
                                {"precision", Type::kChoice, 0, 0, {"bf16", "fp8", "mxfp8", "fp4", "any"}},
                                {"no_tp_comm_overlap", Type::kBool},
                                {"allow_idle_gpus", Type::kInt, 0, kMaxGpus},
+                               {"expert_tensor_parallel_size", Type::kIntOrAny, 1, kMaxDegree, {"any", "tp"}},
                            }),
                     MoeParams());
   }
@@ -228,7 +232,8 @@ SweepValue ReadValue(const nlohmann::json& value, const std::string& parent, con
     case Type::kIntOrAny:
       if (value.is_string()) {
         v.kind = SweepValue::Kind::kString;
-        v.text = r.EnumOr(key, {"any"}, "any");
+        const std::vector<std::string> words = p.choices.empty() ? std::vector<std::string>{"any"} : p.choices;
+        v.text = r.EnumOr(key, words, words.front());
         return v;
       }
       [[fallthrough]];

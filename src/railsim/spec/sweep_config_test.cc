@@ -77,7 +77,7 @@ TEST(SweepConfigTest, ErrorsNameThePointerAndWhatWasExpected) {
             ErrorOf(R"({"study": "estimat"})"));
   EXPECT_EQ("/axes/pipeline: unknown parameter of study 'estimate'; expected one of model, system, gpus, "
             "global_batch_size, network, placement, hb_size, gpus_per_domain, attention, radix, oversubscription, tp, pp, dp, cp, "
-            "ep, vp, account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split, "
+            "ep, expert_tensor_parallel_size, vp, account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split, "
             "decoder_first_pipeline_num_layers, decoder_last_pipeline_num_layers, micro_batch_size, recompute, "
             "sequence_parallel, distributed_optimizer, no_dp_overlap, "
             "grad_reduce_in_bf16, tp_comm_overlap, no_overlap_p2p_communication, precision, fp8_params, "
@@ -113,6 +113,19 @@ TEST(SweepConfigTest, RefusesGridsPastTheLimit) {
                         "gpus": {"from": 1, "to": 20000, "step": 1}, "hb_size": {"from": 1, "to": 20000, "step": 1}}})"));
   EXPECT_EQ("/axes/gpus: expected at most 100000 values in a range",
             ErrorOf(R"({"study": "network", "axes": {"gpus": {"from": 1, "to": 1000000, "step": 1}}})"));
+}
+
+TEST(SweepConfigTest, ExpertTensorParallelSizeTakesADegreeOrItsWords) {
+  // A degree, or "tp" (Megatron-Core's default); search also "any" (tp and 1).
+  EXPECT_EQ("/axes/expert_tensor_parallel_size/0: expected one of tp, got 'any'",
+            ErrorOf(R"({"study": "estimate", "fixed": {"model": "m", "system": "s", "gpus": 8, "global_batch_size": 8,
+                        "tp": 1, "pp": 1, "micro_batch_size": 1}, "axes": {"expert_tensor_parallel_size": ["any"]}})"));
+  EXPECT_EQ("/fixed/expert_tensor_parallel_size: expected an integer in [1, 1048576], got 0",
+            ErrorOf(R"({"study": "collective", "fixed": {"system": "s", "gpus": 8, "op": "all-reduce",
+                        "bytes": "1MiB", "group": "ep", "expert_tensor_parallel_size": 0}})"));
+  const SweepConfig c = ParseSweepConfigJson(R"({"study": "search", "fixed": {"model": "m", "system": "s",
+      "gpus": 8, "global_batch_size": 8}, "axes": {"expert_tensor_parallel_size": ["any", "tp", 2]}})");
+  EXPECT_EQ(3, c.points);
 }
 
 }  // namespace

@@ -133,6 +133,7 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
   s.pp = int(ParseIntFlag("--pp", f.pp, 1, 1 << 20));
   s.cp = int(ParseIntFlag("--cp", f.cp, 1, 1 << 20));
   s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
+  s.etp = ParseExpertTpFlag("--expert-tensor-parallel-size", f.etp);
   std::optional<spec::ModelSpec> model;
   CheckSeqLengthNeedsModel(f.model);
   if (!f.model.model.empty()) {
@@ -144,7 +145,9 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
   if (others * s.dp != r.gpus) {
     throw Error("--dp", fmt::format("tp x pp x dp x cp = {} must equal --gpus {}", others * s.dp, r.gpus));
   }
-  if (s.dp % s.ep != 0) throw Error("--ep", fmt::format("expected a divisor of dp {}, got {}", s.dp, s.ep));
+  if (std::string problem = spec::ExpertFoldingProblem(s); !problem.empty()) {
+    throw Error(s.expert_tp() != s.tp ? "--expert-tensor-parallel-size" : "--ep", problem);
+  }
   const std::string g = ParseChoiceFlag("--group", f.group, GroupKindNames());
   const spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
   spec::ValidatePlacement(placement, s, "--placement");

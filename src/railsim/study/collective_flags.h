@@ -64,6 +64,7 @@ struct CollectiveFlags {
   std::string protocol = "auto";
   ModelFlags model;
   std::string tp = "1", pp = "1", dp, cp = "1", ep = "1";
+  std::string etp = "tp";  ///< --expert-tensor-parallel-size: "tp" or a degree
   std::string schedule = "auto";
   std::string chunks = std::to_string(comm::kDefaultForwardChunks);
   std::string micro_batch = "1";

@@ -39,6 +39,8 @@ comm::GroupFamily PlacedGroupFamily(const spec::Strategy& s, const spec::Placeme
                        : kind == GroupKind::kEp ? s.ep
                        : kind == GroupKind::kDp ? s.dp
                                                 : s.pp;
+  // The expert-parallel group is the expert layers' (spec/placement.h).
+  const spec::Layers grid = kind == GroupKind::kEp ? spec::Layers::kExpert : spec::Layers::kAttention;
   std::vector<int64_t> members;
   for (int64_t j = 0; j < size; ++j) {
     std::array<int64_t, spec::kDims> index = {};
@@ -47,13 +49,10 @@ comm::GroupFamily PlacedGroupFamily(const spec::Strategy& s, const spec::Placeme
       case GroupKind::kCp: index[int(Dim::kCp)] = j; break;
       case GroupKind::kEp: index[int(Dim::kEp)] = j; break;
       case GroupKind::kPp: index[int(Dim::kPp)] = j; break;
-      case GroupKind::kDp:  // dp rank j = its ep index + ep x the rest
-        index[int(Dim::kEp)] = j % s.ep;
-        index[int(Dim::kDp)] = j / s.ep;
-        break;
+      case GroupKind::kDp: index[int(Dim::kDp)] = j; break;
       case GroupKind::kAll: break;
     }
-    members.push_back(spec::GpuOf(p, s, index));
+    members.push_back(spec::GpuOf(p, s, index, grid));
   }
   const comm::GroupLayout g = comm::LayoutOfMembers(members.data(), size, hb_domain_size);
   return {g.size, g.stride};

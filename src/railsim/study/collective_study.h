@@ -70,7 +70,8 @@ enum class GroupKind { kTp, kCp, kEp, kDp, kPp, kAll };
 const std::vector<std::string>& GroupKindNames();
 
 /// The family of `kind`'s groups of strategy `s` (s.gpus() GPUs) placed by
-/// `p`, as estimate places them: the stride and size of the group holding
+/// `p`, as estimate places them (ep on the expert layers' grid, with
+/// s.expert_tp()): the stride and size of the group holding
 /// rank 0 (comm::LayoutOfMembers: exact for rank orders; for a placement
 /// file, the strided layout with the same domains, members per domain and
 /// rail alignment). Requires a placement valid for `s`.

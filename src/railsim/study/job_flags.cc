@@ -140,6 +140,7 @@ void CheckStrategyFlagValues(const StrategyFlags& f) {
     if (!value->empty()) ParseIntFlag(flag, *value, 1, 1 << 20);
   }
   if (!f.micro_batch.empty()) ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  ParseExpertTpFlag("--expert-tensor-parallel-size", f.etp);
   ParseGroupSizeFlag(f.group_size);
   spec::Strategy split;
   ParseSplitFlags(f, &split);
@@ -195,6 +196,16 @@ int ParseBf16LayersFlag(const std::string& where, const std::string& text) {
   return int(ParseIntFlag(where, text, 0, spec::kMaxModelLayers));
 }
 
+int ParseExpertTpFlag(const std::string& where, const std::string& text) {
+  if (text == "tp") return 0;
+  return int(ParseIntFlag(where, text, 1, 1 << 20));
+}
+
+int ParseSearchExpertTpFlag(const std::string& where, const std::string& text) {
+  if (text == "any") return search::kExpertTpAny;
+  return ParseExpertTpFlag(where, text);
+}
+
 spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c, int64_t global_batch,
                              spec::Attention attention) {
   const int64_t n = c.gpus;
@@ -203,6 +214,7 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
   s.pp = int(ParseIntFlag("--pp", f.pp, 1, 1 << 20));
   s.cp = int(ParseIntFlag("--cp", f.cp, 1, 1 << 20));
   s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
+  s.etp = ParseExpertTpFlag("--expert-tensor-parallel-size", f.etp);
   s.vp = int(ParseIntFlag("--vp", f.vp, 1, 1 << 20));
   s.micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
   s.microbatch_group_size_per_vp_stage = ParseGroupSizeFlag(f.group_size);
@@ -350,6 +362,10 @@ SearchRequest ParseSearch(const SearchFlags& f, const std::vector<Job>& jobs) {
   o.attention = job.attention;
   o.tp_comm_overlap = !f.no_tp_comm_overlap && spec::StackProfileOf(job.context.stack).has_tp_comm_overlap;
   o.explore_optimizer = f.explore_optimizer;
+  o.expert_tp = ParseSearchExpertTpFlag("--expert-tensor-parallel-size", f.etp);
+  if (o.expert_tp != search::kExpertTpAny && o.expert_tp != 0 && !job.context.model.is_moe()) {
+    throw Error("--expert-tensor-parallel-size", "applies to MoE models only (num_experts is 0)");
+  }
   ParseMoeFlags(f.moe, &o.moe);
   spec::ValidateMoeOptions(job.context.model, o.moe);  // said once, not by every strategy
   o.precisions = ParseSearchPrecisions(f.precision, job.context);

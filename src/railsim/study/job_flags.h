@@ -81,6 +81,7 @@ void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s);
 
 struct StrategyFlags {
   std::string tp, pp, dp, cp = "1", ep = "1", vp = "1", micro_batch;
+  std::string etp = "tp";  ///< --expert-tensor-parallel-size: "tp" (Megatron-Core's default) or a degree
   std::string group_size = "pp";  ///< --microbatch-group-size-per-virtual-pipeline-stage
   /// Megatron-Core's uneven pipeline split: --account-for-embedding-in-pipeline-split,
   /// --account-for-loss-in-pipeline-split, and --decoder-first-pipeline-num-layers,
@@ -119,6 +120,12 @@ bool LowPrecisionParams(bool fp8_params, bool fp4_params, spec::Precision p, con
                         const std::string& fp4_where);
 /// A count of layers kept in bf16 ("auto" = -1, the precision's default).
 int ParseBf16LayersFlag(const std::string& where, const std::string& text);
+/// --expert-tensor-parallel-size: "tp" (0: the strategy's tp, Megatron-Core's
+/// default) or a positive degree. `where` names the flag, keyword or key.
+int ParseExpertTpFlag(const std::string& where, const std::string& text);
+/// search's --expert-tensor-parallel-size: "any" (tp and 1), "tp" or a degree,
+/// as search::SearchOptions::expert_tp holds it.
+int ParseSearchExpertTpFlag(const std::string& where, const std::string& text);
 
 /// Throws Error naming the flag unless the strategy is valid for the job in
 /// `c` (its model, GPUs and placement).
@@ -176,6 +183,7 @@ struct SearchFlags {
   bool explore_optimizer = false;
   MoeFlags moe;
   std::string allow_idle = "0";
+  std::string etp = "any";  ///< --expert-tensor-parallel-size: "any", "tp" or a degree
 };
 
 struct SearchRequest {

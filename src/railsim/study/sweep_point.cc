@@ -109,6 +109,13 @@ void ReadMoe(const Point& p, spec::Strategy* s) {
   s->moe_overlap = Flag(p, "moe_overlap");
 }
 
+// expert_tensor_parallel_size as Strategy::etp: a degree, or 0 for "tp" or
+// none given (the config's reader allows nothing else).
+int ExpertTpOf(const Point& p) {
+  const spec::SweepValue* v = spec::FindParam(p, "expert_tensor_parallel_size");
+  return v && v->kind == spec::SweepValue::Kind::kInt ? int(v->int_value) : 0;
+}
+
 // The strategy at the point, validated as `railsim estimate` validates its flags.
 spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   spec::Strategy s;
@@ -116,6 +123,7 @@ spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   s.pp = int(IntOr(p, "pp", 1));
   s.cp = int(IntOr(p, "cp", 1));
   s.ep = int(IntOr(p, "ep", 1));
+  s.etp = ExpertTpOf(p);
   s.vp = int(IntOr(p, "vp", 1));
   s.account_for_embedding_in_pipeline_split = Flag(p, "account_for_embedding_in_pipeline_split");
   s.account_for_loss_in_pipeline_split = Flag(p, "account_for_loss_in_pipeline_split");
@@ -176,6 +184,11 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   o.tp_comm_overlap = !Flag(p, "no_tp_comm_overlap");
   ReadMoe(p, &o.moe);
   spec::ValidateMoeOptions(c.model, o.moe);
+  const std::string etp = TextOr(p, "expert_tensor_parallel_size", "any");
+  o.expert_tp = etp == "any" ? search::kExpertTpAny : ExpertTpOf(p);
+  if (o.expert_tp > 0 && !c.model.is_moe()) {
+    throw Error("expert_tensor_parallel_size", "applies to MoE models only (num_experts is 0)");
+  }
   o.precisions = ParseSearchPrecisions(TextOr(p, "precision", "bf16"), c, "precision");
   o.top_k = 1;
   o.threads = 1;  // the sweep runs points in parallel
@@ -195,7 +208,8 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   const spec::Strategy& s = r.results.front().strategy;
   std::vector<double> out = {double(r.candidates), double(r.evaluated), double(r.pruned),
                              double(s.tp),  double(s.pp), double(s.dp), double(s.cp), double(s.ep),
-                             double(s.vp),  double(s.micro_batch), double(s.tp * s.pp * s.cp * s.dp)};
+                             double(s.expert_tp()), double(s.vp),  double(s.micro_batch),
+                             double(s.tp * s.pp * s.cp * s.dp)};
   for (double x : EstimateResults(r.results.front().estimate)) out.push_back(x);
   return out;
 }
@@ -258,6 +272,7 @@ std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) 
   s.pp = int(IntOr(p, "pp", 1));
   s.cp = int(IntOr(p, "cp", 1));
   s.ep = int(IntOr(p, "ep", 1));
+  s.etp = ExpertTpOf(p);
   const int64_t others = int64_t{s.tp} * s.pp * s.cp;
   if (!spec::FindParam(p, "dp") && (others > r.gpus || r.gpus % others != 0)) {
     throw Error("dp", fmt::format("tp x pp x cp = {} does not divide gpus {}", others, r.gpus));
@@ -266,7 +281,9 @@ std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) 
   if (others * s.dp != r.gpus) {
     throw Error("dp", fmt::format("tp x pp x dp x cp = {} must equal gpus {}", others * s.dp, r.gpus));
   }
-  if (s.dp % s.ep != 0) throw Error("ep", fmt::format("expected a divisor of dp {}, got {}", s.dp, s.ep));
+  if (std::string problem = spec::ExpertFoldingProblem(s); !problem.empty()) {
+    throw Error(s.expert_tp() != s.tp ? "expert_tensor_parallel_size" : "ep", problem);
+  }
   const spec::Placement& placement = specs.placements.at(TextOr(p, "placement", "tp-cp-ep-dp-pp"));
   spec::ValidatePlacement(placement, s, "placement");
   const std::vector<std::string>& kinds = GroupKindNames();
@@ -418,7 +435,8 @@ std::vector<std::string> SweepResultKeys(spec::SweepStudy study) {
       return kEstimateKeys;
     case spec::SweepStudy::kSearch: {
       std::vector<std::string> keys = {"strategies", "evaluated", "pruned", "best_tp", "best_pp", "best_dp",
-                                       "best_cp", "best_ep", "best_vp", "best_micro_batch_size", "best_gpus_used"};
+                                       "best_cp", "best_ep", "best_expert_tensor_parallel_size", "best_vp",
+                                       "best_micro_batch_size", "best_gpus_used"};
       keys.insert(keys.end(), kEstimateKeys.begin(), kEstimateKeys.end());
       return keys;
     }

@@ -276,5 +276,53 @@ TEST(SweepTest, UnknownPresetsFailBeforeAnyPointRuns) {
   }
 }
 
+// expert_tensor_parallel_size in a sweep: an estimate row is
+// perf::EstimateIteration of that strategy (a degree, or "tp"), a point that
+// breaks MoE parallel folding's rule is a row with the validator's message,
+// and a collective row places the folded ep group as `railsim collective`.
+TEST(SweepTest, ExpertTensorParallelSizeIsAStrategyParameter) {
+  spec::SweepConfig c = spec::ParseSweepConfigJson(R"({"study": "estimate",
+    "fixed": {"model": "mixtral-8x22b", "system": "dgx-h100", "gpus": 32, "tp": 4, "pp": 1, "ep": 8,
+              "sequence_parallel": true,
+              "global_batch_size": 16, "micro_batch_size": 1},
+    "axes": {"expert_tensor_parallel_size": [1, "tp", 8]}})");
+  std::vector<SweepRow> rows = RunAll(c, 1);
+  ASSERT_EQ(3u, rows.size());
+  perf::PerfContext ctx = perf::MakePerfContext(spec::LoadModel("mixtral-8x22b", ""), spec::LoadSystem("dgx-h100", ""),
+                                                32, comm::NetworkKind::kRailOptimized);
+  spec::Strategy s;
+  s.tp = 4;
+  s.dp = 8;
+  s.ep = 8;
+  s.sequence_parallel = true;
+  s.global_batch = 16;
+  ASSERT_EQ("", rows[1].error);
+  EXPECT_EQ(perf::EstimateIteration(ctx, s).iteration_time_s, rows[1].results[0]);
+  s.etp = 1;
+  ASSERT_EQ("", rows[0].error);
+  EXPECT_EQ(perf::EstimateIteration(ctx, s).iteration_time_s, rows[0].results[0]);
+  EXPECT_NE(rows[0].results[0], rows[1].results[0]);
+  EXPECT_EQ("--expert-tensor-parallel-size: expected ep x expert tensor-parallel size to divide tp x cp x dp = 32 "
+            "(the expert layers fold onto the attention's GPUs, as in Megatron-Core), got 8 x 8 = 64; "
+            "--expert-tensor-parallel-size 1 fits",
+            rows[2].error);
+
+  spec::SweepConfig collective = spec::ParseSweepConfigJson(R"({"study": "collective",
+    "fixed": {"system": "dgx-h100", "gpus": 32, "op": "all-to-all", "bytes": "1MiB", "group": "ep", "tp": 4,
+              "ep": 8}, "axes": {"expert_tensor_parallel_size": [1, "tp", 16]}})");
+  rows = RunAll(collective, 1);
+  ASSERT_EQ(3u, rows.size());
+  CollectiveRequest r;
+  r.system = spec::LoadSystem("dgx-h100", "");
+  r.gpus = 32;
+  r.op = comm::Op::kAllToAll;
+  r.bytes = 1024.0 * 1024;
+  r.group = {8, 1};  // etp 1: eight consecutive GPUs, one HB domain
+  EXPECT_EQ(RunCollective(r).analytic_s, rows[0].results[0]);
+  r.group = {8, 4};  // etp = tp = 4: every fourth GPU, all four domains
+  EXPECT_EQ(RunCollective(r).analytic_s, rows[1].results[0]);
+  EXPECT_EQ(0u, rows[2].error.find("expert_tensor_parallel_size: expected ep x expert tensor-parallel size"));
+}
+
 }  // namespace
 }  // namespace railsim::study

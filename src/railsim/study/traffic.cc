@@ -12,7 +12,8 @@ namespace railsim::study {
 namespace {
 
 // The parallelism whose bytes a group kind's collectives are counted under
-// (expert-dp and the hybrid-sharding groups share dp's: none of their own).
+// (expert-dp and the hybrid-sharding groups share dp's, etp tp's: none of
+// their own).
 std::optional<perf::Parallelism> ParallelismOf(perf::GroupKind kind) {
   switch (kind) {
     case perf::GroupKind::kTp: return perf::Parallelism::kTp;
@@ -22,6 +23,7 @@ std::optional<perf::Parallelism> ParallelismOf(perf::GroupKind kind) {
     case perf::GroupKind::kDp: return perf::Parallelism::kDp;
     case perf::GroupKind::kEmbedding: return perf::Parallelism::kEmbedding;
     case perf::GroupKind::kExpertDp:
+    case perf::GroupKind::kEtp:
     case perf::GroupKind::kDpShard:
     case perf::GroupKind::kDpReplica: return std::nullopt;
   }

@@ -221,5 +221,53 @@ TEST(TrafficTest, MixtralAllToAllCrossRailShare) {
   EXPECT_EQ(share[1], 0);
 }
 
+TEST(TrafficTest, FoldedExpertGroupStaysInTheNvlinkDomain) {
+  // DeepSeek-V3 with tp 2, dp 64, ep 64 and etp 1 on 128 GPUs: ep x etp
+  // folds over tp x dp, so an EP group is 64 consecutive GPUs (the expert
+  // rank generator's etp-ep-edp order), the attention's tp and dp ranks of
+  // half the job. On 64-GPU NVLink domains
+  // (the 16 trays of an NVL72 rack a job uses) a group is one domain: every
+  // dispatch and combine byte stays on NVLink. On DGX B200's 8-GPU nodes the
+  // same group spans 8 nodes.
+  spec::ModelSpec m = spec::LoadModel("deepseek-v3", "--model");
+  spec::Strategy s = MakeStrategy(2, 1, 64, 1, 64);
+  s.ep = 64;
+  s.etp = 1;
+  s.sequence_parallel = true;
+  ASSERT_TRUE(spec::IsValidStrategy(m, 128, s));
+  auto ep_bytes = [&](const std::string& system, int64_t gpus, int64_t hb, const spec::Strategy& strategy) {
+    perf::PerfContext c = Context(m, system, gpus, net::Design::kRailOptimized, hb);
+    return Analyze(c, strategy, net::Design::kRailOptimized).bytes_by_parallelism_and_class[int(Parallelism::kEp)];
+  };
+  const auto rack = ep_bytes("gb200-nvl72", 128, 64, s);
+  EXPECT_GT(rack[int(TrafficClass::kHbDomain)], 0);
+  EXPECT_EQ(0, rack[int(TrafficClass::kSameRail)]);
+  EXPECT_EQ(0, rack[int(TrafficClass::kCrossRail)]);
+  // Direct all-to-all on 8-GPU nodes: a member sends the same bytes to each
+  // of the other 63, 7 of them in its node.
+  const auto nodes = ep_bytes("dgx-b200", 128, 0, s);
+  const double total = nodes[0] + nodes[1] + nodes[2];
+  EXPECT_NEAR(56.0 / 63.0, (total - nodes[int(TrafficClass::kHbDomain)]) / total, 1e-12);
+  // With etp = tp = 2 (Megatron-Core's default) the EP group is every other
+  // GPU: 64 members over 128 GPUs, 32 in each of the two domains, so 32 of a
+  // member's 63 peers are across the NIC even on the rack.
+  spec::Strategy strided = s;
+  strided.etp = 0;
+  ASSERT_TRUE(spec::IsValidStrategy(m, 128, strided));
+  const auto spread = ep_bytes("gb200-nvl72", 128, 64, strided);
+  const double spread_total = spread[0] + spread[1] + spread[2];
+  EXPECT_NEAR(32.0 / 63.0, (spread_total - spread[int(TrafficClass::kHbDomain)]) / spread_total, 1e-12);
+
+  // A whole NVL72 domain (K = 72, 144 GPUs): a variant with 144 experts and
+  // EP 72 (tp 1) fills each rack with one EP group.
+  m.num_experts = 144;
+  spec::Strategy whole = MakeStrategy(1, 1, 144, 1, 144);
+  whole.ep = 72;
+  ASSERT_TRUE(spec::IsValidStrategy(m, 144, whole));
+  const auto nvl72 = ep_bytes("gb200-nvl72", 144, 0, whole);
+  EXPECT_GT(nvl72[int(TrafficClass::kHbDomain)], 0);
+  EXPECT_EQ(0, nvl72[int(TrafficClass::kSameRail)] + nvl72[int(TrafficClass::kCrossRail)]);
+}
+
 }  // namespace
 }  // namespace railsim::study
