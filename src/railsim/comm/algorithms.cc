@@ -29,14 +29,22 @@ double Latency(const GroupLayout& g, const ClusterFabrics& c) {
 
 double Factor(Op op) { return op == Op::kAllReduce ? 2 : 1; }
 
-// One ring (or one per local rank) through every member of the group.
-void AddRing(Plan* plan, Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c, bool auto_latency) {
+// One ring (or one per local rank) through every member of the group. With
+// `most_rings` > 0 (NCCL's search channels), at most that many rings, each
+// visiting every member of a domain and crossing between domains on its
+// entry member's NIC.
+void AddRing(Plan* plan, Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c, bool auto_latency,
+             int64_t most_rings = 0) {
   Phase& p = plan->Add();
   p.name = "ring";
   p.pattern = Pattern::kRing;
   p.family = {g.size, g.stride};
   const bool channels = g.domains > 1 && g.local > 1 && g.size % g.local == 0;
   p.channels = channels ? int32_t(g.local) : 1;
+  if (channels && most_rings > 0 && most_rings < g.local) {
+    p.channels = int32_t(most_rings);
+    p.block = int32_t(g.local);
+  }
   p.bytes_per_flow = bytes / double(g.size) / p.channels;
   const double factor = Factor(op);
   p.repeat = int64_t(factor) * (g.size - 1);
@@ -254,15 +262,20 @@ bool IsReduction(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatte
 
 // NCCL's tree for all-reduce, reduction and broadcast pipelined together:
 // a chain inside each domain and a double binary tree across domains, one
-// channel per member of a domain (a tree over all members when the group
-// has one member per domain or uneven domains).
-void AddNcclTree(Plan* plan, double bytes, const GroupLayout& g) {
+// channel per member of a domain up to NCCL's search channels (`most`), each
+// chain through the whole domain (a tree over all members when the group has
+// one member per domain or uneven domains).
+void AddNcclTree(Plan* plan, double bytes, const GroupLayout& g, int64_t most) {
   Phase& p = plan->Add();
   p.name = "tree reduce and broadcast";
   p.pattern = Pattern::kNodeTree;
   p.family = {g.size, g.stride};
   const bool chains = g.local > 1 && g.size % g.local == 0;
   p.channels = chains ? int32_t(g.local) : 1;
+  if (chains && most < g.local) {
+    p.channels = int32_t(std::max<int64_t>(1, most));
+    p.block = int32_t(g.local);
+  }
   p.bytes_per_flow = bytes / (2.0 * double(p.channels));
 }
 
@@ -273,16 +286,26 @@ void AddNcclTree(Plan* plan, double bytes, const GroupLayout& g) {
 // half of it). NCCL pipelines the stages; the plan runs the tree in chunks
 // behind the in-switch phase. NCCL's busBw cap (channels x
 // perChMaxNVLSTreeBw) bounds the whole buffer's rate, so each rail's tree
-// takes 1/local of it.
-void AddNvlsTree(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
-  const double l = double(g.local);
+// takes 1/local of it. NCCL's heads are its search channels (`most`): with
+// fewer of them than members (an NVL72 rack), only locals 0 .. heads - 1
+// send across domains, each 1/heads of the buffer.
+void AddNvlsTree(Plan* plan, double bytes, const GroupLayout& g, const ClusterFabrics& c, int64_t most) {
   AddSwitchReduction(plan, "NVLS in HB domain", bytes, {g.local, g.stride}, c);
   Phase& tree = plan->Add();
   tree.name = "tree of heads across domains";
   tree.pattern = Pattern::kNodeTree;
-  tree.family = {g.domains, g.stride * g.local};
-  tree.bytes_per_flow = bytes / l / 2;
   tree.chunks = kDefaultForwardChunks;
+  if (most >= g.local) {
+    tree.family = {g.domains, g.stride * g.local};
+    tree.bytes_per_flow = bytes / double(g.local) / 2;
+    return;
+  }
+  const int64_t heads = std::max<int64_t>(1, most);
+  tree.family = {g.size, g.stride};
+  tree.channels = int32_t(heads);
+  tree.block = int32_t(g.local);
+  tree.chains = false;
+  tree.bytes_per_flow = bytes / double(heads) / 2;
 }
 
 // NCCL's PAT (Parallel Aggregated Trees) all-gather or reduce-scatter, one
@@ -381,11 +404,12 @@ Algorithm AlgorithmOf(spec::NcclAlgo a) {
 
 // NCCL's algorithm `a` as a plan: its phases, without what the protocol
 // sets (NcclProtocolOnPlan).
-void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c) {
+void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Op op, double bytes, const GroupLayout& g, const ClusterFabrics& c,
+                   const NcclChannels& ch) {
   plan->count = 0;
   plan->algorithm = AlgorithmName(AlgorithmOf(a));
-  if (a == spec::NcclAlgo::kRing) AddRing(plan, op, bytes, g, c, false);
-  if (a == spec::NcclAlgo::kTree) AddNcclTree(plan, bytes, g);
+  if (a == spec::NcclAlgo::kRing) AddRing(plan, op, bytes, g, c, false, ch.channels);
+  if (a == spec::NcclAlgo::kTree) AddNcclTree(plan, bytes, g, ch.channels);
   if (a == spec::NcclAlgo::kNvls) {
     if (g.domains > 1) {
       AddNvlsCollNet(plan, bytes, g, c);
@@ -393,7 +417,7 @@ void BuildNcclPlan(Plan* plan, spec::NcclAlgo a, Op op, double bytes, const Grou
       AddInSwitch(plan, bytes, g, c);
     }
   }
-  if (a == spec::NcclAlgo::kNvlsTree) AddNvlsTree(plan, bytes, g, c);
+  if (a == spec::NcclAlgo::kNvlsTree) AddNvlsTree(plan, bytes, g, c, ch.channels);
   if (a == spec::NcclAlgo::kPat) AddPat(plan, bytes, g);
   if (a == spec::NcclAlgo::kCollNetDirect) AddCollNet(plan, bytes, g);
   for (int i = 0; i < plan->count; ++i) {
@@ -414,10 +438,12 @@ void NcclProtocolOnPlan(Plan* plan, spec::NcclAlgo a, Protocol p, double latency
   for (int i = 0; i < plan->count; ++i) {
     Phase& ph = plan->phases[i];
     ph.latency_s = latency / plan->count;
-    // NVLSTree's cap bounds the whole buffer; the heads' tree on each rail moves 1/local of it.
-    ph.bus_cap_Bps = a != spec::NcclAlgo::kNvlsTree ? rate.cap_Bps
-                     : ph.pattern == Pattern::kNodeTree ? rate.cap_Bps / double(g.local)
-                                                        : 0;
+    // NVLSTree's cap bounds the whole buffer; the heads' tree on each rail
+    // moves 1/local of it (a phase of one rail's tree, without a block).
+    ph.bus_cap_Bps = a != spec::NcclAlgo::kNvlsTree      ? rate.cap_Bps
+                     : ph.pattern != Pattern::kNodeTree ? 0
+                     : ph.block > 0                     ? rate.cap_Bps
+                                                        : rate.cap_Bps / double(g.local);
     ph.bw_factor = factor;
   }
 }
@@ -425,8 +451,10 @@ void NcclProtocolOnPlan(Plan* plan, spec::NcclAlgo a, Protocol p, double latency
 // NCCL's choice: the least estimated time over the (algorithm, protocol)
 // pairs allowed, scanned in NCCL's index order (Tree, Ring, CollNetDirect,
 // NVLS, NVLSTree, PAT; LL, LL128, Simple) so that ties go to the lower index. `only`
-// restricts the algorithm (kAuto: any), `protocol` the protocol. Returns a
-// negative time when no pair runs. Writes the plan when `out` is given. Each
+// restricts the algorithm (kAuto: any), `protocol` the protocol. Returns the
+// chosen pair's time (its estimate, or without the per-channel caps where
+// they bound the choice only), negative when no pair runs. Writes the plan
+// when `out` is given. Each
 // algorithm's plan and loads are built once and its protocols tried on them:
 // this runs several times per strategy on the search's hot path.
 double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const GroupLayout& g,
@@ -436,12 +464,12 @@ double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const 
                                        spec::NcclAlgo::kNvlsTree, spec::NcclAlgo::kPat};
   constexpr Protocol kProtocols[] = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
   const NcclChannels ch = SearchChannels(g, c);
-  double best = -1;
+  double best = -1, chosen = -1;
   Plan candidate;
   double raw[kMaxPhases];
   for (spec::NcclAlgo a : kOrder) {
     if (!NcclRuns(a, op, g, c) || (only != Algorithm::kAuto && AlgorithmOf(a) != only)) continue;
-    BuildNcclPlan(&candidate, a, op, bytes, g, c);
+    BuildNcclPlan(&candidate, a, op, bytes, g, c, ch);
     for (int i = 0; i < candidate.count; ++i) raw[i] = PhaseRawStep(candidate.phases[i], c);
     for (Protocol p : kProtocols) {
       if (!ProtocolRuns(a, p, c) || (protocol != Protocol::kAuto && p != protocol)) continue;
@@ -452,11 +480,23 @@ double NcclChoice(Op op, Algorithm only, Protocol protocol, double bytes, const 
       const double t = PlanTimeFromSteps(candidate, raw);
       if (best < 0 || t < best) {
         best = t;
-        if (out) *out = candidate;
+        chosen = t;
+        // Where NCCL's Simple per-channel caps steer its choice but not the
+        // time (NcclConstants::caps_bound_time), the chosen plan runs at what
+        // its fabrics allow.
+        const bool uncapped = !c.nccl.caps_bound_time && p == Protocol::kSimple;
+        if (uncapped) {
+          Plan free_plan = candidate;
+          for (int i = 0; i < free_plan.count; ++i) free_plan.phases[i].bus_cap_Bps = 0;
+          chosen = PlanTimeFromSteps(free_plan, raw);
+          if (out) *out = free_plan;
+        } else if (out) {
+          *out = candidate;
+        }
       }
     }
   }
-  return best;
+  return chosen;
 }
 
 // The algorithms NCCL's choice covers (the others keep their own plans).

@@ -29,9 +29,14 @@ inline int ProtocolIndex(Protocol p) { return int(p) - 1; }
 
 /// What NCCL's topology search finds for a group: search channels and the
 /// per-channel speed (bytes/s). Across HB domains each GPU's NIC carries
-/// floor(NIC / speed) channels at the first inter-node speed that fits the
-/// NIC, as long as the channels also fit through each GPU's NVLink; inside
-/// one domain the first intra-node speed that fits NVLink, as many as fit.
+/// floor(NIC / speed) channels and every channel passes through each GPU's
+/// NVLink (the budget NCCL's topology sees, NcclConstants::search_nvlink_Bps),
+/// at the inter-node speed, from the first that fits the NIC down to 0.49 of
+/// it, giving the most channels x speed. The channels do not grow with the
+/// domain: a domain's traffic across domains leaves on `channels` NICs
+/// (16 of an NVL72 rack's 72; all 8 of a DGX H100's). Inside one domain the
+/// first intra-node speed that fits NVLink, as many as fit. At most
+/// NcclConstants::max_search_channels either way.
 struct NcclChannels {
   int64_t channels = 1;
   double channel_Bps = 0;

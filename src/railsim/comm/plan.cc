@@ -48,6 +48,15 @@ double BusBytes(const Phase& p) {
 
 }  // namespace
 
+int64_t NcclTreeEdges(int64_t n) {
+  // NCCL's binary tree of 2 ranks is one edge, so each node has 1 per tree;
+  // on 3 both trees are chains (the middle ranks differ: at most 2 + 1);
+  // from 4 on some rank is inner (parent and two children) in one tree and a
+  // leaf in the other. PlanTest.NcclTreeEdgesMatchTheTrees checks this
+  // against NcclTreeParent for every n up to 4,096.
+  return n <= 1 ? 0 : (n < 4 ? n : 4);
+}
+
 StepLoad PhaseStepLoad(const Phase& p, const ClusterFabrics& c) {
   StepLoad load;
   const int64_t k = c.hb_domain_size;
@@ -62,7 +71,7 @@ StepLoad PhaseStepLoad(const Phase& p, const ClusterFabrics& c) {
   switch (p.pattern) {
     case Pattern::kRing:
     case Pattern::kChain:
-      if (p.channels > 1) {
+      if (p.channels > 1 || p.block > 0) {
         // Every member sends one hop per channel over NVLink (the last one
         // of a domain hands its data to the entry member); the entry member
         // also sends on its NIC, on its own rail when the group is aligned.
@@ -86,13 +95,16 @@ StepLoad PhaseStepLoad(const Phase& p, const ClusterFabrics& c) {
     case Pattern::kNodeTree: {
       // Per channel, both trees (b each way per edge): a chain link sends 2b
       // up and 2b down; a head sends and receives, per tree, b to its parent
-      // and b to each child. NCCL's trees make each node inner in at most
-      // one of the two: 2 edges per direction on two nodes (each root has one
-      // child), 4 beyond. Each member heads one channel on its own rail.
-      const int64_t l = std::max<int32_t>(1, p.channels);
+      // and b to each child (NcclTreeEdges). Channel c's chain runs from
+      // local c through the block and ends at local c - 1: an interior
+      // member sends 4b, an end 2b; with fewer channels than members some
+      // member is an end of none. Channel c's head is local c, on its rail.
+      const int64_t heads = std::max<int32_t>(1, p.channels);
+      const int64_t l = p.block > 0 ? p.block : heads;
       const int64_t blocks = g.size / l;
-      load.hb_bytes = l > 1 ? 4.0 * double(l - 1) * b : 0;
-      load.nic_bytes = blocks <= 1 ? 0 : (blocks == 2 ? 2 : 4) * b;
+      const int64_t ends = heads == l ? 2 : (heads + 1 == l ? 1 : 0);
+      load.hb_bytes = p.chains && l > 1 ? double(4 * heads - 2 * ends) * b : 0;
+      load.nic_bytes = double(NcclTreeEdges(blocks)) * b;
       if (l > 1) cross_rail = g.rail_aligned ? 0 : 1;
       break;
     }
@@ -157,15 +169,16 @@ int64_t PhaseFlowCount(const Phase& p, int64_t gpus) {
   switch (p.pattern) {
     case Pattern::kRing: {
       if (n <= 1) return 0;
-      if (p.channels <= 1) return groups * n;
-      const int64_t domains = n / p.channels;  // one relay hop per domain and channel
+      if (p.channels <= 1 && p.block <= 0) return groups * n;
+      const int64_t domains = n / (p.block > 0 ? p.block : p.channels);  // one relay hop per domain and channel
       return groups * p.channels * (n + (domains > 1 ? domains : 0));
     }
     case Pattern::kNodeTree: {
       if (n <= 1) return 0;
-      const int64_t l = std::max<int32_t>(1, p.channels);
+      const int64_t heads = std::max<int32_t>(1, p.channels);
+      const int64_t l = p.block > 0 ? p.block : heads;
       const int64_t blocks = n / l;
-      return groups * l * (2 * blocks * (l - 1) + 4 * (blocks - 1));
+      return groups * heads * ((p.chains ? 2 * blocks * (l - 1) : 0) + 4 * (blocks - 1));
     }
     case Pattern::kChain: return groups * (n - 1);
     case Pattern::kAllPairs: return groups * n * (n - 1);

@@ -33,9 +33,10 @@ enum class Pattern : uint8_t {
   kAllPairs,   ///< every member sends to every other member
   kTree,       ///< double binary tree edges, child to parent (`downward`: parent to child)
   /// NCCL's tree all-reduce, reduction up and broadcast down at once: per
-  /// channel c a chain through each block of `channels` members (an HB
-  /// domain) from local c (the head), and a double binary tree of the heads
-  /// across blocks on rail c. channels = 1: a tree over all members.
+  /// channel c a chain through each block of members (an HB domain, see
+  /// Phase::block) from local c (the head), and NCCL's double binary tree of
+  /// the heads across blocks on rail c. channels = 1 without a block: a tree
+  /// over all members.
   kNodeTree,
   kViaSwitch,  ///< each member to its HB switch and back (in-switch reduction)
 };
@@ -61,8 +62,15 @@ struct Phase {
   /// index c, visits the others, and the last one hands the data back to
   /// local c over NVLink (NCCL's PXN), which sends it to local c of the next
   /// domain: every hop between domains stays on one rail, as NCCL lays rings
-  /// out. `channels` consecutive members must share a domain.
+  /// out. Only locals 0 .. channels - 1 use their NIC.
   int32_t channels = 1;
+  /// kRing, kNodeTree with channels > 1 (or a block): the members of one HB
+  /// domain each channel visits, consecutive in the group; 0 = `channels`
+  /// (one channel per member). Requires channels <= block.
+  int32_t block = 0;
+  /// kNodeTree: the chains inside each block (NCCL's Tree); false for the
+  /// heads' trees of NVLS-Tree, whose in-domain part is another phase.
+  bool chains = true;
   bool downward = false;    ///< kTree: parent to child (broadcast half)
   /// The phase runs in `chunks` pieces pipelined with the previous phase's
   /// pieces (chunk c starts when the previous phase's chunk c and this
@@ -101,6 +109,10 @@ struct StepLoad {
   double nic_bytes = 0;  ///< over the NIC
   double leaf_factor = 1;  ///< >= 1: how much an oversubscribed leaf slows the NIC part
 };
+
+/// The most edges a rank has in NCCL's double binary tree over n ranks (both
+/// trees together): 0, 2, 3 and then 4 for every n >= 4.
+int64_t NcclTreeEdges(int64_t n);
 
 /// The load one step of `phase` puts on the busiest GPU, on cluster `c`
 /// (HB domains of c.hb_domain_size, Rail-only forwarding, leaf structure).

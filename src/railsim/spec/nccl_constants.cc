@@ -108,6 +108,9 @@ NcclConstants ReadNcclConstants(JsonReader r, std::map<std::string, std::string>
   corrections.Finish();
   n.intra_speed_count = ReadList(r, "intra_speeds_GBps", 0.01, kMaxBandwidth_GBps, kGBps, true, &n.intra_speeds_Bps);
   n.inter_speed_count = ReadList(r, "inter_speeds_GBps", 0.01, kMaxBandwidth_GBps, kGBps, true, &n.inter_speeds_Bps);
+  n.search_nvlink_Bps = r.NumberOr("search_nvlink_GBps", 0, 0, kMaxBandwidth_GBps) * kGBps;
+  n.max_search_channels = int(r.IntOr("max_search_channels", 0, 0, 64));
+  n.caps_bound_time = r.BoolOr("caps_bound_time", true);
   n.nic_tree_efficiency = r.Number("nic_tree_efficiency", 0.01, 1.0);
   n.nic_alltoall_efficiency = r.Number("nic_alltoall_efficiency", 0.01, 1.0);
   n.p2p_peer_latency_s = r.NumberOr("p2p_peer_latency_us", 0, 0, kMaxLatency_us) * kUs;
@@ -153,6 +156,10 @@ nlohmann::ordered_json NcclConstantsJson(const NcclConstants& n, const std::map<
   }
   j["intra_speeds_GBps"] = ListJson(n.intra_speeds_Bps, n.intra_speed_count, kGBps);
   j["inter_speeds_GBps"] = ListJson(n.inter_speeds_Bps, n.inter_speed_count, kGBps);
+  // Written only where set, so that systems without them read back unchanged.
+  if (n.search_nvlink_Bps > 0) j["search_nvlink_GBps"] = n.search_nvlink_Bps / kGBps;
+  if (n.max_search_channels > 0) j["max_search_channels"] = n.max_search_channels;
+  if (!n.caps_bound_time) j["caps_bound_time"] = false;
   j["nic_tree_efficiency"] = n.nic_tree_efficiency;
   j["nic_alltoall_efficiency"] = n.nic_alltoall_efficiency;
   j["p2p_peer_latency_us"] = n.p2p_peer_latency_s / kUs;

@@ -77,6 +77,17 @@ struct NcclConstants {
   int intra_speed_count = 0;
   std::array<double, kMaxNcclSpeeds> inter_speeds_Bps{};
   int inter_speed_count = 0;
+  /// NVLink bandwidth per GPU as NCCL's topology counts it (links x its
+  /// per-link figure, src/graph/topo.h: 18 x 40.1 GB/s on SM100); the budget
+  /// the search's channels share. 0 = the system's HB bandwidth.
+  double search_nvlink_Bps = 0;
+  /// Most channels the search keeps (MAXCHANNELS / 2 = 32); 0 = no limit.
+  int max_search_channels = 0;
+  /// Whether NCCL's per-channel busBw caps (tree and NVLS-Tree Simple) bound
+  /// the time as well as the choice. False where measurements show the
+  /// algorithm running faster than NCCL's estimate (GB200's trees across
+  /// racks): the caps then steer the choice only, as they do in NCCL.
+  bool caps_bound_time = true;
   /// Achieved NIC efficiency of trees and of all-to-all, as fractions of NIC
   /// line rate (the system's nic_efficiency is the ring's).
   double nic_tree_efficiency = 1;
