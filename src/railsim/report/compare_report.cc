@@ -209,8 +209,12 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     table.Row("Rail-only saves: cost", {"", Saving(opt->bom.cost_usd - only->bom.cost_usd, only->cost_saving, Dollars), ""});
     table.Row("Rail-only saves: power", {"", Saving(opt->bom.power_w - only->bom.power_w, only->power_saving, Watts), ""});
     if (result.server) {
-      const study::ClusterCost a = study::WholeClusterCost(*opt, *result.server);
-      const study::ClusterCost b = study::WholeClusterCost(*only, *result.server);
+      const study::ClusterCost a = study::WholeClusterCost(*opt, *result.server, result.hb_port_class);
+      const study::ClusterCost b = study::WholeClusterCost(*only, *result.server, result.hb_port_class);
+      if (a.hb_fabric_cost_usd > 0) {
+        table.Row(fmt::format("HB fabric (domains of {} from {}-GPU servers)", k, result.server->gpus),
+                  {Dollars(a.hb_fabric_cost_usd), Dollars(b.hb_fabric_cost_usd), "-"});
+      }
       table.Row(fmt::format("whole cluster ({} x {})", Grouped(a.servers), a.server),
                 {Dollars(a.cost_usd), Dollars(b.cost_usd), "-"});
       table.Row("network share of cluster cost", {Percent(a.network_cost_share), Percent(b.network_cost_share), "-"});
@@ -534,8 +538,8 @@ std::string CompareTable(const study::CompareResult& result) {
   }
   if (result.server && !result.training.empty()) {
     const spec::OperatingCost& o = result.operating;
-    text += Wrap(fmt::format("cost per PFLOP/s-day: a day of the whole cluster ({} servers and the network: the "
-                             "price over {:g} years, plus its power x PUE {:g} at ${:g}/kWh; the catalog's "
+    text += Wrap(fmt::format("cost per PFLOP/s-day: a day of the whole cluster ({} servers, the switches joining "
+                             "them into larger HB domains, and the network: the price over {:g} years, plus its power x PUE {:g} at ${:g}/kWh; the catalog's "
                              "assumptions) over the model PFLOP/s the best strategy delivers.",
                              result.server->name, o.lifetime_years, o.pue, o.electricity_usd_per_kwh),
                  100, "");
@@ -613,7 +617,7 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
       r[11] = number(d.cost_saving);
       r[12] = number(d.power_saving);
       if (result.server) {
-        const study::ClusterCost cc = study::WholeClusterCost(d, *result.server);
+        const study::ClusterCost cc = study::WholeClusterCost(d, *result.server, result.hb_port_class);
         r[13] = number(cc.cost_usd);
         r[14] = number(cc.network_cost_share);
       }
@@ -703,8 +707,9 @@ std::string CompareJson(const study::CompareResult& result) {
     entry["designs"] = DesignsArray(c.designs);
     if (result.server) {
       for (size_t i = 0; i < c.designs.size(); ++i) {
-        const study::ClusterCost cc = study::WholeClusterCost(c.designs[i], *result.server);
+        const study::ClusterCost cc = study::WholeClusterCost(c.designs[i], *result.server, result.hb_port_class);
         Json& d = entry["designs"][i];
+        d["hb_fabric_cost_usd"] = cc.hb_fabric_cost_usd;
         d["cluster_cost_usd"] = cc.cost_usd;
         d["cluster_power_w"] = cc.power_w;
         d["network_cost_share"] = cc.network_cost_share;

@@ -225,7 +225,10 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
   CompareResult result;
   result.scenario = scenario;
   result.timed = timed;
-  for (const net::TopologyParams& p : Cases(scenario)) {
+  for (net::TopologyParams p : Cases(scenario)) {
+    // The HB fabric of domains larger than a server carries the system's
+    // NVLink bandwidth (WholeClusterCost).
+    if (system) p.hb_bw_Bps = system->hb_bw_Bps;
     result.network.push_back({p, CompareDesigns(p, port_class)});
   }
   if (system) result.system_name = system->name;
@@ -282,7 +285,7 @@ double TrainingUsdPerPflopsDay(const CompareResult& result, const TrainingCase& 
     if (c.params.hb_domain_size != t.hb_domain_size || c.params.radix != radix) continue;
     for (const DesignResult& d : c.designs) {
       if (d.params.design != design) continue;
-      const double per_day = ClusterCostPerDay(WholeClusterCost(d, *result.server), result.operating);
+      const double per_day = ClusterCostPerDay(WholeClusterCost(d, *result.server, result.hb_port_class), result.operating);
       return CostPerPflopsDay(per_day, e.model_flops_per_iteration / e.iteration_time_s);
     }
   }

@@ -96,6 +96,9 @@ struct CompareResult {
   /// The GPU server the whole cluster is priced with (WholeClusterCost),
   /// when the caller knows one; RunCompare leaves it empty.
   std::optional<spec::ServerClass> server;
+  /// Prices the fabric joining servers into larger HB domains (the
+  /// catalog's fastest port class; WholeClusterCost).
+  spec::PortClass hb_port_class;
   /// How a day of the cluster is costed (the catalog's), for the cost per
   /// delivered PFLOP/s-day of each timed job when `server` is known.
   spec::OperatingCost operating;

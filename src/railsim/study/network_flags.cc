@@ -218,9 +218,10 @@ CostStudy RunCostFlags(const NetworkFlags& f, const std::string& server,
   spec::PortClass port_class = ResolvePortClass(f.catalog, study.params.port_speed_Bps);
   std::optional<spec::ServerClass> server_class;
   if (!server.empty()) server_class = ResolveServer(f.catalog, server);
+  const spec::PortClass hb_port_class = FastestPortClass(spec::LoadCatalog(f.catalog, "--catalog"));
   study.designs = CompareDesigns(study.params, port_class, on_built);
   for (const DesignResult& r : study.designs) {
-    if (server_class) study.clusters.push_back(WholeClusterCost(r, *server_class));
+    if (server_class) study.clusters.push_back(WholeClusterCost(r, *server_class, hb_port_class));
   }
   return study;
 }
@@ -239,6 +240,7 @@ CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(do
       RunCompare(in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
                  DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress);
   result.server = in.server;
+  result.hb_port_class = in.hb_port_class;
   result.operating = in.operating;
   result.notes = in.notes;
   return result;

@@ -48,15 +48,20 @@ std::vector<DesignResult> CompareDesigns(const net::TopologyParams& params, cons
   return results;
 }
 
-ClusterCost WholeClusterCost(const DesignResult& result, const spec::ServerClass& server) {
+ClusterCost WholeClusterCost(const DesignResult& result, const spec::ServerClass& server,
+                             const spec::PortClass& hb_port_class) {
   assert(server.gpus > 0 && "a server holds GPUs");
   ClusterCost c;
   c.server = server.name;
   c.servers = (result.params.gpus + server.gpus - 1) / server.gpus;
   c.servers_cost_usd = double(c.servers) * (server.cost_usd + server.hb_switch_cost_usd);
   c.servers_power_w = double(c.servers) * (server.power_w + server.hb_switch_power_w);
-  c.cost_usd = c.servers_cost_usd + result.bom.cost_usd;
-  c.power_w = c.servers_power_w + result.bom.power_w;
+  const HbFabricCost hb = EstimateHbFabricCost(result.params.gpus, result.params.hb_domain_size, server.gpus,
+                                               result.params.hb_bw_Bps, hb_port_class);
+  c.hb_fabric_cost_usd = hb.cost_usd;
+  c.hb_fabric_power_w = hb.power_w;
+  c.cost_usd = c.servers_cost_usd + c.hb_fabric_cost_usd + result.bom.cost_usd;
+  c.power_w = c.servers_power_w + c.hb_fabric_power_w + result.bom.power_w;
   c.network_cost_share = c.cost_usd > 0 ? result.bom.cost_usd / c.cost_usd : 0;
   c.network_power_share = c.power_w > 0 ? result.bom.power_w / c.power_w : 0;
   return c;

@@ -21,20 +21,27 @@ struct DesignResult {
 };
 
 /// A design's network as a share of the whole cluster it connects: the GPU
-/// servers (with their HB domains' own switches) plus the network.
+/// servers (with their HB domains' own switches), the switch fabric that
+/// joins servers into larger HB domains (EstimateHbFabricCost), plus the
+/// network.
 struct ClusterCost {
   std::string server;
   int64_t servers = 0;  ///< ceil(gpus / GPUs per server)
   double servers_cost_usd = 0;
   double servers_power_w = 0;
-  double cost_usd = 0;   ///< servers + network
+  double hb_fabric_cost_usd = 0;  ///< 0 when a server holds the HB domain
+  double hb_fabric_power_w = 0;
+  double cost_usd = 0;   ///< servers + HB fabric + network
   double power_w = 0;
   double network_cost_share = 0;   ///< network cost / cost_usd
   double network_power_share = 0;  ///< network power / power_w
 };
 
-/// The whole cluster of `result`'s GPUs on `server` machines. Never throws.
-ClusterCost WholeClusterCost(const DesignResult& result, const spec::ServerClass& server);
+/// The whole cluster of `result`'s GPUs on `server` machines, HB domains
+/// larger than a server joined by a fabric of `hb_port_class` ports (the
+/// catalog's fastest, FastestPortClass). Never throws.
+ClusterCost WholeClusterCost(const DesignResult& result, const spec::ServerClass& server,
+                             const spec::PortClass& hb_port_class);
 
 /// What the whole cluster costs per day of use: its price over its lifetime
 /// in days (365.25 a year) plus a day of its power, times the PUE, at the

@@ -60,11 +60,37 @@ TEST(ClusterCostTest, ServersPlusNetwork) {
   server.hb_switch_cost_usd = 10e3;
   server.power_w = 10e3;
   server.hb_switch_power_w = 200;
-  ClusterCost c = WholeClusterCost(r, server);
+  r.params.hb_domain_size = 4;
+  ClusterCost c = WholeClusterCost(r, server, Port(800, 1000, 500, 20, 15));
   EXPECT_EQ(13, c.servers);
+  EXPECT_EQ(0, c.hb_fabric_cost_usd);
   EXPECT_DOUBLE_EQ(6.33e6, c.cost_usd);
   EXPECT_DOUBLE_EQ(182.6e3, c.power_w);
   EXPECT_NEAR(1e6 / 6.33e6, c.network_cost_share, 1e-12);
+}
+
+TEST(ClusterCostTest, HbDomainsLargerThanAServerAddTheirFabric) {
+  // The paper's K = 256 from 8-GPU servers: 256 GPUs, each joined by
+  // ceil(450 / 100) = 5 links of 800 Gb/s at $5,000 and 120 W a link
+  // (HbFabricTest): $6.4 M and 153.6 kW on top of 32 servers at $400,000
+  // and 10 kW and a $1 M, 50 kW network: $20.2 M and 523.6 kW.
+  DesignResult r;
+  r.params.gpus = 256;
+  r.params.hb_domain_size = 256;
+  r.params.hb_bw_Bps = 450e9;
+  r.bom.cost_usd = 1e6;
+  r.bom.power_w = 50e3;
+  spec::ServerClass server;
+  server.name = "s";
+  server.gpus = 8;
+  server.cost_usd = 400e3;
+  server.power_w = 10e3;
+  ClusterCost c = WholeClusterCost(r, server, Port(800, 1000, 500, 20, 15));
+  EXPECT_DOUBLE_EQ(6.4e6, c.hb_fabric_cost_usd);
+  EXPECT_DOUBLE_EQ(153.6e3, c.hb_fabric_power_w);
+  EXPECT_DOUBLE_EQ(20.2e6, c.cost_usd);
+  EXPECT_DOUBLE_EQ(523.6e3, c.power_w);
+  EXPECT_NEAR(1e6 / 20.2e6, c.network_cost_share, 1e-12);
 }
 
 // $100 M and 10 MW over 4 years at $0.08/kWh and PUE 1.25: 1e8 / 1,461 days

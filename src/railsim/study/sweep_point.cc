@@ -72,7 +72,7 @@ std::vector<double> RunNetwork(const Point& p, const SweepSpecs& specs) {
   }
   const std::optional<spec::ServerClass> s = catalog.FindServer(server);
   if (!s) throw Error("server", fmt::format("catalog '{}' has no server {}", catalog.name, Quoted(server)));
-  const ClusterCost c = WholeClusterCost(result, *s);
+  const ClusterCost c = WholeClusterCost(result, *s, FastestPortClass(catalog));
   out.insert(out.end(), {c.cost_usd, c.power_w, c.network_cost_share, c.network_power_share});
   return out;
 }
@@ -371,6 +371,7 @@ std::vector<double> RunComparePoint(const Point& p) {
   CompareResult r = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
                                1, timed, in.moe_model ? &*in.moe_model : nullptr);
   r.server = in.server;
+  r.hb_port_class = in.hb_port_class;
   r.operating = in.operating;
   const double none = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> out;
@@ -387,7 +388,7 @@ std::vector<double> RunComparePoint(const Point& p) {
       out.insert(out.end(), {none, none});
       continue;
     }
-    const ClusterCost c = WholeClusterCost(*d, *r.server);
+    const ClusterCost c = WholeClusterCost(*d, *r.server, r.hb_port_class);
     out.insert(out.end(), {c.cost_usd, c.network_cost_share});
   }
   // The training side: each network's best time and MFU, Rail-only's time
