@@ -1298,6 +1298,25 @@ TEST_F(BadInputTest, GpusPerDomainIsRefusedOnOneLine) {
   Write("scenario-domain.json", R"({"name": "segments", "gpus": 144, "hb_domain_sizes": [72], "radixes": [64],
       "port_speed": "400Gbps", "gpus_per_domain": 0})");
   cases.push_back({{"compare", "--scenario", Path("scenario-domain.json")}, "/gpus_per_domain"});
+  // gpus is the jobs' count: a multiple of the GPUs used per domain.
+  Write("scenario-segments.json", R"({"name": "segments", "gpus": 100, "hb_domain_sizes": [72], "radixes": [64],
+      "port_speed": "400Gbps", "gpus_per_domain": 64})");
+  cases.push_back({{"compare", "--scenario", Path("scenario-segments.json")},
+                   "/hb_domain_sizes: expected gpus 100 to be a multiple of gpus_per_domain 64 on domains of 72"});
+  // A system per domain size: for a size the scenario has, a known system.
+  Write("scenario-systems.json", R"({"name": "s", "gpus": 128, "hb_domain_sizes": [8], "radixes": [64],
+      "port_speed": "400Gbps", "hb_domain_systems": {"72": "gb200-nvl72"}})");
+  cases.push_back({{"compare", "--scenario", Path("scenario-systems.json")},
+                   "/hb_domain_systems/72: expected one of hb_domain_sizes (8), got '72'"});
+  int file = 0;
+  for (std::string value : {R"({"8": ""})", R"({"8": 8})", R"(["dgx-b200"])", R"({"eight": "dgx-b200"})",
+                            R"({"8": "no-such-system"})"}) {
+    const std::string name = "scenario-systems-" + std::to_string(file++) + ".json";
+    Write(name, R"({"name": "s", "gpus": 128, "hb_domain_sizes": [8], "radixes": [64],
+        "port_speed": "400Gbps", "model": "llama3.1-8b", "system": "dgx-b200", "global_batch_sizes": [128],
+        "hb_domain_systems": )" + value + "}");
+    cases.push_back({{"compare", "--scenario", Path(name)}, "/hb_domain_systems"});
+  }
   CheckAll(cases);
 }
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <tuple>
 #include <string>
 #include <thread>
@@ -1000,6 +1001,53 @@ TEST(CliTest, FoldedExpertLayoutRunsExportsAndSimulates) {
     EXPECT_GT(c["bytes_by_tier"]["nvlink"].get<double>(), 0) << system;
     EXPECT_EQ(on_nics, c["bytes_by_tier"]["nic_leaf"].get<double>() > 0) << system;
   }
+}
+
+// The second embedded scenario: 16,384 Blackwell GPUs as GB200 NVL72 racks
+// (64 of each rack's 72 used) or as DGX B200 nodes. Each domain size runs
+// its jobs on its own system and prices its cluster with its own server:
+// 2,048 DGX B200 at the catalog's price, or 256 whole racks, 18,432 GPUs
+// built around the jobs' 16,384.
+TEST(CliTest, BlackwellRacksScenarioSetsNvl72RacksAgainstDgxB200Nodes) {
+  const nlohmann::json j = JsonOf({"compare", "--scenario", "blackwell-racks", "--format", "json"});
+  const nlohmann::json catalog =
+      nlohmann::json::parse(Slurp(std::string(RAILSIM_SOURCE_DIR) + "/presets/catalogs/default.json"));
+  std::map<std::string, double> server_usd;
+  for (const nlohmann::json& s : catalog["servers"]) {
+    server_usd[s["name"]] = s["cost_usd"].get<double>() + s["hb_switch_cost_usd"].get<double>();
+  }
+  ASSERT_EQ(4u, j["network"].size());  // 2 domain sizes x 2 radixes
+  for (const nlohmann::json& n : j["network"]) {
+    const bool racks = n["hb_domain_size"] == 72;
+    EXPECT_EQ(racks ? 18432 : 16384, n["gpus"]);
+    EXPECT_EQ(racks ? "gb200-nvl72" : "dgx-b200", n["server"]);
+    const double servers = racks ? 256 * server_usd["gb200-nvl72"] : 2048 * server_usd["dgx-b200"];
+    for (const nlohmann::json& d : n["designs"]) {
+      EXPECT_EQ(0, d["hb_fabric_cost_usd"]);  // both servers hold their HB domain
+      EXPECT_DOUBLE_EQ(servers + d["cost_usd"].get<double>(), d["cluster_cost_usd"].get<double>());
+    }
+  }
+  std::map<std::pair<int, int64_t>, double> rail_only_s;
+  for (const nlohmann::json& t : j["training"]) {
+    const int k = t["hb_domain_size"];
+    EXPECT_EQ(k == 72 ? "gb200-nvl72" : "dgx-b200", t["system"]);
+    for (const char* side : {"rail_optimized_strategy", "rail_only_strategy", "ideal_strategy"}) {
+      const nlohmann::json& s = t[side];
+      EXPECT_EQ(16384, s["tp"].get<int64_t>() * s["pp"].get<int64_t>() * s["dp"].get<int64_t>() *
+                           s["cp"].get<int64_t>())
+          << side;
+    }
+    rail_only_s[{k, t["global_batch_size"].get<int64_t>()}] = t["rail_only_iteration_time_s"];
+  }
+  // Llama 3.1 405B on the same GPU count: the rack's GPU and its 72-GPU
+  // NVLink domain are no slower at either batch.
+  for (int64_t batch : {2048, 4096}) {
+    const double racks = rail_only_s[std::pair{72, batch}], nodes = rail_only_s[std::pair{8, batch}];
+    EXPECT_LT(racks, nodes) << batch;
+  }
+  const std::string verdict = j["verdict"].dump();
+  EXPECT_NE(std::string::npos, verdict.find("HB domain 72 (gb200-nvl72) against 8 (dgx-b200), both on Rail-only: "))
+      << verdict;
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "railsim/report/compare_report.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "railsim/core/units.h"
 #include "railsim/report/csv.h"
@@ -161,7 +163,7 @@ std::string EstimateCommand(const study::CompareResult& result, const std::strin
   static const char* kNetworks[] = {"rail-optimized", "rail-only", "ideal"};
   std::string line = fmt::format("railsim estimate --model {} --seq-length {} --system {} --gpus {} "
                                  "--global-batch-size {} --network {} --hb-size {}",
-                                 ShellWord(model), seq_length, ShellWord(result.scenario.system), s.gpus(),
+                                 ShellWord(model), seq_length, ShellWord(result.scenario.SystemFor(int(k))), s.gpus(),
                                  s.global_batch, kNetworks[network], k);
   if (result.scenario.GpusPerDomain(k) < k && network != 2) {
     line += fmt::format(" --gpus-per-domain {}", result.scenario.GpusPerDomain(k));
@@ -178,9 +180,9 @@ std::string EstimateCommand(const study::CompareResult& result, const std::strin
 SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k) {
   const spec::Scenario& sc = result.scenario;
   SideBySideTable out;
-  out.title = fmt::format("HB domain {}: {} {}GPUs in HB domains of {}, {} NICs", k, Grouped(sc.gpus),
-                          result.system_name.empty() ? "" : result.system_name + " ", k,
-                          units::FormatBitRate(sc.port_speed_Bps));
+  const std::string system = result.SystemNameFor(int(k));
+  out.title = fmt::format("HB domain {}: {} {}GPUs in HB domains of {}, {} NICs", k, Grouped(sc.BuiltGpus(k)),
+                          system.empty() ? "" : system + " ", k, units::FormatBitRate(sc.port_speed_Bps));
   if (sc.GpusPerDomain(k) < k && (!result.training.empty() || !result.moe.empty())) {
     out.title += fmt::format("; jobs on {} GPUs: {}", Grouped(sc.JobGpus(k)),
                              DomainUseLine(sc.JobGpus(k), sc.GpusPerDomain(k), k));
@@ -208,11 +210,11 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     table.Row("power", both([](const study::DesignResult& d) { return Watts(d.bom.power_w); }));
     table.Row("Rail-only saves: cost", {"", Saving(opt->bom.cost_usd - only->bom.cost_usd, only->cost_saving, Dollars), ""});
     table.Row("Rail-only saves: power", {"", Saving(opt->bom.power_w - only->bom.power_w, only->power_saving, Watts), ""});
-    if (result.server) {
-      const study::ClusterCost a = study::WholeClusterCost(*opt, *result.server, result.hb_port_class);
-      const study::ClusterCost b = study::WholeClusterCost(*only, *result.server, result.hb_port_class);
+    if (const spec::ServerClass* server = result.ServerFor(int(k))) {
+      const study::ClusterCost a = study::WholeClusterCost(*opt, *server, result.hb_port_class);
+      const study::ClusterCost b = study::WholeClusterCost(*only, *server, result.hb_port_class);
       if (a.hb_fabric_cost_usd > 0) {
-        table.Row(fmt::format("HB fabric (domains of {} from {}-GPU servers)", k, result.server->gpus),
+        table.Row(fmt::format("HB fabric (domains of {} from {}-GPU servers)", k, server->gpus),
                   {Dollars(a.hb_fabric_cost_usd), Dollars(b.hb_fabric_cost_usd), "-"});
       }
       table.Row(fmt::format("whole cluster ({} x {})", Grouped(a.servers), a.server),
@@ -233,7 +235,7 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
                            : t.why[i] == study::NoFit::kNoLayout ? "no layout" : "no fit (memory)";
     }
     table.Row("iteration time", times);
-    if (result.server) {
+    if (result.ServerFor(int(k))) {
       Cells usd;
       for (size_t i = 0; i < 3; ++i) {
         const double x = study::TrainingUsdPerPflopsDay(result, t, i);
@@ -318,6 +320,7 @@ Json MoeJson(const study::CompareResult& result) {
   for (const study::MoeCase& m : result.moe) {
     Json c;
     c["hb_domain_size"] = m.hb_domain_size;
+    c["system"] = result.SystemNameFor(int(m.hb_domain_size));
     if (sc.GpusPerDomain(m.hb_domain_size) < m.hb_domain_size) {
       c["gpus_per_domain"] = sc.GpusPerDomain(m.hb_domain_size);
       c["job_gpus"] = sc.JobGpus(m.hb_domain_size);
@@ -478,6 +481,50 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
     lines.push_back(fmt::format("On Rail-only, {} at batch {} reaches {}.", result.model_name, Grouped(batch),
                                 fmt::join(shares, " and ")));
   }
+  // What the larger HB domain buys against the smallest, both on Rail-only:
+  // time and, with servers known, the cost per PFLOP/s-day (each domain
+  // size on its own system when the scenario names one per size).
+  {
+    const std::vector<int>& sizes = result.scenario.hb_domain_sizes;
+    const int small = *std::min_element(sizes.begin(), sizes.end());
+    const int large = *std::max_element(sizes.begin(), sizes.end());
+    auto named = [&](int k) {
+      const std::string system = result.SystemNameFor(k);
+      return result.scenario.hb_domain_systems.empty() ? std::to_string(k) : fmt::format("{} ({})", k, system);
+    };
+    std::vector<std::string> gains;
+    auto gain = [&](const std::string& job, double small_s, double large_s, double small_usd, double large_usd) {
+      std::string g = fmt::format("{} takes {:.1f}% {} time ({} against {})", job,
+                                  100 * std::abs(1 - large_s / small_s), large_s <= small_s ? "less" : "more",
+                                  Seconds(large_s), Seconds(small_s));
+      if (small_usd > 0 && large_usd > 0) {
+        g += fmt::format(" at {} against {} per PFLOP/s-day", Dollars(large_usd), Dollars(small_usd));
+      }
+      gains.push_back(g);
+    };
+    for (int64_t batch : result.scenario.global_batch_sizes) {
+      const study::TrainingCase *a = nullptr, *b = nullptr;
+      for (const study::TrainingCase& t : result.training) {
+        if (t.global_batch != batch || !t.fits[1]) continue;
+        if (t.hb_domain_size == small) a = &t;
+        if (t.hb_domain_size == large) b = &t;
+      }
+      if (!a || !b || small == large) continue;
+      gain(fmt::format("{} at batch {}", result.model_name, Grouped(batch)), a->rail_only.estimate.iteration_time_s,
+           b->rail_only.estimate.iteration_time_s, study::TrainingUsdPerPflopsDay(result, *a, 1),
+           study::TrainingUsdPerPflopsDay(result, *b, 1));
+    }
+    const study::MoeCase* ma = MoeAt(result, small);
+    const study::MoeCase* mb = MoeAt(result, large);
+    if (ma && mb && small != large && ma->best_rail_only() >= 0 && mb->best_rail_only() >= 0) {
+      gain(result.moe_model_name, ma->rail_only[size_t(ma->best_rail_only())].estimate.iteration_time_s,
+           mb->rail_only[size_t(mb->best_rail_only())].estimate.iteration_time_s, 0, 0);
+    }
+    if (!gains.empty()) {
+      lines.push_back(fmt::format("HB domain {} against {}, both on Rail-only: {}.", named(large), named(small),
+                                  fmt::join(gains, "; ")));
+    }
+  }
   // Where Rail-only is the wrong choice: its worst job.
   std::string worst;
   double worst_overhead = 0.01;
@@ -536,12 +583,20 @@ std::string CompareTable(const study::CompareResult& result) {
                  "the ideal network has no NIC network to buy.",
                  100, "");
   }
-  if (result.server && !result.training.empty()) {
+  std::vector<std::string> servers;
+  for (int k : result.scenario.hb_domain_sizes) {
+    const spec::ServerClass* server = result.ServerFor(k);
+    if (server && std::find(servers.begin(), servers.end(), server->name) == servers.end()) {
+      servers.push_back(server->name);
+    }
+  }
+  if (!servers.empty() && !result.training.empty()) {
     const spec::OperatingCost& o = result.operating;
     text += Wrap(fmt::format("cost per PFLOP/s-day: a day of the whole cluster ({} servers, the switches joining "
-                             "them into larger HB domains, and the network: the price over {:g} years, plus its power x PUE {:g} at ${:g}/kWh; the catalog's "
-                             "assumptions) over the model PFLOP/s the best strategy delivers.",
-                             result.server->name, o.lifetime_years, o.pue, o.electricity_usd_per_kwh),
+                             "them into larger HB domains, and the network: the price over {:g} years, plus its "
+                             "power x PUE {:g} at ${:g}/kWh; the catalog's assumptions) over the model PFLOP/s the "
+                             "best strategy delivers.",
+                             fmt::join(servers, " or "), o.lifetime_years, o.pue, o.electricity_usd_per_kwh),
                  100, "");
   }
   if (!result.moe.empty()) {
@@ -616,8 +671,8 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
       r[10] = number(d.bom.power_w);
       r[11] = number(d.cost_saving);
       r[12] = number(d.power_saving);
-      if (result.server) {
-        const study::ClusterCost cc = study::WholeClusterCost(d, *result.server, result.hb_port_class);
+      if (const spec::ServerClass* server = result.ServerFor(int(c.params.hb_domain_size))) {
+        const study::ClusterCost cc = study::WholeClusterCost(d, *server, result.hb_port_class);
         r[13] = number(cc.cost_usd);
         r[14] = number(cc.network_cost_share);
       }
@@ -691,8 +746,8 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
 std::string CompareJson(const study::CompareResult& result) {
   Json doc;
   doc["scenario"] = result.scenario.name;
-  if (result.server) {
-    doc["server"] = result.server->name;
+  if (const spec::ServerClass* server = result.ServerFor(result.scenario.hb_domain_sizes.front())) {
+    doc["server"] = server->name;
     doc["operating"] = {{"lifetime_years", result.operating.lifetime_years},
                         {"electricity_usd_per_kwh", result.operating.electricity_usd_per_kwh},
                         {"pue", result.operating.pue}};
@@ -705,9 +760,10 @@ std::string CompareJson(const study::CompareResult& result) {
     entry["radix"] = c.params.radix;
     entry["port_speed"] = units::FormatBitRate(c.params.port_speed_Bps);
     entry["designs"] = DesignsArray(c.designs);
-    if (result.server) {
+    if (const spec::ServerClass* server = result.ServerFor(c.params.hb_domain_size)) {
+      entry["server"] = server->name;
       for (size_t i = 0; i < c.designs.size(); ++i) {
-        const study::ClusterCost cc = study::WholeClusterCost(c.designs[i], *result.server, result.hb_port_class);
+        const study::ClusterCost cc = study::WholeClusterCost(c.designs[i], *server, result.hb_port_class);
         Json& d = entry["designs"][i];
         d["hb_fabric_cost_usd"] = cc.hb_fabric_cost_usd;
         d["cluster_cost_usd"] = cc.cost_usd;
@@ -726,6 +782,7 @@ std::string CompareJson(const study::CompareResult& result) {
     for (const study::TrainingCase& tc : result.training) {
       Json entry;
       entry["hb_domain_size"] = tc.hb_domain_size;
+      entry["system"] = result.SystemNameFor(int(tc.hb_domain_size));
       if (result.scenario.GpusPerDomain(tc.hb_domain_size) < tc.hb_domain_size) {
         entry["gpus_per_domain"] = result.scenario.GpusPerDomain(tc.hb_domain_size);
         entry["job_gpus"] = result.scenario.JobGpus(tc.hb_domain_size);

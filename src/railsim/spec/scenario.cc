@@ -1,6 +1,7 @@
 #include "railsim/spec/scenario.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "railsim/core/error.h"
 #include "railsim/core/units.h"
@@ -48,9 +49,19 @@ Scenario ParseScenarioJson(std::string_view text) {
   s.name = r.Name("name");
   s.description = r.StringOr("description", "");
   s.gpus = r.Int("gpus", 1, kMaxScenarioGpus);
-  for (int64_t k : IntList(r, "hb_domain_sizes", 1, s.gpus, true)) {
-    if (s.gpus % k != 0) {
-      throw Error("/hb_domain_sizes", fmt::format("expected divisors of gpus {}, got {}", s.gpus, k));
+  const std::vector<int64_t> sizes = IntList(r, "hb_domain_sizes", 1, s.gpus, true);
+  s.gpus_per_domain = r.IntOr("gpus_per_domain", 0, 1, s.gpus);
+  for (int64_t k : sizes) {
+    const int64_t used = s.GpusPerDomain(k);
+    if (s.gpus % used != 0) {
+      throw Error("/hb_domain_sizes",
+                  used < k ? fmt::format("expected gpus {} to be a multiple of gpus_per_domain {} on domains of {}",
+                                         s.gpus, used, k)
+                           : fmt::format("expected divisors of gpus {}, got {}", s.gpus, k));
+    }
+    if (s.BuiltGpus(k) > kMaxScenarioGpus) {
+      throw Error("/gpus", fmt::format("expected at most {} GPUs built, got {} on domains of {}", kMaxScenarioGpus,
+                                       s.BuiltGpus(k), k));
     }
     s.hb_domain_sizes.push_back(static_cast<int>(k));
   }
@@ -63,9 +74,21 @@ Scenario ParseScenarioJson(std::string_view text) {
   s.model = r.StringOr("model", "");
   if (s.model == kNoModel) s.model.clear();
   s.system = r.StringOr("system", "");
+  for (const auto& [key, system] : r.StringMapOr("hb_domain_systems")) {
+    const std::string where = "/hb_domain_systems/" + key;
+    int k = 0;
+    for (int size : s.hb_domain_sizes) {
+      if (std::to_string(size) == key) k = size;
+    }
+    if (k == 0) {
+      throw Error(where, fmt::format("expected one of hb_domain_sizes ({}), got {}", fmt::join(s.hb_domain_sizes, ", "),
+                                     Quoted(key)));
+    }
+    if (system.empty()) throw Error(where, "expected a system preset or file, got ''");
+    s.hb_domain_systems[k] = system;
+  }
   s.global_batch_sizes = IntList(r, "global_batch_sizes", 1, int64_t{1} << 30, false);
   s.allow_idle_gpus = r.IntOr("allow_idle_gpus", 0, 0, s.gpus / 2);
-  s.gpus_per_domain = r.IntOr("gpus_per_domain", 0, 1, s.gpus);
   if (!s.model.empty() && (s.system.empty() || s.global_batch_sizes.empty())) {
     throw Error(s.system.empty() ? "/system" : "/global_batch_sizes",
                 "required when a model is given");
@@ -100,6 +123,7 @@ std::string ScenarioToJson(const Scenario& s) {
     j["global_batch_sizes"] = s.global_batch_sizes;
   }
   if (!s.system.empty()) j["system"] = s.system;
+  for (const auto& [k, system] : s.hb_domain_systems) j["hb_domain_systems"][std::to_string(k)] = system;
   if (s.allow_idle_gpus > 0) j["allow_idle_gpus"] = s.allow_idle_gpus;
   if (s.gpus_per_domain > 0) j["gpus_per_domain"] = s.gpus_per_domain;
   if (!s.moe_model.empty()) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,8 +20,10 @@ inline constexpr std::string_view kNoModel = "none";
 struct Scenario {
   std::string name;
   std::string description;
+  /// The cluster's GPUs; with gpus_per_domain, the GPUs the jobs use
+  /// (BuiltGpus is the cluster built on each domain size).
   int64_t gpus = 0;
-  std::vector<int> hb_domain_sizes;  ///< each divides gpus
+  std::vector<int> hb_domain_sizes;  ///< each divides gpus (with gpus_per_domain, BuiltGpus)
   std::vector<int> radixes;          ///< each even, >= 2
   double port_speed_Bps = 0;
   double oversubscription = 1;
@@ -28,19 +31,30 @@ struct Scenario {
   // batch sizes to search at. Empty model means network side only.
   std::string model;
   std::string system;
+  /// The system of the jobs on domains of K when it is not `system`: GB200
+  /// NVL72 racks (72) against DGX B200 nodes (8) in one comparison.
+  std::map<int, std::string> hb_domain_systems;
+  /// The system preset (or file) the jobs on domains of `k` run on.
+  const std::string& SystemFor(int k) const {
+    auto it = hb_domain_systems.find(k);
+    return it == hb_domain_systems.end() ? system : it->second;
+  }
   std::vector<int64_t> global_batch_sizes;
   /// Searches may leave up to this many GPUs idle (whole HB domains) when no
   /// layout uses them all (compare/report --allow-idle-gpus).
   int64_t allow_idle_gpus = 0;
   /// The jobs (training and MoE) use this many GPUs of each HB domain larger
   /// than it, the rest staying idle, as a Slurm segment per NVL72 rack (0:
-  /// every GPU). The cluster of `gpus` GPUs is built and priced whole: on
-  /// domains of K the job has gpus / K x GpusPerDomain(K) GPUs.
+  /// every GPU), as --gpus-per-domain does elsewhere: the jobs use `gpus`
+  /// GPUs on every domain size, and the cluster is built and priced whole
+  /// around them, gpus / GpusPerDomain(K) domains of K.
   int64_t gpus_per_domain = 0;
   /// The GPUs of each domain of `k` the jobs use.
   int64_t GpusPerDomain(int64_t k) const { return gpus_per_domain > 0 && gpus_per_domain < k ? gpus_per_domain : k; }
-  /// The jobs' GPUs on domains of `k`.
-  int64_t JobGpus(int64_t k) const { return gpus / k * GpusPerDomain(k); }
+  /// The jobs' GPUs on domains of `k`: the same on every domain size.
+  int64_t JobGpus(int64_t /*k*/) const { return gpus; }
+  /// The GPUs built on domains of `k`: whole domains around the jobs'.
+  int64_t BuiltGpus(int64_t k) const { return gpus / GpusPerDomain(k) * k; }
   // MoE side (needs `system`): an MoE model timed per HB domain size on each
   // network with each dispatch algorithm. Empty moe_model means none.
   std::string moe_model;

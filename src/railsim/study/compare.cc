@@ -4,6 +4,7 @@
 #include <functional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "railsim/core/error.h"
 #include "railsim/core/interrupt.h"
@@ -19,7 +20,7 @@ std::vector<net::TopologyParams> Cases(const spec::Scenario& s) {
   for (int k : s.hb_domain_sizes) {
     for (int radix : s.radixes) {
       net::TopologyParams p;
-      p.gpus = s.gpus;
+      p.gpus = s.BuiltGpus(k);
       p.hb_domain_size = k;
       p.radix = radix;
       p.port_speed_Bps = s.port_speed_Bps;
@@ -143,7 +144,7 @@ class SearchQueue {
 
 // The MoE side: per HB domain size, a search on each network with each
 // dispatch algorithm (one on the ideal network, where both are the same).
-void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const spec::SystemSpec& system,
+void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const ScenarioSystems& systems,
               const perf::NetworkOptions& timed, SearchQueue* queue, CompareResult* result) {
   result->moe_model_name = model.name;
   result->moe_seq_length = model.seq_length;
@@ -152,6 +153,8 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
   for (size_t ki = 0; ki < scenario.hb_domain_sizes.size(); ++ki) {
     const int k = scenario.hb_domain_sizes[ki];
     MoeCase& m = result->moe[ki];
+    if (!systems.For(k)) continue;
+    const spec::SystemSpec& system = *systems.For(k);
     m.hb_domain_size = k;
     m.global_batch = scenario.moe_global_batch_size;
     auto options = [&](spec::MoeAllToAll algorithm) {
@@ -219,7 +222,7 @@ int MoeCase::best_rail_optimized() const { return BestOf(rail_optimized, rail_op
 int MoeCase::best_rail_only() const { return BestOf(rail_only, rail_only_fits); }
 
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
-                         const spec::ModelSpec* model, const spec::SystemSpec* system, int threads,
+                         const spec::ModelSpec* model, const ScenarioSystems& systems, int threads,
                          const perf::NetworkOptions& timed, const spec::ModelSpec* moe_model,
                          const std::function<void(double)>& progress) {
   CompareResult result;
@@ -228,13 +231,20 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
   for (net::TopologyParams p : Cases(scenario)) {
     // The HB fabric of domains larger than a server carries the system's
     // NVLink bandwidth (WholeClusterCost).
-    if (system) p.hb_bw_Bps = system->hb_bw_Bps;
+    if (const spec::SystemSpec* system = systems.For(p.hb_domain_size)) p.hb_bw_Bps = system->hb_bw_Bps;
     result.network.push_back({p, CompareDesigns(p, port_class)});
   }
-  if (system) result.system_name = system->name;
+  std::vector<std::string> names;
+  for (int k : scenario.hb_domain_sizes) {
+    const spec::SystemSpec* system = systems.For(k);
+    if (!system) continue;
+    result.system_names[k] = system->name;
+    if (std::find(names.begin(), names.end(), system->name) == names.end()) names.push_back(system->name);
+  }
+  result.system_name = fmt::format("{}", fmt::join(names, " and "));
   SearchQueue queue;
-  if (moe_model && system) QueueMoe(scenario, *moe_model, *system, timed, &queue, &result);
-  if (model && system) {
+  if (moe_model) QueueMoe(scenario, *moe_model, systems, timed, &queue, &result);
+  if (model) {
     result.model_name = model->name;
     result.seq_length = model->seq_length;
     // Sized once: the queued searches hold references into it.
@@ -250,6 +260,8 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
         const comm::NetworkKind networks[] = {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly,
                                               comm::NetworkKind::kIdeal};
         search::RankedStrategy* outs[] = {&t.rail_optimized, &t.rail_only, &t.ideal};
+        const spec::SystemSpec* system = systems.For(k);
+        if (!system) continue;
         for (size_t n = 0; n < 3; ++n) {
           perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.JobGpus(k), networks[n], k,
                                                       JobNetwork(scenario, k, timed));
@@ -276,7 +288,8 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
 }
 
 double TrainingUsdPerPflopsDay(const CompareResult& result, const TrainingCase& t, size_t network) {
-  if (!result.server || network > 1 || !t.fits[network]) return 0;
+  const spec::ServerClass* server = result.ServerFor(t.hb_domain_size);
+  if (!server || network > 1 || !t.fits[network]) return 0;
   const net::Design design = network == 0 ? net::Design::kRailOptimized : net::Design::kRailOnly;
   const int radix = network == 0 ? t.rail_optimized_network.radix : t.rail_only_network.radix;
   const perf::Estimate& e = (network == 0 ? t.rail_optimized : t.rail_only).estimate;
@@ -285,7 +298,7 @@ double TrainingUsdPerPflopsDay(const CompareResult& result, const TrainingCase& 
     if (c.params.hb_domain_size != t.hb_domain_size || c.params.radix != radix) continue;
     for (const DesignResult& d : c.designs) {
       if (d.params.design != design) continue;
-      const double per_day = ClusterCostPerDay(WholeClusterCost(d, *result.server, result.hb_port_class), result.operating);
+      const double per_day = ClusterCostPerDay(WholeClusterCost(d, *server, result.hb_port_class), result.operating);
       return CostPerPflopsDay(per_day, e.model_flops_per_iteration / e.iteration_time_s);
     }
   }

@@ -7,7 +7,9 @@
 
 #include <array>
 #include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "railsim/perf/context.h"
@@ -82,10 +84,25 @@ struct MoeCase {
   int best_rail_only() const;
 };
 
+/// The systems a comparison's jobs run on: `fallback` (the scenario's
+/// `system`) on every HB domain size but those `by_size` holds (the
+/// scenario's hb_domain_systems). Either may be missing (no jobs).
+struct ScenarioSystems {
+  std::optional<spec::SystemSpec> fallback;
+  std::map<int, spec::SystemSpec> by_size;
+  const spec::SystemSpec* For(int k) const {
+    auto it = by_size.find(k);
+    return it != by_size.end() ? &it->second : fallback ? &*fallback : nullptr;
+  }
+};
+
 struct CompareResult {
   spec::Scenario scenario;
   std::vector<NetworkCase> network;
+  /// system_name: the jobs' system, or every one joined with " and " when
+  /// the domain sizes have their own (SystemNameFor says which is whose).
   std::string model_name, system_name;
+  std::map<int, std::string> system_names;  ///< per HB domain size, when the jobs have a system
   int64_t seq_length = 0;              ///< the model's, as timed
   perf::NetworkOptions timed;          ///< the NIC network the jobs were timed on, as given
   std::vector<TrainingCase> training;  ///< empty when the scenario has no model
@@ -96,6 +113,17 @@ struct CompareResult {
   /// The GPU server the whole cluster is priced with (WholeClusterCost),
   /// when the caller knows one; RunCompare leaves it empty.
   std::optional<spec::ServerClass> server;
+  /// Servers of the domain sizes whose system is not the scenario's
+  /// (hb_domain_systems), when the caller knows them.
+  std::map<int, spec::ServerClass> hb_servers;
+  const spec::ServerClass* ServerFor(int k) const {
+    auto it = hb_servers.find(k);
+    return it != hb_servers.end() ? &it->second : server ? &*server : nullptr;
+  }
+  std::string SystemNameFor(int k) const {
+    auto it = system_names.find(k);
+    return it == system_names.end() ? system_name : it->second;
+  }
   /// Prices the fabric joining servers into larger HB domains (the
   /// catalog's fastest port class; WholeClusterCost).
   spec::PortClass hb_port_class;
@@ -116,7 +144,7 @@ void ValidateScenarioNetworks(const spec::Scenario& scenario);
 /// the MoE side when `moe_model` is. `progress`, if set, is called with the
 /// share of searches done. Requires ValidateScenarioNetworks to pass.
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
-                         const spec::ModelSpec* model, const spec::SystemSpec* system, int threads,
+                         const spec::ModelSpec* model, const ScenarioSystems& systems, int threads,
                          const perf::NetworkOptions& timed = {}, const spec::ModelSpec* moe_model = nullptr,
                          const std::function<void(double)>& progress = {});
 

@@ -240,21 +240,24 @@ TEST(DomainUseTest, SegmentSearchesAreRankedTogether) {
   }
 }
 
-// A scenario's gpus_per_domain: the 144-GPU cluster of 2 NVL72 racks is built
-// and priced whole, and its job runs on 64 GPUs of each: 128.
+// A scenario's gpus_per_domain: its 128 GPUs are the job's, on 64 GPUs of
+// each of 2 NVL72 racks; the 144-GPU cluster is built and priced whole (as
+// --gpus-per-domain takes --gpus elsewhere).
 TEST(DomainUseTest, CompareScenarioJobUsesPartOfEachRack) {
-  const spec::Scenario sc = spec::ParseScenarioJson(R"({"name": "segments", "gpus": 144,
+  const spec::Scenario sc = spec::ParseScenarioJson(R"({"name": "segments", "gpus": 128,
       "hb_domain_sizes": [72], "radixes": [64], "port_speed": "400Gbps", "model": "llama3.1-8b",
       "system": "gb200-nvl72", "global_batch_sizes": [128], "gpus_per_domain": 64})");
   EXPECT_EQ(64, sc.gpus_per_domain);
   EXPECT_EQ(128, sc.JobGpus(72));
+  EXPECT_EQ(144, sc.BuiltGpus(72));
   EXPECT_EQ(8, sc.GpusPerDomain(8));  // domains no larger than the segment are used whole
-  EXPECT_EQ(144, sc.JobGpus(8));
+  EXPECT_EQ(128, sc.BuiltGpus(8));
   EXPECT_EQ(sc.gpus_per_domain, spec::ParseScenarioJson(spec::ScenarioToJson(sc)).gpus_per_domain);
   const spec::ModelSpec model = spec::LoadModel("llama3.1-8b", "--model");
-  const spec::SystemSpec system = spec::LoadSystem("gb200-nvl72", "--system");
+  ScenarioSystems systems;
+  systems.fallback = spec::LoadSystem("gb200-nvl72", "--system");
   const spec::PortClass port = PortClassFor(spec::LoadCatalog("default", "--catalog"), sc.port_speed_Bps, "port_speed");
-  const CompareResult r = RunCompare(sc, port, &model, &system, 1);
+  const CompareResult r = RunCompare(sc, port, &model, systems, 1);
   ASSERT_EQ(1u, r.network.size());
   EXPECT_EQ(144, r.network[0].params.gpus);
   ASSERT_EQ(1u, r.training.size());
@@ -263,6 +266,51 @@ TEST(DomainUseTest, CompareScenarioJobUsesPartOfEachRack) {
   EXPECT_EQ(128, t.rail_optimized.strategy.gpus());
   EXPECT_EQ(128, t.rail_only.strategy.gpus());
   EXPECT_EQ(64, t.rail_optimized.gpus_per_domain);
+}
+
+// GB200 NVL72 racks against DGX B200 nodes in one scenario: each domain
+// size's jobs run on its own system, on the same 128 GPUs, and each cluster
+// is priced with its own server.
+TEST(DomainUseTest, EachDomainSizeTimesItsJobsOnItsOwnSystem) {
+  const spec::Scenario sc = spec::ParseScenarioJson(R"({"name": "racks-or-nodes", "gpus": 128,
+      "hb_domain_sizes": [8, 72], "radixes": [64], "port_speed": "400Gbps", "model": "llama3.1-8b",
+      "system": "dgx-b200", "hb_domain_systems": {"72": "gb200-nvl72"}, "global_batch_sizes": [128],
+      "gpus_per_domain": 64})");
+  EXPECT_EQ("gb200-nvl72", sc.SystemFor(72));
+  EXPECT_EQ("dgx-b200", sc.SystemFor(8));
+  EXPECT_EQ(sc.hb_domain_systems, spec::ParseScenarioJson(spec::ScenarioToJson(sc)).hb_domain_systems);
+  const spec::ModelSpec model = spec::LoadModel("llama3.1-8b", "--model");
+  ScenarioSystems systems;
+  systems.fallback = spec::LoadSystem("dgx-b200", "--system");
+  systems.by_size.emplace(72, spec::LoadSystem("gb200-nvl72", "--system"));
+  const spec::PortClass port = PortClassFor(spec::LoadCatalog("default", "--catalog"), sc.port_speed_Bps, "port_speed");
+  const CompareResult r = RunCompare(sc, port, &model, systems, 1);
+  EXPECT_EQ("dgx-b200 and gb200-nvl72", r.system_name);
+  EXPECT_EQ("gb200-nvl72", r.SystemNameFor(72));
+  ASSERT_EQ(2u, r.network.size());
+  EXPECT_EQ(128, r.network[0].params.gpus);  // 16 DGX B200
+  EXPECT_EQ(144, r.network[1].params.gpus);  // 2 racks
+  ASSERT_EQ(2u, r.training.size());
+  for (const TrainingCase& t : r.training) {
+    ASSERT_TRUE(t.fits[0]) << t.hb_domain_size;
+    EXPECT_EQ(128, t.rail_optimized.strategy.gpus());
+  }
+  // The same job is timed on each system's own GPU: GB200's is faster.
+  const double b200 = r.training[0].rail_optimized.estimate.iteration_time_s;
+  const double gb200 = r.training[1].rail_optimized.estimate.iteration_time_s;
+  EXPECT_LT(gb200, b200);
+  // A domain size the scenario does not have is refused.
+  EXPECT_THROW(
+      {
+        try {
+          spec::ParseScenarioJson(R"({"name": "x", "gpus": 128, "hb_domain_sizes": [8], "radixes": [64],
+              "port_speed": "400Gbps", "hb_domain_systems": {"72": "gb200-nvl72"}})");
+        } catch (const Error& e) {
+          EXPECT_STREQ("/hb_domain_systems/72: expected one of hb_domain_sizes (8), got '72'", e.what());
+          throw;
+        }
+      },
+      Error);
 }
 
 }  // namespace

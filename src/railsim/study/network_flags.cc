@@ -102,8 +102,14 @@ void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* 
                                  system->name, system->hb_domain_size, fmt::join(s->hb_domain_sizes, ", ")));
     s->hb_domain_sizes = {int(system->hb_domain_size)};
   }
+  // A system given replaces every domain size's; sizes given keep the
+  // systems of those they still hold.
+  if (!o.system.empty()) s->hb_domain_systems.clear();
+  std::erase_if(s->hb_domain_systems, [&](const auto& entry) {
+    return std::find(s->hb_domain_sizes.begin(), s->hb_domain_sizes.end(), entry.first) == s->hb_domain_sizes.end();
+  });
   for (int k : s->hb_domain_sizes) {
-    if (s->gpus % k != 0) {
+    if (s->gpus % s->GpusPerDomain(k) != 0) {
       throw Error(o.hb_sizes.empty() && !system ? "--gpus" : o.hb_sizes.empty() ? "--system" : "--hb-sizes",
                   fmt::format("HB domain size {} does not divide {} GPUs; the nearest cluster sizes it divides are {}",
                               k, units::Grouped(s->gpus), NearestMultiples(s->gpus, k)));
@@ -185,6 +191,12 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
                   fmt::format("expected an MoE model (num_experts > 0), got the dense {}", in.moe_model->name));
     }
   }
+  for (const auto& [k, name] : scenario.hb_domain_systems) {
+    in.hb_systems.emplace(k, spec::LoadSystem(name, fmt::format("{}: /hb_domain_systems/{}", where, k)));
+    if (server.empty()) {
+      if (std::optional<spec::ServerClass> s = loaded.FindServer(name)) in.hb_servers.emplace(k, *s);
+    }
+  }
   if (!server.empty()) {
     in.server = ResolveServer(catalog, server);
   } else if (in.system) {
@@ -237,9 +249,10 @@ CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(do
   perf::NetworkOptions timed = ParseTimedNetwork(f);
   ScenarioInputs in = LoadScenarioInputs(f.scenario, f.catalog, f.overrides, f.server);
   CompareResult result =
-      RunCompare(in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
+      RunCompare(in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.Systems(),
                  DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress);
   result.server = in.server;
+  result.hb_servers = in.hb_servers;
   result.hb_port_class = in.hb_port_class;
   result.operating = in.operating;
   result.notes = in.notes;
@@ -256,6 +269,7 @@ ReportInputs ParseReportFlags(const ReportFlags& f) {
   r.model = in.model;
   r.moe_model = in.moe_model;
   r.system = in.system;
+  r.systems = in.Systems();
   r.failure_catalog = spec::LoadFailureCatalog(f.failure_catalog, "--failure-catalog");
   r.notes = in.notes;
   r.threads = DefaultThreads();

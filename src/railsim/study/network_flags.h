@@ -82,8 +82,14 @@ struct ScenarioInputs {
   spec::PortClass hb_port_class;  ///< prices HB domains larger than a server
   std::optional<spec::ModelSpec> model, moe_model;
   std::optional<spec::SystemSpec> system;
+  /// The scenario's hb_domain_systems, loaded (empty with --system).
+  std::map<int, spec::SystemSpec> hb_systems;
   /// The catalog's server of the system's name (dgx-h100), or --server's.
   std::optional<spec::ServerClass> server;
+  /// The catalog's servers of hb_systems' names (none with --server).
+  std::map<int, spec::ServerClass> hb_servers;
+  /// The systems the jobs run on, per HB domain size.
+  ScenarioSystems Systems() const { return {system, hb_systems}; }
   spec::OperatingCost operating;  ///< the catalog's, for the cost per PFLOP/s-day
   /// What the answer leaves out or takes from elsewhere than the scenario,
   /// one sentence each, for stderr and the JSON's "notes": the system's HB

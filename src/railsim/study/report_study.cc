@@ -38,9 +38,18 @@ std::vector<int64_t> HbSizes(const spec::Scenario& s) {
   for (int k : s.hb_domain_sizes) largest = std::max<int64_t>(largest, k);
   std::vector<int64_t> out;
   for (int64_t k = 1; k <= largest; k *= 2) {
-    if (s.gpus % k == 0) out.push_back(k);
+    if (s.gpus % s.GpusPerDomain(k) == 0) out.push_back(k);
   }
   return out;
+}
+
+// The scenario's model on domains of `k`: the domain size's system, the
+// scenario's GPUs as its jobs use them (gpus_per_domain of each domain).
+perf::PerfContext JobContext(const ReportInputs& in, comm::NetworkKind network, int64_t k,
+                             perf::NetworkOptions o = {}) {
+  const spec::Scenario& s = in.scenario;
+  o.gpus_per_domain = s.GpusPerDomain(k) < k ? s.GpusPerDomain(k) : 0;
+  return perf::MakePerfContext(*in.model, *in.systems.For(int(k)), s.JobGpus(k), network, k, o);
 }
 
 }  // namespace
@@ -63,7 +72,7 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
     compare_progress = [&](double f) { in.progress(current, (steps_started + f) / kSteps); };
   }
   step("compare");
-  r.compare = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
+  r.compare = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.systems,
                          in.threads, {}, in.moe_model ? &*in.moe_model : nullptr, compare_progress);
   const bool training = in.model && in.system && !sc.global_batch_sizes.empty();
   if (training) {
@@ -73,16 +82,15 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
       HbSweepPoint p;
       p.hb_domain_size = k;
       p.rail_optimized_s = BestTime(
-          perf::MakePerfContext(*in.model, *in.system, sc.gpus, comm::NetworkKind::kRailOptimized, k), r.batch,
+          JobContext(in, comm::NetworkKind::kRailOptimized, k), r.batch,
           in.threads);
-      p.rail_only_s = BestTime(perf::MakePerfContext(*in.model, *in.system, sc.gpus, comm::NetworkKind::kRailOnly, k),
-                               r.batch, in.threads);
+      p.rail_only_s = BestTime(JobContext(in, comm::NetworkKind::kRailOnly, k), r.batch, in.threads);
       r.hb_sweep.push_back(p);
     }
     step("Rail-only against ideal over global batch");
     for (int k : sc.hb_domain_sizes) {
-      perf::PerfContext only = perf::MakePerfContext(*in.model, *in.system, sc.gpus, comm::NetworkKind::kRailOnly, k);
-      perf::PerfContext ideal = perf::MakePerfContext(*in.model, *in.system, sc.gpus, comm::NetworkKind::kIdeal, k);
+      perf::PerfContext only = JobContext(in, comm::NetworkKind::kRailOnly, k);
+      perf::PerfContext ideal = JobContext(in, comm::NetworkKind::kIdeal, k);
       for (int64_t batch = 64; batch <= 16384; batch *= 2) {
         BatchSweepPoint p;
         p.hb_domain_size = k;
@@ -102,13 +110,13 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
         p.cost_usd = d.bom.cost_usd;
         p.power_w = d.bom.power_w;
         // A system's own HB domain is its server's (DGX H100: 8 GPUs).
-        p.hb_fabric = EstimateHbFabricCost(sc.gpus, p.hb_domain_size, in.system->hb_domain_size,
-                                           in.system->hb_bw_Bps, in.hb_port_class);
+        const spec::SystemSpec& system = *in.systems.For(int(p.hb_domain_size));
+        p.hb_fabric = EstimateHbFabricCost(nc.params.gpus, p.hb_domain_size, system.hb_domain_size,
+                                           system.hb_bw_Bps, in.hb_port_class);
         perf::NetworkOptions o;
         o.radix = nc.params.radix;
         o.oversubscription = nc.params.oversubscription;
-        perf::PerfContext c =
-            perf::MakePerfContext(*in.model, *in.system, sc.gpus, NetworkKindOf(p.design), p.hb_domain_size, o);
+        perf::PerfContext c = JobContext(in, NetworkKindOf(p.design), p.hb_domain_size, o);
         if (p.design == net::Design::kFatTree) c.fabrics.rail_leaves = false;
         p.iteration_s = BestTime(c, r.batch, in.threads);
         r.pareto.push_back(p);
@@ -116,13 +124,13 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
     }
     step("traffic");
     const int64_t k = sc.hb_domain_sizes.front();
-    perf::PerfContext only = perf::MakePerfContext(*in.model, *in.system, sc.gpus, comm::NetworkKind::kRailOnly, k);
-    if (sc.gpus <= net::kMaxBuildGpus) {
+    perf::PerfContext only = JobContext(in, comm::NetworkKind::kRailOnly, k);
+    if (sc.BuiltGpus(k) <= net::kMaxBuildGpus) {
       if (std::optional<search::RankedStrategy> best = Best(only, r.batch, in.threads)) {
         r.traffic_strategy = best->strategy;
         r.traffic_context = only;
         for (net::Design d : {net::Design::kRailOptimized, net::Design::kRailOnly}) {
-          perf::PerfContext c = perf::MakePerfContext(*in.model, *in.system, sc.gpus, NetworkKindOf(d), k);
+          perf::PerfContext c = JobContext(in, NetworkKindOf(d), k);
           TrafficOptions o;
           o.design = d;
           r.traffic.push_back(AnalyzeTraffic(c, best->strategy, o));

@@ -368,9 +368,10 @@ std::vector<double> RunComparePoint(const Point& p) {
   ValidateScenarioNetworks(sc);
   perf::NetworkOptions timed;
   timed.oversubscription = sc.oversubscription;
-  CompareResult r = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.system ? &*in.system : nullptr,
+  CompareResult r = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.Systems(),
                                1, timed, in.moe_model ? &*in.moe_model : nullptr);
   r.server = in.server;
+  r.hb_servers = in.hb_servers;
   r.hb_port_class = in.hb_port_class;
   r.operating = in.operating;
   const double none = std::numeric_limits<double>::quiet_NaN();
@@ -384,11 +385,12 @@ std::vector<double> RunComparePoint(const Point& p) {
   for (const DesignResult* d : designs) out.insert(out.end(), {double(d->bom.switches), d->bom.cost_usd, d->bom.power_w});
   out.insert(out.end(), {designs[1]->cost_saving, designs[1]->power_saving});
   for (const DesignResult* d : designs) {
-    if (!r.server) {
+    const spec::ServerClass* server = r.ServerFor(d->params.hb_domain_size);
+    if (!server) {
       out.insert(out.end(), {none, none});
       continue;
     }
-    const ClusterCost c = WholeClusterCost(*d, *r.server, r.hb_port_class);
+    const ClusterCost c = WholeClusterCost(*d, *server, r.hb_port_class);
     out.insert(out.end(), {c.cost_usd, c.network_cost_share});
   }
   // The training side: each network's best time and MFU, Rail-only's time
