@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "railsim/cli/run_binary_test_util.h"
 
@@ -1316,6 +1317,17 @@ TEST_F(BadInputTest, GpusPerDomainIsRefusedOnOneLine) {
         "port_speed": "400Gbps", "model": "llama3.1-8b", "system": "dgx-b200", "global_batch_sizes": [128],
         "hb_domain_systems": )" + value + "}");
     cases.push_back({{"compare", "--scenario", Path(name)}, "/hb_domain_systems"});
+  }
+  // The jobs' precision: a name the search takes, and one the GPU runs.
+  for (auto [key, value, field] : {std::tuple{"precision", "fp16", "/precision"},
+                                   std::tuple{"moe_precision", "8", "/moe_precision"},
+                                   std::tuple{"precision", "fp4", "/precision"}}) {
+    const std::string name = "scenario-precision-" + std::to_string(file++) + ".json";
+    Write(name, fmt::format(R"({{"name": "s", "gpus": 128, "hb_domain_sizes": [8], "radixes": [64],
+        "port_speed": "400Gbps", "model": "llama3.1-8b", "system": "dgx-h100", "global_batch_sizes": [128],
+        "moe_model": "mixtral-8x22b", "moe_global_batch_size": 128, "{}": {}}})",
+                            key, nlohmann::json(value).dump()));
+    cases.push_back({{"compare", "--scenario", Path(name)}, field});
   }
   CheckAll(cases);
 }

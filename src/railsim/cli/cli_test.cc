@@ -1036,6 +1036,7 @@ TEST(CliTest, BlackwellRacksScenarioSetsNvl72RacksAgainstDgxB200Nodes) {
       EXPECT_EQ(16384, s["tp"].get<int64_t>() * s["pp"].get<int64_t>() * s["dp"].get<int64_t>() *
                            s["cp"].get<int64_t>())
           << side;
+      EXPECT_EQ("fp8", s["precision"]) << side;  // the scenario's precision
     }
     rail_only_s[{k, t["global_batch_size"].get<int64_t>()}] = t["rail_only_iteration_time_s"];
   }

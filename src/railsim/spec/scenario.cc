@@ -6,6 +6,7 @@
 #include "railsim/core/error.h"
 #include "railsim/core/units.h"
 #include "railsim/spec/json_reader.h"
+#include "railsim/spec/strategy.h"
 
 namespace railsim::spec {
 namespace {
@@ -88,6 +89,11 @@ Scenario ParseScenarioJson(std::string_view text) {
     s.hb_domain_systems[k] = system;
   }
   s.global_batch_sizes = IntList(r, "global_batch_sizes", 1, int64_t{1} << 30, false);
+  std::vector<std::string> precisions;
+  for (Precision p : kAllPrecisions) precisions.push_back(PrecisionName(p));
+  precisions.push_back("any");
+  s.precision = r.EnumOr("precision", precisions, "bf16");
+  s.moe_precision = r.EnumOr("moe_precision", precisions, "bf16");
   s.allow_idle_gpus = r.IntOr("allow_idle_gpus", 0, 0, s.gpus / 2);
   if (!s.model.empty() && (s.system.empty() || s.global_batch_sizes.empty())) {
     throw Error(s.system.empty() ? "/system" : "/global_batch_sizes",
@@ -123,6 +129,8 @@ std::string ScenarioToJson(const Scenario& s) {
     j["global_batch_sizes"] = s.global_batch_sizes;
   }
   if (!s.system.empty()) j["system"] = s.system;
+  if (s.precision != "bf16") j["precision"] = s.precision;
+  if (s.moe_precision != "bf16") j["moe_precision"] = s.moe_precision;
   for (const auto& [k, system] : s.hb_domain_systems) j["hb_domain_systems"][std::to_string(k)] = system;
   if (s.allow_idle_gpus > 0) j["allow_idle_gpus"] = s.allow_idle_gpus;
   if (s.gpus_per_domain > 0) j["gpus_per_domain"] = s.gpus_per_domain;

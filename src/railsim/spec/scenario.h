@@ -40,6 +40,10 @@ struct Scenario {
     return it == hb_domain_systems.end() ? system : it->second;
   }
   std::vector<int64_t> global_batch_sizes;
+  /// The GEMM precision the training and the MoE jobs are searched in: a
+  /// precision name (bf16, fp8, mxfp8, fp4) or "any" (every one the GPU
+  /// runs), as search's --precision. DeepSeek-V3 trained in FP8.
+  std::string precision = "bf16", moe_precision = "bf16";
   /// Searches may leave up to this many GPUs idle (whole HB domains) when no
   /// layout uses them all (compare/report --allow-idle-gpus).
   int64_t allow_idle_gpus = 0;

@@ -11,6 +11,7 @@
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
 #include "railsim/study/collective_study.h"
+#include "railsim/study/job_flags.h"
 
 namespace railsim::study {
 namespace {
@@ -173,7 +174,9 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
       perf::PerfContext c = perf::MakePerfContext(model, system, gpus, network, k, job);
       const bool optimized = network == comm::NetworkKind::kRailOptimized;
       for (size_t a = 0; a < 2; ++a) {
-        queue->Add(c, options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect),
+        search::SearchOptions o = options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect);
+        o.precisions = ParseSearchPrecisions(scenario.moe_precision, c, "/moe_precision");
+        queue->Add(c, o,
                    [&m, optimized, a](const search::SearchResult& r) {
                      auto& best = optimized ? m.rail_optimized : m.rail_only;
                      auto& fits = optimized ? m.rail_optimized_fits : m.rail_only_fits;
@@ -182,8 +185,10 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
                    });
       }
     }
-    queue->Add(perf::MakePerfContext(model, system, gpus, comm::NetworkKind::kIdeal, k, job),
-               options(spec::MoeAllToAll::kForwarded), [&m](const search::SearchResult& r) {
+    const perf::PerfContext ideal = perf::MakePerfContext(model, system, gpus, comm::NetworkKind::kIdeal, k, job);
+    search::SearchOptions o = options(spec::MoeAllToAll::kForwarded);
+    o.precisions = ParseSearchPrecisions(scenario.moe_precision, ideal, "/moe_precision");
+    queue->Add(ideal, o, [&m](const search::SearchResult& r) {
                  m.ideal_fits = !r.results.empty();
                  if (m.ideal_fits) m.ideal = r.results[0];
                });
@@ -267,6 +272,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
                                                       JobNetwork(scenario, k, timed));
           if (n == 0) t.rail_optimized_network = c.shape;
           if (n == 1) t.rail_only_network = c.shape;
+          o.precisions = ParseSearchPrecisions(scenario.precision, c, "/precision");
           queue.Add(c, o, [&t, n, out = outs[n], c, o](const search::SearchResult& r) {
             t.fits[n] = !r.results.empty();
             if (t.fits[n]) {
