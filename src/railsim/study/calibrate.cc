@@ -566,8 +566,9 @@ std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTest
 // One note per status that needs saying, naming its parameters.
 void AddParameterNotes(const NamedByStatus& named, std::vector<std::string>* notes) {
   const std::pair<ParamStatus, const char*> texts[] = {
-      {ParamStatus::kAtBound, "at a bound (the fit wants them further than is physical: the model or the base's other "
-                              "numbers do not follow the rows there): {}"},
+      {ParamStatus::kAtBound, "at a bound (the rows cannot say whether the value is the bound's, such as no "
+                              "latency, or the fit would go past it because the model or the base's other numbers do "
+                              "not follow them): {}"},
       {ParamStatus::kOneNodeCount, "left at the base: one node count in the data: {}; each costs more per node (per "
                                    "network step of a ring or tree, per remote peer of an all-to-all), which rows of "
                                    "one node count cannot tell from a fixed cost; add a sweep at another node count "
@@ -718,7 +719,7 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
   for (size_t i = 0; i < step.rows.size(); ++i) step.rows[i]->predicted_s = step.predict[i](r.system);
 
   for (const FittedParameter& f : r.parameters) {
-    if (f.after == f.before) continue;  // only fitted and at-bound values move
+    if (!f.fitted && f.status != ParamStatus::kAtBound) continue;
     // "gpu.x" is the GPU's field x, "nccl.x" the NCCL object's.
     const size_t dot = f.key.find('.');
     const std::string group = dot == std::string::npos ? "" : f.key.substr(0, dot);
