@@ -56,8 +56,8 @@ std::string CalibrateTable(const study::CalibrationResult& r) {
   params.AddColumn("rows");
   params.AddColumn("status", TextTable::Align::kLeft);
   for (const study::FittedParameter& p : r.parameters) {
-    params.AddRow({p.key, Value(p, p.before), Value(p, p.after), fmt::format("[{}, {}]", Value(p, p.lo), Value(p, p.hi)),
-                   std::to_string(p.rows), Status(p)});
+    const std::string bounds = fmt::format("[{}, {}]", Value(p, p.lo), Value(p, p.hi));
+    params.AddRow({p.key, Value(p, p.before), Value(p, p.after), bounds, std::to_string(p.rows), Status(p)});
   }
   out += params.Render() + "\n";
   TextTable rows;

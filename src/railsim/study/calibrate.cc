@@ -353,7 +353,8 @@ bool AtBound(double x, double lo, double hi) {
 }
 
 const ParamDef& Def(const std::string& key) {
-  const ParamDef* def = std::find_if(std::begin(kParams), std::end(kParams), [&](const ParamDef& d) { return key == d.key; });
+  const ParamDef* def =
+      std::find_if(std::begin(kParams), std::end(kParams), [&](const ParamDef& d) { return key == d.key; });
   assert(def != std::end(kParams));
   return *def;
 }
@@ -381,7 +382,9 @@ void Name(const FittedParameter& f, const ParamDef& p, const std::map<const Cali
     case ParamStatus::kFittedAtOneNodeCount:
       (*named)[f.status].push_back(fmt::format("{} ({} nodes)", f.key, nodes.at(seen.front())));
       break;
-    case ParamStatus::kTied: (*named)[f.status].push_back(fmt::format("{} (with {})", f.key, tie_of.at(&p)->key)); break;
+    case ParamStatus::kTied:
+      (*named)[f.status].push_back(fmt::format("{} (with {})", f.key, tie_of.at(&p)->key));
+      break;
     case ParamStatus::kNotConstrained:
     case ParamStatus::kBaseFitsBest: (*named)[f.status].push_back(f.key); break;
     case ParamStatus::kFitted:

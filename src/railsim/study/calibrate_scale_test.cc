@@ -254,8 +254,8 @@ TEST(CalibrateScaleTest, AFitThatMovesNothingSaysWhy) {
   EXPECT_TRUE(HasNote(r, kNcclConstantsNote));
   EXPECT_TRUE(HasNote(r, "left at the base: one node count in the data: nccl.nic_reported_latency_us (16 nodes); each "
                          "costs more per node (per network step of a ring or tree, per remote peer of an all-to-all), "
-                         "which rows of one node count cannot tell from a fixed cost; add a sweep at another node count "
-                         "to fit them"));
+                         "which rows of one node count cannot tell from a fixed cost; add a sweep at another node "
+                         "count to fit them"));
   bool at_bound_note = false;
   for (const std::string& note : r.notes) {
     if (note.rfind("at a bound (", 0) == 0) {
