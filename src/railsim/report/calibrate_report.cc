@@ -13,6 +13,15 @@ std::string Value(const study::FittedParameter& p, double v) {
   return p.seconds ? units::FormatDuration(v) : fmt::format("{:.4g}", v);
 }
 
+// The status, and "at bound" after a status that does not say it (as the
+// notes name it).
+std::string Status(const study::FittedParameter& p) {
+  std::string s = study::ParamStatusName(p.status);
+  const bool named = p.status != study::ParamStatus::kAtBound && p.status != study::ParamStatus::kNotConstrained &&
+                     p.status != study::ParamStatus::kKept;
+  return p.at_bound && named ? s + "; at bound" : s;
+}
+
 std::string Signed(double fraction) { return fmt::format("{:+.1f}%", 100 * fraction); }
 
 std::string SummaryLine(const char* what, const study::ErrorSummary& fit, const study::ErrorSummary& held) {
@@ -45,9 +54,10 @@ std::string CalibrateTable(const study::CalibrationResult& r) {
   params.AddColumn("after");
   params.AddColumn("bounds");
   params.AddColumn("rows");
+  params.AddColumn("status", TextTable::Align::kLeft);
   for (const study::FittedParameter& p : r.parameters) {
-    params.AddRow({p.key, Value(p, p.before), p.fitted ? Value(p, p.after) : "not fitted",
-                   fmt::format("[{}, {}]", Value(p, p.lo), Value(p, p.hi)), std::to_string(p.rows)});
+    const std::string bounds = fmt::format("[{}, {}]", Value(p, p.lo), Value(p, p.hi));
+    params.AddRow({p.key, Value(p, p.before), Value(p, p.after), bounds, std::to_string(p.rows), Status(p)});
   }
   out += params.Render() + "\n";
   TextTable rows;
@@ -87,6 +97,8 @@ std::string CalibrateJson(const study::CalibrationResult& r) {
     o["lower_bound"] = p.lo;
     o["upper_bound"] = p.hi;
     o["fitted"] = p.fitted;
+    o["status"] = study::ParamStatusName(p.status);
+    o["at_bound"] = p.at_bound;
     o["rows"] = p.rows;
     o["provenance"] = p.provenance;
     params.push_back(o);

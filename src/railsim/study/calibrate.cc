@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -97,6 +98,12 @@ const ParamDef kParams[] = {
 constexpr double kSensitivity = 1e-3;
 // ... and, after the fit, across this share of its range around its value.
 constexpr double kLocalStep = 0.01;
+// With rows of one node count, the scale-dependent parameters stay at the
+// base's values unless the fit of the others still misses the rows by more
+// than this (mean |log(predicted / measured)|): measurement noise and the
+// model's known misses on real sweeps (aws-p5's own rows: 6.9%) stay below.
+// The note for kFittedAtOneNodeCount says "10%".
+constexpr double kOneCountMiss = 0.10;
 // Two parameters the rows cannot tell apart: the slope of the rows' log
 // predictions in one lies within this share of its length of the span of
 // the slopes of those before it (about 3 degrees). Exact ties (latencies
@@ -105,11 +112,35 @@ constexpr double kDistinct = 0.05;
 // The step of those slopes, as a share of each parameter's range.
 constexpr double kSlopeStep = 1e-3;
 
+// Whether the cost `p` stands for grows with the node count under the
+// model `system` uses (comm/nccl_model.cc, comm/algorithms.cc): NCCL's
+// reported network latency is paid per network step (2 (nodes - 1) in a
+// ring all-reduce, 2 log2(nodes) in a tree), the all-to-all's per-peer cost
+// per remote peer, and without NCCL's model nic_latency per ring or tree
+// step. The efficiencies scale bytes, whose share crossing the NICs stays
+// within a factor of two at any node count, and the NVLink latency is paid
+// per step inside a node.
+bool ScaleDependent(const ParamDef& p, const spec::SystemSpec& system) {
+  const std::string key = p.key;
+  if (key == "nccl.nic_reported_latency_us" || key == "nccl.p2p_peer_latency_us") return true;
+  return key == "nic_latency" && !system.nccl.enabled;
+}
+
 // The measured rows of one kind, and how to predict each on a system.
 struct RowSet {
   std::vector<CalibrationRow*> rows;
   std::vector<std::function<double(const spec::SystemSpec&)>> predict;
+  std::map<const CalibrationRow*, int64_t> nodes;  ///< a collective row's node count
 };
+
+// The node counts of `rows` (collective rows of `set`).
+std::set<int64_t> NodeCounts(const RowSet& set, const std::vector<const CalibrationRow*>& rows) {
+  std::set<int64_t> counts;
+  for (const CalibrationRow* r : rows) {
+    if (auto it = set.nodes.find(r); it != set.nodes.end()) counts.insert(it->second);
+  }
+  return counts;
+}
 
 std::vector<double> LogRatios(const RowSet& set, const spec::SystemSpec& s, bool held_out) {
   std::vector<double> r;
@@ -296,14 +327,77 @@ bool FitValues(const std::vector<const ParamDef*>& free, const RowSet& set, spec
   return true;
 }
 
+// Fits the `moved` parameters (in kParams order) that the rows can tell
+// apart from those before them, from `*system`; the others go into
+// `tie_of` with the parameter they follow. Returns whether the fit beat
+// the values it started from (FitValues).
+bool FitSeparable(const std::vector<const ParamDef*>& moved, const RowSet& set, spec::SystemSpec* system,
+                  std::map<const ParamDef*, const ParamDef*>* tie_of) {
+  const std::vector<const ParamDef*> ties = Separable(moved, set, *system);
+  std::vector<const ParamDef*> free;
+  for (size_t j = 0; j < moved.size(); ++j) {
+    if (ties[j]) (*tie_of)[moved[j]] = ties[j];
+    else free.push_back(moved[j]);
+  }
+  return free.empty() || FitValues(free, set, system);
+}
+
+double MeanAbsLog(const std::vector<double>& log_ratios) {
+  double sum = 0;
+  for (double r : log_ratios) sum += std::fabs(r);
+  return log_ratios.empty() ? 0 : sum / double(log_ratios.size());
+}
+
+bool AtBound(double x, double lo, double hi) {
+  return x - lo <= kBoundShare * (hi - lo) || hi - x <= kBoundShare * (hi - lo);
+}
+
+const ParamDef& Def(const std::string& key) {
+  const ParamDef* def =
+      std::find_if(std::begin(kParams), std::end(kParams), [&](const ParamDef& d) { return key == d.key; });
+  assert(def != std::end(kParams));
+  return *def;
+}
+
 bool Kept(const CalibrationOptions& o, const std::string& key) {
   return std::find(o.keep.begin(), o.keep.end(), key) != o.keep.end();
 }
 
+// The parameters that are not simply fitted, by status, as the notes name
+// them: "nccl.p2p_peer_latency_us (8 nodes)".
+using NamedByStatus = std::map<ParamStatus, std::vector<std::string>>;
+
+// Adds `f` to the notes' lists if it is not simply fitted: at a bound (but
+// not one the rows do not see, or one kept on purpose), or under its status
+// with what it depends on.
+void Name(const FittedParameter& f, const ParamDef& p, const std::map<const CalibrationRow*, int64_t>& nodes,
+          const std::vector<const CalibrationRow*>& seen, const std::map<const ParamDef*, const ParamDef*>& tie_of,
+          NamedByStatus* named) {
+  if (f.at_bound && f.status != ParamStatus::kNotConstrained && f.status != ParamStatus::kKept) {
+    (*named)[ParamStatus::kAtBound].push_back(fmt::format(
+        "{} ({} bound, {})", f.key, f.after - f.lo < f.hi - f.after ? "lower" : "upper", ValueText(p, f.after)));
+  }
+  switch (f.status) {
+    case ParamStatus::kOneNodeCount:
+    case ParamStatus::kFittedAtOneNodeCount:
+      (*named)[f.status].push_back(fmt::format("{} ({} nodes)", f.key, nodes.at(seen.front())));
+      break;
+    case ParamStatus::kTied:
+      (*named)[f.status].push_back(fmt::format("{} (with {})", f.key, tie_of.at(&p)->key));
+      break;
+    case ParamStatus::kNotConstrained:
+    case ParamStatus::kBaseFitsBest: (*named)[f.status].push_back(f.key); break;
+    case ParamStatus::kFitted:
+    case ParamStatus::kAtBound:
+    case ParamStatus::kKept: break;
+  }
+}
+
 // Fits the parameters of `kind` on the fitted rows of `set`, writing the
-// values into `system` and their records into `out`.
+// values into `system`, their records into `out` and, when `set` has rows,
+// those not fitted into `named`.
 void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec::SystemSpec* system,
-              std::vector<FittedParameter>* out) {
+              std::vector<FittedParameter>* out, NamedByStatus* named) {
   spec::SystemSpec base = *system;  // not const: ParamDef::field hands out references
   const std::vector<const ParamDef*> defs = Candidates(kind, base);
   std::vector<FittedParameter> records;
@@ -318,46 +412,82 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
     f.hi = p->hi;
     seen.push_back(RowsMoved(set, With(base, *p, p->lo), With(base, *p, p->hi)));
     f.rows = int(seen.back().size());
-    f.fitted = f.rows > 0 && !Kept(o, f.key);
-    if (f.fitted) moved.push_back(p);
+    if (Kept(o, f.key)) {
+      f.status = ParamStatus::kKept;
+    } else if (f.rows == 0) {
+      f.status = ParamStatus::kNotConstrained;
+    } else if (!o.fit_scale_at_one_node_count && ScaleDependent(*p, base) && NodeCounts(set, seen.back()).size() == 1) {
+      f.status = ParamStatus::kOneNodeCount;
+    } else {
+      f.status = ParamStatus::kFitted;
+      moved.push_back(p);
+    }
     records.push_back(f);
   }
-  const std::vector<const ParamDef*> ties = Separable(moved, set, base);
   std::map<const ParamDef*, const ParamDef*> tie_of;
-  std::vector<const ParamDef*> free;
-  for (size_t j = 0; j < moved.size(); ++j) {
-    if (ties[j]) tie_of[moved[j]] = ties[j];
-    else free.push_back(moved[j]);
+  bool improved = FitSeparable(moved, set, system, &tie_of);
+  // The base's scale-dependent values stay unless the rows cannot be met
+  // with them (a base from another fabric: InfiniBand's zero plugin
+  // latency on EFA rows); then they are fitted too, and said to hold near
+  // that node count only.
+  const bool scale_fitted =
+      std::any_of(records.begin(), records.end(), [](const FittedParameter& f) {
+        return f.status == ParamStatus::kOneNodeCount;
+      }) && MeanAbsLog(LogRatios(set, *system, false)) > kOneCountMiss;
+  if (scale_fitted) {
+    moved.clear();
+    for (size_t i = 0; i < defs.size(); ++i) {
+      if (records[i].status == ParamStatus::kOneNodeCount) records[i].status = ParamStatus::kFittedAtOneNodeCount;
+      if (records[i].status == ParamStatus::kFitted || records[i].status == ParamStatus::kFittedAtOneNodeCount) {
+        moved.push_back(defs[i]);
+      }
+    }
+    *system = base;
+    tie_of.clear();
+    improved = FitSeparable(moved, set, system, &tie_of);
   }
-  const bool improved = free.empty() || FitValues(free, set, system);
   const auto held = std::count_if(set.rows.begin(), set.rows.end(), [](const CalibrationRow* r) { return r->held_out; });
   for (size_t i = 0; i < defs.size(); ++i) {
     const ParamDef& p = *defs[i];
     FittedParameter& f = records[i];
-    if (Kept(o, f.key)) {
+    const double x = p.field(*system), step = kLocalStep * (p.hi - p.lo);
+    if (f.status == ParamStatus::kKept) {
       f.provenance = "not fitted: kept at its base value (known from elsewhere)";
-    } else if (!f.fitted) {
+    } else if (f.status == ParamStatus::kNotConstrained) {
       f.provenance = "not fitted: no measured row depends on it";
+    } else if (f.status == ParamStatus::kOneNodeCount) {
+      f.provenance = fmt::format("not fitted: its cost grows with the node count, and the {} measured rows that depend "
+                                 "on it come from one node count ({} nodes)",
+                                 f.rows, set.nodes.at(seen[i].front()));
     } else if (tie_of.count(&p)) {
-      f.fitted = false;
+      f.status = ParamStatus::kTied;
       f.provenance = fmt::format("not fitted: the {} measured rows that depend on it see it only as they see {}",
                                  f.rows, tie_of[&p]->key);
-    } else if (const double x = p.field(*system), step = kLocalStep * (p.hi - p.lo);
-               RowsMoved(set, With(*system, p, std::max(p.lo, x - step)), With(*system, p, std::min(p.hi, x + step)))
+    } else if (RowsMoved(set, With(*system, p, std::max(p.lo, x - step)), With(*system, p, std::min(p.hi, x + step)))
                    .empty()) {
       // The rows depend on it only far from where the fit left it (a
       // bandwidth hidden behind a slower tier): they do not pin it down.
-      f.fitted = false;
+      f.status = ParamStatus::kNotConstrained;
       f.provenance = fmt::format("not fitted: {} measured rows depend on it only far from its value", f.rows);
       p.field(*system) = f.before;
     } else {
-      f.provenance = fmt::format(
-          "railsim calibrate: fitted to {} measured rows ({}); before {}, bounds [{}, {}]{}{}{}", f.rows,
-          LineList(seen[i]), ValueText(p, f.before), ValueText(p, f.lo), ValueText(p, f.hi),
-          x <= f.lo || x >= f.hi ? ", at its bound" : "", improved ? "" : ", the base values fit the rows best",
-          held > 0 ? fmt::format(", {} of {} rows held out (seed {})", held, set.rows.size(), o.seed) : "");
+      const bool at_bound = AtBound(x, f.lo, f.hi);
+      const ParamStatus fitted =
+          f.status == ParamStatus::kFittedAtOneNodeCount ? f.status : ParamStatus::kFitted;
+      f.status = !improved ? ParamStatus::kBaseFitsBest : at_bound ? ParamStatus::kAtBound : fitted;
+      const std::string held_text =
+          held > 0 ? fmt::format(", {} of {} rows held out (seed {})", held, set.rows.size(), o.seed) : "";
+      f.provenance =
+          improved ? fmt::format("railsim calibrate: fitted to {} measured rows ({}); before {}, bounds [{}, {}]{}{}",
+                                 f.rows, LineList(seen[i]), ValueText(p, f.before), ValueText(p, f.lo),
+                                 ValueText(p, f.hi), at_bound ? ", at its bound" : "", held_text)
+                   : fmt::format("not fitted: the base values fit the {} measured rows that depend on it ({}) best{}{}",
+                                 f.rows, LineList(seen[i]), at_bound ? "; at its bound" : "", held_text);
     }
+    f.fitted = f.status == ParamStatus::kFitted || f.status == ParamStatus::kFittedAtOneNodeCount;
     f.after = p.field(*system);
+    f.at_bound = AtBound(f.after, f.lo, f.hi);
+    if (!set.rows.empty()) Name(f, p, set.nodes, seen[i], tie_of, named);
     out->push_back(f);
   }
 }
@@ -415,6 +545,10 @@ std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTest
                        r.comm_held_out.rows > 0 ? fmt::format(", {} on held-out rows", Percent(r.comm_held_out.worst))
                                                 : "",
                        nodes, gpus);
+    const bool any = std::any_of(r.parameters.begin(), r.parameters.end(), [](const FittedParameter& p) {
+      return p.after != p.before && Def(p.key).kind == RowKind::kCollective;
+    });
+    if (!any) text += " (no communication parameter moved: the notes say why)";
   } else {
     text = "Communication not fitted (no collective row)";
   }
@@ -432,7 +566,47 @@ std::string TrustSentence(const CalibrationResult& r, const std::vector<NcclTest
   return text + ".";
 }
 
+// One note per status that needs saying, naming its parameters.
+void AddParameterNotes(const NamedByStatus& named, std::vector<std::string>* notes) {
+  const std::pair<ParamStatus, const char*> texts[] = {
+      {ParamStatus::kAtBound, "at a bound (the rows cannot say whether the value is the bound's, such as no "
+                              "latency, or the fit would go past it because the model or the base's other numbers do "
+                              "not follow them): {}"},
+      {ParamStatus::kOneNodeCount, "left at the base: one node count in the data: {}; each costs more per node (per "
+                                   "network step of a ring or tree, per remote peer of an all-to-all), which rows of "
+                                   "one node count cannot tell from a fixed cost; add a sweep at another node count "
+                                   "to fit them"},
+      {ParamStatus::kFittedAtOneNodeCount, "fitted at one node count: {}; the rows miss the base's values by more "
+                                           "than 10%, so these are fitted to them, but they cost more per node and "
+                                           "rows of one node count cannot tell that from a fixed cost: they hold near "
+                                           "that node count only; add a sweep at another node count"},
+      {ParamStatus::kNotConstrained, "not constrained by the data (no fitted row's time moves with them near their "
+                                     "value): {}"},
+      {ParamStatus::kBaseFitsBest, "left at the base: no values fit the rows better than the base's: {}"},
+      {ParamStatus::kTied, "left at the base: seen only with another parameter: {}"},
+  };
+  for (const auto& [status, text] : texts) {
+    if (auto it = named.find(status); it != named.end()) {
+      notes->push_back(fmt::format(fmt::runtime(text), fmt::join(it->second, ", ")));
+    }
+  }
+}
+
 }  // namespace
+
+const char* ParamStatusName(ParamStatus s) {
+  switch (s) {
+    case ParamStatus::kFitted: return "fitted";
+    case ParamStatus::kAtBound: return "at bound";
+    case ParamStatus::kNotConstrained: return "not constrained by the data";
+    case ParamStatus::kOneNodeCount: return "left at the base: one node count in the data";
+    case ParamStatus::kFittedAtOneNodeCount: return "fitted at one node count";
+    case ParamStatus::kTied: return "left at the base: seen only with another";
+    case ParamStatus::kBaseFitsBest: return "left at the base: fits best";
+    case ParamStatus::kKept: return "kept";
+  }
+  return "";
+}
 
 double PredictCollective(const spec::SystemSpec& system, const NcclTestsRun& run, const NcclTestsRow& row) {
   const int64_t k = system.hb_domain_size;
@@ -528,6 +702,7 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
       step.predict.push_back([p](const spec::SystemSpec& s) { return PredictStep(s, *p.step); });
     } else {
       comm.rows.push_back(&r.rows[i]);
+      comm.nodes[&r.rows[i]] = p.run->nodes;
       comm.predict.push_back([p](const spec::SystemSpec& s) { return PredictCollective(s, *p.run, *p.row); });
     }
   }
@@ -540,13 +715,14 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
   for (size_t i = 0; i < step.rows.size(); ++i) step.rows[i]->before_s = step.predict[i](base);
 
   r.system = base;
-  FitGroup(RowKind::kCollective, comm, options, &r.system, &r.parameters);
-  FitGroup(RowKind::kStep, step, options, &r.system, &r.parameters);
+  NamedByStatus named;
+  FitGroup(RowKind::kCollective, comm, options, &r.system, &r.parameters, &named);
+  FitGroup(RowKind::kStep, step, options, &r.system, &r.parameters, &named);
   for (size_t i = 0; i < comm.rows.size(); ++i) comm.rows[i]->predicted_s = comm.predict[i](r.system);
   for (size_t i = 0; i < step.rows.size(); ++i) step.rows[i]->predicted_s = step.predict[i](r.system);
 
   for (const FittedParameter& f : r.parameters) {
-    if (!f.fitted) continue;
+    if (!f.fitted && f.status != ParamStatus::kAtBound) continue;
     // "gpu.x" is the GPU's field x, "nccl.x" the NCCL object's.
     const size_t dot = f.key.find('.');
     const std::string group = dot == std::string::npos ? "" : f.key.substr(0, dot);
@@ -556,6 +732,12 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
     sources[f.key.substr(dot == std::string::npos ? 0 : dot + 1)] = f.provenance;
   }
   r.system.name = base.name + "-calibrated";
+  if (!comm.rows.empty() && base.nccl.enabled) {
+    r.notes.push_back("not fitted: NCCL's own constants (the system's \"nccl\" object: the base, NVLink and network "
+                      "latencies per algorithm and protocol, the protocols' bandwidth caps, the channel speeds), "
+                      "which come from NCCL's source; a fixed cost they lack shows in the fitted latencies");
+  }
+  AddParameterNotes(named, &r.notes);
   r.comm_fit = Summarize(r.rows, RowKind::kCollective, false);
   r.comm_held_out = Summarize(r.rows, RowKind::kCollective, true);
   r.step_fit = Summarize(r.rows, RowKind::kStep, false);

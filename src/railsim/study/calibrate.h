@@ -21,7 +21,16 @@
 // move (less than 0.1% change in every prediction across its whole range,
 // or across a fiftieth of it around the fitted value), or can move only as
 // they move one before it in the list (calibrate.cc's kParams), is left at
-// its base value and reported as not fitted.
+// its base value and reported as not fitted. A parameter whose cost grows
+// with the node count (per network step of a ring or tree, per remote peer
+// of an all-to-all) is fitted only when the rows that depend on it come
+// from two or more node counts: rows of one count cannot tell such a cost
+// from a fixed one, and a fit that took the fixed cost for it would carry
+// it up with the node count. It keeps the base's value, unless the other
+// parameters' fit still misses those rows by more than 10% (a base from
+// another fabric); then it is fitted, said to hold near that count only.
+// Each parameter says why it has its value
+// (ParamStatus), and the notes name the ones at a bound or left at the base.
 // Fitted values are rounded to four significant digits. With a held-out
 // share, that share of each kind of row is
 // chosen by a seeded shuffle and only reported. Deterministic: the same
@@ -51,7 +60,33 @@ struct CalibrationOptions {
   /// or ones the rows trade against another and cannot pin down. Requires
   /// known keys.
   std::vector<std::string> keep;
+  /// Fit the parameters whose cost grows with the node count even when
+  /// their rows come from one node count: how aws-p5's latencies were
+  /// fitted (on its 8-node rows), for reproducing such a fit; the result
+  /// holds near that node count only.
+  bool fit_scale_at_one_node_count = false;
 };
+
+/// Why a parameter has its value after the fit.
+enum class ParamStatus {
+  kFitted,          ///< fitted to the rows, away from its bounds
+  kAtBound,         ///< free in the fit, and ends at (within kBoundShare of) a bound
+  kNotConstrained,  ///< no fitted row's prediction moves with it (near its value)
+  kOneNodeCount,    ///< its cost grows with the node count; its rows come from one
+  kFittedAtOneNodeCount,  ///< as kOneNodeCount, but the base's value missed the rows: fitted
+  kTied,            ///< the rows see it only as they see an earlier parameter
+  kBaseFitsBest,    ///< free, but the fit found nothing better than the base values
+  kKept,            ///< CalibrationOptions::keep
+};
+
+/// The status as calibrate prints it: "fitted", "at bound", "not constrained
+/// by the data", "left at the base: one node count in the data", "left at
+/// the base: seen only with another", "left at the base: fits best", "kept",
+/// "fitted at one node count".
+const char* ParamStatusName(ParamStatus s);
+
+/// A value within this share of its range from a bound is at that bound.
+constexpr double kBoundShare = 1e-3;
 
 /// One system parameter the fit may move.
 struct FittedParameter {
@@ -60,7 +95,9 @@ struct FittedParameter {
   bool seconds = false;  ///< a time, in seconds here (the system file may keep it in us)
   double before = 0, after = 0;
   double lo = 0, hi = 0;  ///< bounds of the fit
-  bool fitted = false;    ///< false: no fitted row depends on it; left at `before`
+  bool fitted = false;    ///< status is kFitted or kFittedAtOneNodeCount (else `status` says why not)
+  ParamStatus status = ParamStatus::kNotConstrained;
+  bool at_bound = false;  ///< `after` within kBoundShare of a bound, whatever the status
   int rows = 0;           ///< fitted rows whose prediction depends on it
   std::string provenance; ///< where the value came from (also in the system's sources)
 };
@@ -92,7 +129,10 @@ struct CalibrationResult {
   ErrorSummary comm_fit, comm_held_out, step_fit, step_held_out;
   double holdout = 0;
   uint64_t seed = 0;
-  std::vector<std::string> notes;  ///< rows left out and why, lines skipped, layout remarks
+  /// Rows left out and why, lines skipped, layout remarks; the parameters at
+  /// a bound, not constrained by the rows or left at the base, and the
+  /// constants the fit cannot move (NCCL's tables), each named once.
+  std::vector<std::string> notes;
   /// A kind of rows no more numerous than the parameters fitted to them:
   /// such a fit can meet every row whatever the parameters' true values.
   std::vector<std::string> warnings;

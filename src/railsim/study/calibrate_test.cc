@@ -130,8 +130,11 @@ TEST(CalibrateTest, H100StepTimesWithinTheCalibrationTestsError) {
   EXPECT_LE(r.step_fit.mean_abs, 0.015);
   EXPECT_LE(r.step_fit.worst, 0.04);
   // The fixed costs are fitted: every row pays the per-iteration cost and,
-  // per micro-batch and virtual stage, the per-chunk cost.
-  EXPECT_TRUE(Param(r, "gpu.iteration_overhead").fitted);
+  // per micro-batch and virtual stage, the per-chunk cost. These NeMo runs
+  // need no per-iteration cost (docs/calibrate.md): it ends at its lower
+  // bound, 0, and says so rather than "fitted".
+  EXPECT_EQ(ParamStatus::kAtBound, Param(r, "gpu.iteration_overhead").status);
+  EXPECT_EQ(0, Param(r, "gpu.iteration_overhead").after);
   EXPECT_TRUE(Param(r, "gpu.pipeline_chunk_overhead").fitted);
   EXPECT_EQ(20, Param(r, "gpu.iteration_overhead").rows);
   EXPECT_EQ(20, Param(r, "gpu.pipeline_chunk_overhead").rows);
@@ -150,8 +153,11 @@ TEST(CalibrateTest, H100StepTimesWithinTheCalibrationTestsError) {
 // rows (NcclCalibrationTest.AwsP5EightNodes: 6.9% mean, 18.4% worst).
 // Further off, the ring's efficiency can land where the rows no longer see
 // it: above 0.919 the ring is bound elsewhere, so the rows give only that
-// lower bound.
+// lower bound. The rows are of one node count, so the latencies are fitted
+// only as the preset's were, with fit_scale_at_one_node_count.
 TEST(CalibrateTest, RecoversAwsP5PresetFromAPerturbedBase) {
+  CalibrationOptions as_the_preset;
+  as_the_preset.fit_scale_at_one_node_count = true;
   const spec::SystemSpec p5 = spec::LoadSystem("aws-p5", "--system");
   spec::SystemSpec base = p5;
   base.nic_efficiency *= 0.95;
@@ -159,7 +165,8 @@ TEST(CalibrateTest, RecoversAwsP5PresetFromAPerturbedBase) {
   base.nccl.nic_alltoall_efficiency *= 0.95;
   base.nccl.nic_reported_latency_s *= 1.05;
   base.nccl.p2p_peer_latency_s *= 0.95;
-  CalibrationResult r = Calibrate(base, ReadNcclTests(DataPath("nccl-tests/p5-8nodes.csv"), "x"), {}, {});
+  CalibrationResult r =
+      Calibrate(base, ReadNcclTests(DataPath("nccl-tests/p5-8nodes.csv"), "x"), {}, as_the_preset);
   PrintRows(r);
   std::printf("  %-32s %10s %10s %10s\n", "parameter", "base", "preset", "fitted");
   for (auto [key, value] :
@@ -187,7 +194,8 @@ TEST(CalibrateTest, RecoversAwsP5PresetFromAPerturbedBase) {
                         100 * r.comm_fit.worst, 100 * r.comm_fit.mean_abs),
             r.trust);
   // The preset itself is where the fit ends: calibrating it changes nothing.
-  CalibrationResult again = Calibrate(p5, ReadNcclTests(DataPath("nccl-tests/p5-8nodes.csv"), "x"), {}, {});
+  CalibrationResult again =
+      Calibrate(p5, ReadNcclTests(DataPath("nccl-tests/p5-8nodes.csv"), "x"), {}, as_the_preset);
   for (const FittedParameter& p : again.parameters) EXPECT_EQ(p.before, p.after) << p.key;
 }
 
@@ -285,6 +293,7 @@ TEST(CalibrateTest, TooFewRowsWarnAndGiveNoTrustSentence) {
   NcclTestsRun run = ParseNcclTestsText(text, "one_all_reduce_perf.txt");
   CalibrationOptions o;
   o.holdout = 0.9;
+  o.fit_scale_at_one_node_count = true;  // else nothing is fitted to one row of one node count
   CalibrationResult r = Calibrate(spec::LoadSystem("aws-p5", "--system"), {run}, {}, o);
   ASSERT_EQ(1u, r.rows.size());
   EXPECT_FALSE(r.rows[0].held_out);
@@ -299,7 +308,7 @@ TEST(CalibrateTest, TooFewRowsWarnAndGiveNoTrustSentence) {
                         fitted, fitted == 1 ? "" : "s"),
             r.warnings[0]);
   EXPECT_EQ("", r.trust);
-  ASSERT_EQ(1u, r.notes.size());
+  ASSERT_LE(1u, r.notes.size());
   EXPECT_EQ("one_all_reduce_perf.txt: 1 line skipped (neither results nor headers), the first at line 1: 'Warning: "
             "Permanently added 'node-b' (ED2...'",
             r.notes[0]);
