@@ -55,6 +55,12 @@ TEST(ReportTest, PageLoadsOfflineInChromiumAndEveryChartIsDrawn) {
     EXPECT_EQ(std::string::npos, html.find(attribute)) << "external reference " << attribute;
   }
   EXPECT_EQ(std::string::npos, html.find("<script src"));
+  // The footer names the Chart.js the build inlined: the version in the
+  // bundle's own banner, further down the page.
+  const size_t banner = html.find(" * Chart.js v");
+  ASSERT_NE(std::string::npos, banner);
+  const std::string bundled = html.substr(banner + 13, html.find('\n', banner) - banner - 13);
+  EXPECT_NE(std::string::npos, html.find("Charts drawn with Chart.js " + bundled + " (")) << bundled;
   for (const char* figure : {"cost-power", "iteration-vs-hb", "railonly-vs-ideal", "traffic", "alltoall-ratio",
                              "failures", "pareto", "moe-ep"}) {
     const std::string csv = Slurp(dir + "/" + figure + ".csv");
