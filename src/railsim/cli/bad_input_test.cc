@@ -477,7 +477,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "fp8_gemm_efficiency", "1.5")), "/gpu/fp8_gemm_efficiency"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "peak_flops_fp8", "\"-1TFLOPS\"")), "/gpu/peak_flops_fp8"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "tp_comm_overlap_cost", "2")), "/gpu/tp_comm_overlap_cost"});
-  // GEMM and attention shape terms, fixed costs (issue 21).
+  // GEMM and attention shape terms, fixed costs.
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "gemm_tile_fixed_k", "-1")), "/gpu/gemm_tile_fixed_k"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "flash_attention_fixed_keys", "1e9")), "/gpu/flash_attention_fixed_keys"});
   cases.push_back({With(kEstimate, "--system", Mutated("dgx-h100", "flash_attention_fixed_dim", "-3")), "/gpu/flash_attention_fixed_dim"});
@@ -504,7 +504,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
                    "--fsdp-shard-group-size"});
   cases.push_back({With(kEstimate, "--fsdp-shard-group-size", "4"), "--fsdp-shard-group-size"});
   cases.push_back({Plus(kSearch, "--explore-optimizer=bogus"), "--explore-optimizer"});
-  // Stack profiles and Megatron-Core's interleave group size (issue 21).
+  // Stack profiles and Megatron-Core's interleave group size.
   for (const Args& base : {kEstimate, kSearch, kTraffic}) {
     for (std::string v : {"", "nemo2", "Megatron-Core", "megatron"}) cases.push_back({With(base, "--stack", v), "--stack"});
     cases.push_back({With(base, "--attention", ""), "--attention"});
@@ -833,7 +833,7 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
 }
 
 
-// Issue 19's mechanisms, one rule each for every command: unknown flags get
+// The parser's rules, one each for every command: unknown flags get
 // the nearest known one, a flag takes its value (not the next flag, not ""),
 // single-valued flags come once, quantities carry units, every flag a
 // command accepts is read, JSON keys come once, names have no control

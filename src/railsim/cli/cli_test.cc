@@ -483,7 +483,7 @@ bool AllFinite(const nlohmann::json& j) {
   return true;
 }
 
-// Issue 7's contract keys, and the paper's overheads through the command:
+// alltoall's contract keys, and the paper's overheads through the command:
 // 8.2% (A100 at line rate, 72 GPUs) and 11.2% (H100-class, K = 256, 32,768 GPUs).
 TEST(CliTest, AllToAllReproducesThePaperAndHasTheContractKeys) {
   nlohmann::json a100 = JsonOf({"alltoall", "--system", "dgx-a100", "--gpus", "72", "--hb-bw", "300GB/s", "--nic-bw",

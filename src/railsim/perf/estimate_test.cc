@@ -148,13 +148,13 @@ TEST(EstimateTest, MemoryThatDoesNotFitIsReportedNotRejected) {
 namespace railsim::perf {
 namespace {
 
-// Issue 7: a rail-optimized network with 2:1 leaves slows only traffic that
-// leaves its leaves. Issue 20: NCCL keeps every ring hop between domains on
-// one rail, so a data-parallel all-reduce stays under its rail's leaf with
-// tp 1 (8 DP members per domain, one rail-local ring per local rank) as with
-// tp 8 (DP members on one rail in consecutive domains): 2:1 leaves cost
-// neither anything. Before issue 20 the tp 1 rings changed rail at every
-// domain boundary and paid the spine (over 20% slower at 2:1).
+// A rail-optimized network with 2:1 leaves slows only traffic that leaves
+// its leaves. NCCL keeps every ring hop between domains on one rail, so a
+// data-parallel all-reduce stays under its rail's leaf with tp 1 (8 DP
+// members per domain, one rail-local ring per local rank) as with tp 8 (DP
+// members on one rail in consecutive domains): 2:1 leaves cost neither
+// anything. Rings that changed rail at every domain boundary would pay the
+// spine (over 20% slower at 2:1).
 TEST(NetworkAwareTest, OversubscribedLeavesSlowOnlyTrafficThatLeavesThem) {
   spec::ModelSpec m = spec::LoadModel("megatron-1.7b", "--model");
   spec::SystemSpec a100 = spec::LoadSystem("dgx-a100", "--system");

@@ -1,5 +1,5 @@
 // Search and estimate speed: strategies per second on one core, and the
-// latency of one full estimate (issue 3 targets: >= 1M strategies/s/core,
+// latency of one full estimate (targets: >= 1M strategies/s/core,
 // microseconds per estimate).
 #include <benchmark/benchmark.h>
 
