@@ -534,8 +534,8 @@ TEST(CliTest, CollectiveTimesTheGroupEstimatePlaces) {
   EXPECT_EQ(0, j["bytes_by_tier"]["nvlink"].get<double>());
 }
 
-// Found by a new user (issue 11): an empty search said "global batch 0" and
-// blamed memory when no degree combination fits the GPU count at all.
+// An empty search names the batch it searched and tells a GPU count no
+// degree combination fits from a strategy that does not fit in memory.
 TEST(CliTest, EmptySearchSaysWhy) {
   RunResult r = RunRailsim({"search", "--model", "megatron-1t", "--system", "dgx-h100", "--gpus", "5128",
                             "--global-batch-size", "2520"});
