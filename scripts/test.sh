@@ -32,8 +32,13 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
       -DRAILSIM_SANITIZE=ON -DRAILSIM_FUZZ=ON -DRAILSIM_BENCH=OFF >/dev/null
 cmake --build build/asan -j"$jobs"
+# End-to-end runs of whole studies (compare and its scenarios, the report in
+# Chromium, the determinism and progress checks that run them twice) take
+# 30-210 s each under the sanitizers and run code the unit tests and the
+# bad-input matrix already run there: they stay in the release stage.
+slow_e2e='^CliTest\.(JsonOutputIsDeterministic|Compare|BlackwellRacks|ProgressLineOnlyAtATerminal)|^ReportTest\.|^DocsTest\.EveryJsonKey'
 (cd build/asan && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/../../scripts/lsan.supp:print_suppressions=0" \
-   ctest --output-on-failure -j"$jobs")
+   ctest --output-on-failure -j"$jobs" -E "$slow_e2e")
 
 stage "fuzzing"
 bash scripts/fuzz.sh "${RAILSIM_FUZZ_SECONDS:-6}" build/asan
