@@ -1051,5 +1051,17 @@ TEST(CliTest, BlackwellRacksScenarioSetsNvl72RacksAgainstDgxB200Nodes) {
       << verdict;
 }
 
+// A report whose first domain size is the racks' (64 of 72 used): its
+// failure study runs the jobs' 16,384 GPUs on that size's own system.
+TEST(CliTest, ReportOfRacksFirstStudiesTheirFailures) {
+  const std::string dir = MakeTempDir();
+  std::ofstream(dir + "/racks.json") << R"({"name": "racks-first", "gpus": 16384, "hb_domain_sizes": [72, 8],
+      "radixes": [64], "port_speed": "400Gbps", "model": "llama3-405b", "system": "dgx-b200",
+      "hb_domain_systems": {"72": "gb200-nvl72"}, "gpus_per_domain": 64, "global_batch_sizes": [2048]})";
+  RunResult r = RunRailsim({"report", "--scenario", dir + "/racks.json", "--out", dir + "/report", "--quiet"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(4, LineCount(Slurp(dir + "/report/failures.csv")));  // header and 3 designs
+}
+
 }  // namespace
 }  // namespace railsim::testutil

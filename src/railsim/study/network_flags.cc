@@ -268,7 +268,6 @@ ReportInputs ParseReportFlags(const ReportFlags& f) {
   r.hb_port_class = in.hb_port_class;
   r.model = in.model;
   r.moe_model = in.moe_model;
-  r.system = in.system;
   r.systems = in.Systems();
   r.failure_catalog = spec::LoadFailureCatalog(f.failure_catalog, "--failure-catalog");
   r.notes = in.notes;

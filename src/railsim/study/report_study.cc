@@ -74,7 +74,7 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
   step("compare");
   r.compare = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.systems,
                          in.threads, {}, in.moe_model ? &*in.moe_model : nullptr, compare_progress);
-  const bool training = in.model && in.system && !sc.global_batch_sizes.empty();
+  const bool training = in.model && in.systems.fallback && !sc.global_batch_sizes.empty();
   if (training) {
     r.batch = sc.global_batch_sizes.front();
     step("iteration time against HB domain size");
@@ -163,12 +163,14 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
       r.alltoall.push_back(p);
     }
   }
-  if (in.system && sc.gpus <= net::kMaxBuildGpus) {
+  const int first_k = sc.hb_domain_sizes.front();
+  if (in.systems.For(first_k) && sc.BuiltGpus(first_k) <= net::kMaxBuildGpus) {
     step("failures");
     ClusterSetup setup;
-    setup.system = *in.system;
-    setup.gpus = sc.gpus;
-    setup.hb_domain_size = sc.hb_domain_sizes.front();
+    setup.system = *in.systems.For(first_k);
+    setup.gpus = sc.JobGpus(first_k);
+    setup.hb_domain_size = first_k;
+    setup.network.gpus_per_domain = sc.GpusPerDomain(first_k) < first_k ? sc.GpusPerDomain(first_k) : 0;
     setup.network.radix = sc.radixes.back();
     setup.network.oversubscription = sc.oversubscription;
     MonteCarloOptions o;

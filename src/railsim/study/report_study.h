@@ -27,8 +27,8 @@ struct ReportInputs {
   spec::PortClass port_class;
   spec::PortClass hb_port_class;  ///< prices HB domains larger than a server (EstimateHbFabricCost)
   std::optional<spec::ModelSpec> model, moe_model;
-  std::optional<spec::SystemSpec> system;
-  /// `system` on every HB domain size but the scenario's hb_domain_systems.
+  /// The scenario's system on every HB domain size but those of its
+  /// hb_domain_systems.
   ScenarioSystems systems;
   spec::FailureCatalog failure_catalog;
   int threads = 1;
