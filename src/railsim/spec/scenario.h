@@ -55,6 +55,9 @@ struct Scenario {
   int64_t gpus_per_domain = 0;
   /// The GPUs of each domain of `k` the jobs use.
   int64_t GpusPerDomain(int64_t k) const { return gpus_per_domain > 0 && gpus_per_domain < k ? gpus_per_domain : k; }
+  /// The same as perf::NetworkOptions::gpus_per_domain takes it: 0 when
+  /// the jobs use every GPU of a domain of `k`.
+  int64_t NetworkGpusPerDomain(int64_t k) const { return GpusPerDomain(k) < k ? GpusPerDomain(k) : 0; }
   /// The jobs' GPUs on domains of `k`: the same on every domain size.
   int64_t JobGpus(int64_t /*k*/) const { return gpus; }
   /// The GPUs built on domains of `k`: whole domains around the jobs'.

@@ -35,7 +35,7 @@ std::vector<net::TopologyParams> Cases(const spec::Scenario& s) {
 // The NIC network the jobs on domains of `k` are timed on: `timed` with the
 // GPUs of each domain the scenario's jobs use.
 perf::NetworkOptions JobNetwork(const spec::Scenario& s, int64_t k, perf::NetworkOptions timed) {
-  timed.gpus_per_domain = s.GpusPerDomain(k) < k ? s.GpusPerDomain(k) : 0;
+  timed.gpus_per_domain = s.NetworkGpusPerDomain(k);
   return timed;
 }
 

@@ -48,7 +48,7 @@ std::vector<int64_t> HbSizes(const spec::Scenario& s) {
 perf::PerfContext JobContext(const ReportInputs& in, comm::NetworkKind network, int64_t k,
                              perf::NetworkOptions o = {}) {
   const spec::Scenario& s = in.scenario;
-  o.gpus_per_domain = s.GpusPerDomain(k) < k ? s.GpusPerDomain(k) : 0;
+  o.gpus_per_domain = s.NetworkGpusPerDomain(k);
   return perf::MakePerfContext(*in.model, *in.systems.For(int(k)), s.JobGpus(k), network, k, o);
 }
 
@@ -170,7 +170,7 @@ ReportStudy RunReportStudy(const ReportInputs& in) {
     setup.system = *in.systems.For(first_k);
     setup.gpus = sc.JobGpus(first_k);
     setup.hb_domain_size = first_k;
-    setup.network.gpus_per_domain = sc.GpusPerDomain(first_k) < first_k ? sc.GpusPerDomain(first_k) : 0;
+    setup.network.gpus_per_domain = sc.NetworkGpusPerDomain(first_k);
     setup.network.radix = sc.radixes.back();
     setup.network.oversubscription = sc.oversubscription;
     MonteCarloOptions o;
