@@ -326,6 +326,7 @@ void BindJob(Keywords& k, study::JobFlags* f, bool design, bool search = false) 
   k.Text("global_batch_size", &f->global_batch);
   k.Text(design ? "design" : "network", &f->network);
   for (auto [name, field] : {std::pair{"hb_size", &f->hb_size}, {"attention", &f->attention}, {"stack", &f->stack},
+                             {"iteration_overhead", &f->iteration_overhead},
                              {"radix", &f->radix}, {"oversubscription", &f->oversubscription},
                              {"placement", &f->placement}}) {
     k.Text(name, field);

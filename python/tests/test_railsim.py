@@ -76,6 +76,17 @@ def test_estimate_equals_cli():
     assert py["iteration_time_s"] > 0 and py["breakdown"]["compute_s"] > 0
 
 
+def test_estimate_iteration_overhead_is_a_run_input():
+    """iteration_overhead= is --iteration-overhead: 150 ms more fixed cost, the rest unchanged."""
+    base = railsim.estimate(iteration_overhead="0s", **ESTIMATE)
+    slow = railsim.estimate(iteration_overhead="150ms", **ESTIMATE)
+    assert slow == cli_json("estimate", *flags(iteration_overhead="150ms", **ESTIMATE))
+    assert abs(slow["breakdown"]["overhead_s"] - base["breakdown"]["overhead_s"] - 0.15) < 1e-9
+    assert slow["breakdown"]["compute_s"] == base["breakdown"]["compute_s"]
+    with pytest.raises(ValueError, match="--iteration-overhead"):
+        railsim.estimate(iteration_overhead="61s", **ESTIMATE)
+
+
 def test_estimate_model_and_system_from_dicts():
     """A dict is the JSON a file would hold: the same answer as the preset names."""
     by_name = railsim.estimate(**ESTIMATE)

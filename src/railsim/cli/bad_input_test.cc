@@ -508,6 +508,10 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
   for (const Args& base : {kEstimate, kSearch, kTraffic}) {
     for (std::string v : {"", "nemo2", "Megatron-Core", "megatron"}) cases.push_back({With(base, "--stack", v), "--stack"});
     cases.push_back({With(base, "--attention", ""), "--attention"});
+    // A duration 0-60 s: negative, past the bound, not a number, NaN, infinity.
+    for (std::string v : {"-1ms", "61s", "1e9s", "abc", "nan", "inf"}) {
+      cases.push_back({With(base, "--iteration-overhead", v), "--iteration-overhead"});
+    }
   }
   {
     // gpt3-175b, tp 8 pp 8 on 1024 A100s: dp 16, 512 / 16 = 32 micro-batches; vp 2 (6 layers a chunk).

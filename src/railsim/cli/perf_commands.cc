@@ -64,6 +64,10 @@ void AddJobFlags(CLI::App* sub, JobFlags* flags, bool design_flag = false) {
                   "software stack profile: megatron-2021, megatron-core, nemo, torchtitan or fsdp (its attention, "
                   "overlaps, optimizer defaults and fixed costs; flags given override them)")
       ->capture_default_str();
+  sub->add_option("--iteration-overhead", f->iteration_overhead,
+                  "the run's fixed cost per iteration (logging, timers, data loading), e.g. 227ms for Megatron-LM's "
+                  "functional tests (default: the stack's, else the system's; the presets' is none, as production "
+                  "runs at scale show)");
   sub->add_option("--radix", f->radix,
                   "switch radix of the NIC network timed (default 64, larger if 64 needs over three tiers)");
   sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio of the NIC network")

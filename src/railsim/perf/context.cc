@@ -158,10 +158,11 @@ const char* NetworkName(comm::NetworkKind network) {
   return "?";
 }
 
-void ApplyStack(spec::Stack stack, PerfContext* c) {
+void ApplyStack(spec::Stack stack, PerfContext* c, std::optional<double> iteration_overhead_s) {
   const spec::StackProfile& p = spec::StackProfileOf(stack);
   c->stack = stack;
-  c->gpu.iteration_overhead_s = p.iteration_overhead_s.value_or(c->system.gpu.iteration_overhead_s);
+  c->gpu.iteration_overhead_s =
+      iteration_overhead_s.value_or(p.iteration_overhead_s.value_or(c->system.gpu.iteration_overhead_s));
   c->gpu.chunk_overhead_s = p.pipeline_chunk_overhead_s.value_or(c->system.gpu.pipeline_chunk_overhead_s);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "railsim/comm/collective.h"
 #include "railsim/perf/compute.h"
@@ -84,8 +85,10 @@ struct PerfContext {
 };
 
 /// Sets c->stack and replaces the GPU's fixed costs with the stack's where
-/// the profile has its own fitted values.
-void ApplyStack(spec::Stack stack, PerfContext* c);
+/// the profile has its own fitted values. `iteration_overhead_s`, when
+/// given, is the run's own per-iteration cost (--iteration-overhead): how
+/// the run is timed and logged, which neither the GPU nor the stack knows.
+void ApplyStack(spec::Stack stack, PerfContext* c, std::optional<double> iteration_overhead_s = std::nullopt);
 
 /// Default switch radix of the network a job is timed on.
 constexpr int kDefaultRadix = 64;

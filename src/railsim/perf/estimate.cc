@@ -253,7 +253,8 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   // critical path: the steady state's m x vp chunks of the slowest stage plus
   // the fill and drain through the other pp - 1 stages.
   const double chunks = m * s.vp + (s.pp > 1 ? double(s.pp - 1) : 0.0);
-  t.overhead_s = c.gpu.iteration_overhead_s + c.gpu.chunk_overhead_s * chunks;
+  t.iteration_overhead_s = c.gpu.iteration_overhead_s;
+  t.overhead_s = t.iteration_overhead_s + c.gpu.chunk_overhead_s * chunks;
   // Last, as it scales with everything before it: the step ends when its
   // slowest data-parallel replica does (a table lookup and a sqrt per
   // strategy).

@@ -32,6 +32,9 @@ struct TimeBreakdown {
   double bubble_s = 0;
   double optimizer_s = 0;
   double overhead_s = 0;  ///< fixed per-iteration and per-pipeline-chunk costs
+  /// The per-iteration part of overhead_s (the run's --iteration-overhead,
+  /// or its stack's or system's); the rest is per pipeline chunk.
+  double iteration_overhead_s = 0;
   /// The wait for the slowest data-parallel replica at the step's end
   /// (perf/straggler.h): the GPU's straggler_jitter x sqrt(the rest of the
   /// step) x the expected maximum of dp standard normals.

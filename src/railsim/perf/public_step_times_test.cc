@@ -47,7 +47,7 @@ TEST(PublicStepTimesTest, PredictsEveryExpressibleRow) {
       continue;
     }
     PerfContext c = MakePerfContext(x.model, x.system, x.gpus, comm::NetworkKind::kRailOptimized);
-    ApplyStack(x.stack, &c);
+    ApplyStack(x.stack, &c, x.iteration_overhead_s);
     Estimate e = EstimateIteration(c, x.strategy);
     const double error = e.iteration_time_s / r.step_time_s - 1;
     const bool fit = testutil::IsFitRow(r.id);

@@ -81,6 +81,7 @@ Expressed Express(const PublicRow& r) {
   // The stack.
   if (StartsWith(r.id, "mlm-golden")) {
     x.stack = spec::Stack::kMegatronCore;  // Megatron-LM's functional tests
+    x.iteration_overhead_s = kFunctionalTestIterationOverheadS;
   } else if (Contains(r.stack, "megatron") || StartsWith(r.stack, "nemo (") || StartsWith(r.stack, "nemo2") ||
              StartsWith(r.stack, "nemo 2")) {
     x.stack = spec::Stack::kNemo;

@@ -348,6 +348,17 @@ std::string LargestLoss(int64_t hb_domain_size, const spec::Strategy& s, const p
   if (key == "ep_comm_s") return fmt::format("{} {}", brief ? "MoE dispatch" : "MoE dispatch and combine", share);
   if (key == "cp_comm_s") return fmt::format("{} {}", brief ? "CP comm" : "context-parallel communication", share);
   if (key == "pp_comm_s") return fmt::format("{} {}", brief ? "PP send/recv" : "pipeline send/receive", share);
+  if (key == "overhead_s") {
+    // Where a fixed cost comes from: the run's per-iteration cost (how it is
+    // timed and logged) or the GPU's per-chunk one (launches per micro-batch).
+    const double per_iteration = e.breakdown.iteration_overhead_s;
+    const double per_chunks = worst->seconds - per_iteration;
+    const bool run_side = per_iteration >= per_chunks;
+    if (brief) return fmt::format("fixed {} ({})", share, run_side ? "per iteration" : "per chunk");
+    return fmt::format("fixed costs {}: {} per iteration (the run's --iteration-overhead, its stack's or system's) "
+                       "and {} for the pipeline chunks (the GPU's per-chunk cost)",
+                       share, Seconds(per_iteration), Seconds(per_chunks));
+  }
   return fmt::format("{} {}", worst->label, share);
 }
 

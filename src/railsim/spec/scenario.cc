@@ -6,6 +6,7 @@
 #include "railsim/core/error.h"
 #include "railsim/core/units.h"
 #include "railsim/spec/json_reader.h"
+#include "railsim/spec/stack.h"
 #include "railsim/spec/strategy.h"
 
 namespace railsim::spec {
@@ -94,6 +95,22 @@ Scenario ParseScenarioJson(std::string_view text) {
   precisions.push_back("any");
   s.precision = r.EnumOr("precision", precisions, "bf16");
   s.moe_precision = r.EnumOr("moe_precision", precisions, "bf16");
+  std::vector<std::string> stacks;
+  for (Stack stack : kAllStacks) stacks.push_back(StackName(stack));
+  s.stack = r.EnumOr("stack", stacks, s.stack);
+  s.moe_stack = r.EnumOr("moe_stack", stacks, s.moe_stack);
+  auto overhead = [&r](const char* key) -> std::optional<double> {
+    if (!r.Has(key)) return std::nullopt;
+    const double seconds = r.Duration(key);
+    if (seconds > kMaxIterationOverheadS) {
+      throw Error(r.PointerTo(key), fmt::format("expected a time in [0, {}], got {}",
+                                                units::FormatDuration(kMaxIterationOverheadS),
+                                                units::FormatDuration(seconds)));
+    }
+    return seconds;
+  };
+  s.iteration_overhead_s = overhead("iteration_overhead");
+  s.moe_iteration_overhead_s = overhead("moe_iteration_overhead");
   s.allow_idle_gpus = r.IntOr("allow_idle_gpus", 0, 0, s.gpus / 2);
   if (!s.model.empty() && (s.system.empty() || s.global_batch_sizes.empty())) {
     throw Error(s.system.empty() ? "/system" : "/global_batch_sizes",
@@ -131,6 +148,10 @@ std::string ScenarioToJson(const Scenario& s) {
   if (!s.system.empty()) j["system"] = s.system;
   if (s.precision != "bf16") j["precision"] = s.precision;
   if (s.moe_precision != "bf16") j["moe_precision"] = s.moe_precision;
+  if (s.stack != "megatron-core") j["stack"] = s.stack;
+  if (s.moe_stack != "megatron-core") j["moe_stack"] = s.moe_stack;
+  if (s.iteration_overhead_s) j["iteration_overhead"] = units::FormatDuration(*s.iteration_overhead_s);
+  if (s.moe_iteration_overhead_s) j["moe_iteration_overhead"] = units::FormatDuration(*s.moe_iteration_overhead_s);
   for (const auto& [k, system] : s.hb_domain_systems) j["hb_domain_systems"][std::to_string(k)] = system;
   if (s.allow_idle_gpus > 0) j["allow_idle_gpus"] = s.allow_idle_gpus;
   if (s.gpus_per_domain > 0) j["gpus_per_domain"] = s.gpus_per_domain;

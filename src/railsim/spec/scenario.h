@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,11 @@ struct Scenario {
   /// precision name (bf16, fp8, mxfp8, fp4) or "any" (every one the GPU
   /// runs), as search's --precision. DeepSeek-V3 trained in FP8.
   std::string precision = "bf16", moe_precision = "bf16";
+  /// The software stack each job runs (a --stack name: its defaults and
+  /// fixed costs) and its per-iteration fixed cost when not the stack's
+  /// (--iteration-overhead: how the run is timed and logged).
+  std::string stack = "megatron-core", moe_stack = "megatron-core";
+  std::optional<double> iteration_overhead_s, moe_iteration_overhead_s;
   /// Searches may leave up to this many GPUs idle (whole HB domains) when no
   /// layout uses them all (compare/report --allow-idle-gpus).
   int64_t allow_idle_gpus = 0;

@@ -14,6 +14,12 @@
 namespace railsim::spec {
 
 enum class Stack { kMegatron2021, kMegatronCore, kNemo, kTorchtitan, kFsdp };
+constexpr Stack kAllStacks[] = {Stack::kMegatron2021, Stack::kMegatronCore, Stack::kNemo, Stack::kTorchtitan,
+                                Stack::kFsdp};
+
+/// The largest per-iteration fixed cost a run may be given
+/// (--iteration-overhead, a scenario's iteration_overhead).
+inline constexpr double kMaxIterationOverheadS = 60;
 
 /// Plain value; the profiles are constants (StackProfileOf).
 struct StackProfile {

@@ -12,6 +12,7 @@
 #include "railsim/core/spellcheck.h"
 #include "railsim/core/units.h"
 #include "railsim/spec/json_reader.h"
+#include "railsim/spec/stack.h"
 #include "railsim/spec/strategy.h"
 
 namespace railsim::spec {
@@ -33,6 +34,12 @@ constexpr double kMaxGpus = double(kMaxModelGpus);
 constexpr double kMaxDegree = double(1 << 20);
 constexpr double kMaxBatch = double(kMaxGlobalBatch);
 
+std::vector<std::string> StackNames() {
+  std::vector<std::string> names;
+  for (Stack stack : kAllStacks) names.push_back(StackName(stack));
+  return names;
+}
+
 // The flags every job-timing study shares (estimate, search): the job and the
 // cluster it runs on.
 std::vector<ParamInfo> JobParams() {
@@ -46,6 +53,8 @@ std::vector<ParamInfo> JobParams() {
       {"hb_size", Type::kInt, 1, kMaxGpus},
       {"gpus_per_domain", Type::kInt, 1, kMaxGpus},
       {"attention", Type::kChoice, 0, 0, {"flash", "classic"}},
+      {"stack", Type::kChoice, 0, 0, StackNames()},
+      {"iteration_overhead", Type::kDuration, 0, kMaxIterationOverheadS},
       {"radix", Type::kInt, 2, 65536},
       {"oversubscription", Type::kNumber, 1, 65535},
   };
@@ -193,6 +202,12 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
           {"moe_model", Type::kString},
           {"moe_global_batch_size", Type::kInt, 1, kMaxBatch},
           {"allow_idle_gpus", Type::kInt, 0, kMaxGpus},
+          {"stack", Type::kChoice, 0, 0, StackNames()},
+          {"moe_stack", Type::kChoice, 0, 0, StackNames()},
+          {"iteration_overhead", Type::kDuration, 0, kMaxIterationOverheadS},
+          {"moe_iteration_overhead", Type::kDuration, 0, kMaxIterationOverheadS},
+          {"precision", Type::kChoice, 0, 0, {"bf16", "fp8", "mxfp8", "fp4", "any"}},
+          {"moe_precision", Type::kChoice, 0, 0, {"bf16", "fp8", "mxfp8", "fp4", "any"}},
           {"catalog", Type::kString},
           {"server", Type::kString},
       };

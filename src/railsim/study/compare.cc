@@ -151,6 +151,7 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
   result->moe_seq_length = model.seq_length;
   result->moe_experts = model.num_experts;
   result->moe.resize(scenario.hb_domain_sizes.size());
+  const spec::Stack stack = spec::ParseStack(scenario.moe_stack, "/moe_stack");
   for (size_t ki = 0; ki < scenario.hb_domain_sizes.size(); ++ki) {
     const int k = scenario.hb_domain_sizes[ki];
     MoeCase& m = result->moe[ki];
@@ -172,6 +173,7 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
     const perf::NetworkOptions job = JobNetwork(scenario, k, timed);
     for (comm::NetworkKind network : {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly}) {
       perf::PerfContext c = perf::MakePerfContext(model, system, gpus, network, k, job);
+      perf::ApplyStack(stack, &c, scenario.moe_iteration_overhead_s);
       const bool optimized = network == comm::NetworkKind::kRailOptimized;
       for (size_t a = 0; a < 2; ++a) {
         search::SearchOptions o = options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect);
@@ -185,7 +187,8 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
                    });
       }
     }
-    const perf::PerfContext ideal = perf::MakePerfContext(model, system, gpus, comm::NetworkKind::kIdeal, k, job);
+    perf::PerfContext ideal = perf::MakePerfContext(model, system, gpus, comm::NetworkKind::kIdeal, k, job);
+    perf::ApplyStack(stack, &ideal, scenario.moe_iteration_overhead_s);
     search::SearchOptions o = options(spec::MoeAllToAll::kForwarded);
     o.precisions = ParseSearchPrecisions(scenario.moe_precision, ideal, "/moe_precision");
     queue->Add(ideal, o, [&m](const search::SearchResult& r) {
@@ -252,6 +255,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
   if (model) {
     result.model_name = model->name;
     result.seq_length = model->seq_length;
+    const spec::Stack stack = spec::ParseStack(scenario.stack, "/stack");
     // Sized once: the queued searches hold references into it.
     result.training.resize(scenario.hb_domain_sizes.size() * scenario.global_batch_sizes.size());
     size_t i = 0;
@@ -270,6 +274,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
         for (size_t n = 0; n < 3; ++n) {
           perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.JobGpus(k), networks[n], k,
                                                       JobNetwork(scenario, k, timed));
+          perf::ApplyStack(stack, &c, scenario.iteration_overhead_s);
           if (n == 0) t.rail_optimized_network = c.shape;
           if (n == 1) t.rail_only_network = c.shape;
           o.precisions = ParseSearchPrecisions(scenario.precision, c, "/precision");

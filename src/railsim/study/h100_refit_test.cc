@@ -127,7 +127,7 @@ void PrintHeldOut(const spec::SystemSpec& system, double nemo_overhead_s) {
     testutil::Expressed x = testutil::Express(row);
     if (!x.why_not.empty() || !x.megatron() || testutil::IsFitRow(row.id) || x.system.name != "dgx-h100") continue;
     perf::PerfContext c = perf::MakePerfContext(x.model, system, x.gpus, comm::NetworkKind::kRailOptimized);
-    perf::ApplyStack(x.stack, &c);
+    perf::ApplyStack(x.stack, &c, x.iteration_overhead_s);
     if (x.stack == spec::Stack::kNemo) c.gpu.iteration_overhead_s = nemo_overhead_s;
     const double e = perf::EstimateIteration(c, x.strategy).iteration_time_s / row.step_time_s - 1;
     std::printf("  held out %-52s %+6.1f%%\n", row.id.c_str(), 100 * e);

@@ -248,6 +248,11 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
 }
 
 
+std::optional<double> ParseIterationOverheadFlag(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return ParseDurationFlag("--iteration-overhead", text, 0, spec::kMaxIterationOverheadS);
+}
+
 Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
   int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
   int64_t batch = ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
@@ -256,6 +261,7 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
                                      : ParseNetwork(f.network);
   int64_t hb = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
   const spec::Stack stack = spec::ParseStack(f.stack, "--stack");
+  const std::optional<double> iteration_overhead = ParseIterationOverheadFlag(f.iteration_overhead);
   spec::Attention attention = spec::StackProfileOf(stack).attention;
   const std::string kernel = ParseChoiceFlag("--attention", f.attention, {"stack", "flash", "classic"});
   if (kernel != "stack") attention = kernel == "classic" ? spec::Attention::kClassic : spec::Attention::kFlash;
@@ -272,7 +278,7 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
   spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
   perf::PerfContext context = perf::MakePerfContext(model, system, gpus, network, hb, net);
   context.placement = placement;
-  perf::ApplyStack(stack, &context);
+  perf::ApplyStack(stack, &context, iteration_overhead);
   if (design == net::Design::kFatTree) context.fabrics.rail_leaves = false;
   return {context, batch, attention, ModelDefaultsWarning(f.model, model)};
 }

@@ -140,11 +140,17 @@ struct JobFlags {
   std::string hb_size;
   std::string attention = "stack";  ///< "stack" = the stack profile's
   std::string stack = "megatron-core";
+  /// --iteration-overhead: the run's per-iteration fixed cost ("" = the
+  /// stack's, else the system's; the presets' is production's, none).
+  std::string iteration_overhead;
   std::string radix, oversubscription = "1";
   std::string placement = "tp-cp-ep-dp-pp";
   /// --gpus-per-domain: "" (all K), a count N (search also takes "auto" or a list).
   std::string gpus_per_domain;
 };
+
+/// --iteration-overhead's value (nullopt when not given), in [0, 60 s].
+std::optional<double> ParseIterationOverheadFlag(const std::string& text);
 
 struct Job {
   perf::PerfContext context;

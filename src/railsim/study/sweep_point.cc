@@ -77,6 +77,12 @@ std::vector<double> RunNetwork(const Point& p, const SweepSpecs& specs) {
   return out;
 }
 
+// iteration_overhead (or moe_iteration_overhead) when the point gives it.
+std::optional<double> IterationOverheadOf(const Point& p, const char* key = "iteration_overhead") {
+  const spec::SweepValue* v = spec::FindParam(p, key);
+  return v ? std::optional<double>(v->number) : std::nullopt;
+}
+
 // The job's context, as estimate and search build it from their flags.
 perf::PerfContext MakeContext(const Point& p, const SweepSpecs& specs) {
   const std::string network = TextOr(p, "network", "rail-optimized");
@@ -91,6 +97,7 @@ perf::PerfContext MakeContext(const Point& p, const SweepSpecs& specs) {
                                               specs.systems.at(TextOr(p, "system", "")), IntOr(p, "gpus", 0), kind,
                                               IntOr(p, "hb_size", 0), net);
   c.placement = specs.placements.at(TextOr(p, "placement", "tp-cp-ep-dp-pp"));
+  perf::ApplyStack(spec::ParseStack(TextOr(p, "stack", "megatron-core"), "stack"), &c, IterationOverheadOf(p));
   return c;
 }
 
@@ -119,6 +126,9 @@ int ExpertTpOf(const Point& p) {
 // The strategy at the point, validated as `railsim estimate` validates its flags.
 spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   spec::Strategy s;
+  // The stack's defaults first; the point's switches turn things on or off
+  // over them, as estimate's flags do.
+  spec::ApplyStackDefaults(spec::StackProfileOf(c.stack), &s);
   s.tp = int(IntOr(p, "tp", 1));
   s.pp = int(IntOr(p, "pp", 1));
   s.cp = int(IntOr(p, "cp", 1));
@@ -142,17 +152,17 @@ spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   s.recompute = r == "full" ? spec::Recompute::kFull
                 : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
   s.sequence_parallel = Flag(p, "sequence_parallel");
-  s.dp_sharding = Flag(p, "distributed_optimizer") ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
-  s.overlap_dp_comm = !Flag(p, "no_dp_overlap");
-  s.grad_reduce_16bit = Flag(p, "grad_reduce_in_bf16");
-  s.tp_comm_overlap = Flag(p, "tp_comm_overlap");
-  s.overlap_p2p_comm = !Flag(p, "no_overlap_p2p_communication");
+  if (Flag(p, "distributed_optimizer")) s.dp_sharding = spec::DpSharding::kOptimizer;
+  if (Flag(p, "no_dp_overlap")) s.overlap_dp_comm = false;
+  if (Flag(p, "grad_reduce_in_bf16")) s.grad_reduce_16bit = true;
+  if (Flag(p, "tp_comm_overlap")) s.tp_comm_overlap = true;
+  if (Flag(p, "no_overlap_p2p_communication")) s.overlap_p2p_comm = false;
   s.precision = ParsePrecision(TextOr(p, "precision", "bf16"), c, "precision");
   s.low_precision_params = LowPrecisionParams(Flag(p, "fp8_params"), Flag(p, "fp4_params"), s.precision, "fp8_params",
                                               "fp4_params");
   s.bf16_layers_at_start = int(IntOr(p, "num_layers_at_start_in_bf16", -1));
   s.bf16_layers_at_end = int(IntOr(p, "num_layers_at_end_in_bf16", -1));
-  s.attention = AttentionOf(p);
+  if (spec::FindParam(p, "attention")) s.attention = AttentionOf(p);
   ReadMoe(p, &s);
   spec::ValidateStrategy(c.model, c.gpus, s);
   spec::ValidatePlacement(c.placement, s, "placement");
@@ -180,8 +190,8 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   }
   search::SearchOptions o;
   o.global_batch = IntOr(p, "global_batch_size", 1);
-  o.attention = AttentionOf(p);
-  o.tp_comm_overlap = !Flag(p, "no_tp_comm_overlap");
+  o.attention = spec::FindParam(p, "attention") ? AttentionOf(p) : spec::StackProfileOf(c.stack).attention;
+  o.tp_comm_overlap = !Flag(p, "no_tp_comm_overlap") && spec::StackProfileOf(c.stack).has_tp_comm_overlap;
   ReadMoe(p, &o.moe);
   spec::ValidateMoeOptions(c.model, o.moe);
   const std::string etp = TextOr(p, "expert_tensor_parallel_size", "any");
@@ -356,6 +366,12 @@ std::vector<double> RunComparePoint(const Point& p) {
   spec::Scenario& sc = in.scenario;
   sc.oversubscription = NumberOr(p, "oversubscription", sc.oversubscription);
   sc.gpus_per_domain = IntOr(p, "gpus_per_domain", sc.gpus_per_domain);
+  sc.stack = TextOr(p, "stack", sc.stack);
+  sc.moe_stack = TextOr(p, "moe_stack", sc.moe_stack);
+  if (auto overhead = IterationOverheadOf(p)) sc.iteration_overhead_s = overhead;
+  if (auto overhead = IterationOverheadOf(p, "moe_iteration_overhead")) sc.moe_iteration_overhead_s = overhead;
+  sc.precision = TextOr(p, "precision", sc.precision);
+  sc.moe_precision = TextOr(p, "moe_precision", sc.moe_precision);
   auto one = [&sc](const char* key, size_t n, const std::string& what) {
     if (n > 1) {
       throw Error(key, fmt::format("a compare point compares one {}; scenario '{}' has {}: set {}", what, sc.name, n,
