@@ -13,7 +13,7 @@ namespace railsim::cli {
 namespace {
 
 Action SetupCluster(CLI::App* sub) {
-  struct Flags : study::ClusterFlags {
+  struct Flags : study::ClusterStudyFlags {
     std::string format = "table", out;
   };
   auto f = std::make_shared<Flags>();

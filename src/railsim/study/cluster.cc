@@ -332,6 +332,42 @@ void Replay::Summarize() {
 
 }  // namespace
 
+RingSummary SummarizeRing(const ClusterFabric& fabric, const std::vector<int64_t>& gpus) {
+  Ring ring = MakeRing(fabric, gpus);
+  RingSummary r;
+  r.domains = ring.domains;
+  r.leaves = ring.leaves;
+  r.channels = ring.channels;
+  r.rail_misaligned = ring.misaligned;
+  r.above_leaf = ring.above_leaf;
+  r.flows = ring.flows.size();
+  if (r.flows > 0) r.alone_rate_Bps = MinRate(MaxMinRates(fabric, ring.flows), 0, r.flows);
+  return r;
+}
+
+std::vector<double> CommSlowdowns(const ClusterFabric& fabric, const std::vector<std::vector<int64_t>>& placements) {
+  FlowSet all;
+  std::vector<int64_t> first;
+  std::vector<double> alone;
+  for (const std::vector<int64_t>& gpus : placements) {
+    Ring ring = MakeRing(fabric, gpus);
+    alone.push_back(ring.flows.size() > 0 ? MinRate(MaxMinRates(fabric, ring.flows), 0, ring.flows.size()) : 0);
+    first.push_back(all.size());
+    for (int64_t i = 0; i < ring.flows.size(); ++i) {
+      all.Add(ring.flows.links.data() + ring.flows.starts[size_t(i)],
+              static_cast<int>(ring.flows.starts[size_t(i) + 1] - ring.flows.starts[size_t(i)]));
+    }
+  }
+  first.push_back(all.size());
+  std::vector<double> rates = MaxMinRates(fabric, all);
+  std::vector<double> slowdowns;
+  for (size_t j = 0; j < placements.size(); ++j) {
+    double together = MinRate(rates, first[j], first[j + 1]);
+    slowdowns.push_back(first[j] == first[j + 1] || together <= 0 ? 1 : std::max(1.0, alone[j] / together));
+  }
+  return slowdowns;
+}
+
 const char* PolicyName(SchedulerPolicy p) {
   switch (p) {
     case SchedulerPolicy::kFirstFit: return "first-fit";

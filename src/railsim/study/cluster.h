@@ -117,6 +117,23 @@ struct ClusterResult {
   std::vector<ClusterRun> runs;  ///< designs in the order given, policies within
 };
 
+/// A job's ring on its GPUs (see the top of this file).
+struct RingSummary {
+  int32_t domains = 0, leaves = 0;
+  int64_t channels = 0;           ///< ring channels: the job's fewest GPUs in one domain
+  bool rail_misaligned = false;   ///< some hop between domains changes rail
+  bool above_leaf = false;        ///< some hop crosses links above the leaves
+  int64_t flows = 0;              ///< flows between domains
+  double alone_rate_Bps = 0;      ///< slowest flow's max-min rate with no other job (0 without flows)
+};
+/// `gpus` ascending, distinct, below fabric.gpus().
+RingSummary SummarizeRing(const ClusterFabric& fabric, const std::vector<int64_t>& gpus);
+
+/// Per job of `placements` (each as SummarizeRing takes it): how much slower
+/// its ring's slowest flow is when every job's ring runs at once than alone
+/// (>= 1; 1 for jobs inside one domain).
+std::vector<double> CommSlowdowns(const ClusterFabric& fabric, const std::vector<std::vector<int64_t>>& placements);
+
 /// Replays `trace` on each fabric under each policy. Requires fabrics with
 /// the same GPU count. Throws Interrupted when stopped (core/interrupt.h).
 ClusterResult RunCluster(const spec::JobTrace& trace,

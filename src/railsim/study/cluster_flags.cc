@@ -10,7 +10,7 @@
 namespace railsim::study {
 namespace {
 
-spec::JobTrace LoadTrace(const ClusterFlags& f) {
+spec::JobTrace LoadTrace(const ClusterStudyFlags& f) {
   if (f.trace != "synthetic") return spec::LoadJobTrace(f.trace, "--trace");
   spec::SyntheticTraceOptions o;
   o.jobs = ParseIntFlag("--jobs", f.jobs, 1, spec::kMaxTraceJobs);
@@ -31,7 +31,7 @@ std::vector<net::Design> Designs(const std::string& text) {
   return {*net::ParseDesign(ParseChoiceFlag("--network", text, names))};
 }
 
-std::vector<std::shared_ptr<const ClusterFabric>> BuildFabrics(const ClusterFlags& f, const spec::SystemSpec& system,
+std::vector<std::shared_ptr<const ClusterFabric>> BuildFabrics(const ClusterStudyFlags& f, const spec::SystemSpec& system,
                                                                int64_t hb_size, double port_speed_Bps) {
   if (!f.topology.empty()) {
     if (!f.network.empty() && f.network != "all") throw Error("--network", "--topology gives the network; drop --network");
@@ -73,7 +73,7 @@ std::vector<std::shared_ptr<const ClusterFabric>> BuildFabrics(const ClusterFlag
 
 }  // namespace
 
-ClusterResult RunClusterFlags(const ClusterFlags& f, const std::function<void(double)>& progress) {
+ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<void(double)>& progress) {
   spec::SystemSpec system = spec::LoadSystem(f.system, "--system");
   const int64_t hb_size =
       f.hb_size.empty() ? system.hb_domain_size : ParseIntFlag("--hb-size", f.hb_size, 1, 4096);

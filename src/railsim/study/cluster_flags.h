@@ -10,7 +10,7 @@
 
 namespace railsim::study {
 
-struct ClusterFlags {
+struct ClusterStudyFlags {
   std::string trace = "synthetic";  ///< a trace CSV, or "synthetic"
   std::string topology;             ///< a switch map CSV (host,asw,psw,dsw); replaces --network
   std::string system = "dgx-h100";
@@ -30,6 +30,6 @@ constexpr int64_t kMaxClusterGpus = int64_t{1} << 18;
 
 /// Loads the trace, builds the networks and replays (threads: one per run,
 /// up to --threads). `progress` may be empty.
-ClusterResult RunClusterFlags(const ClusterFlags& f, const std::function<void(double)>& progress = {});
+ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<void(double)>& progress = {});
 
 }  // namespace railsim::study
