@@ -1335,6 +1335,10 @@ TEST_F(BadInputTest, GpusPerDomainIsRefusedOnOneLine) {
 }  // namespace
 }  // namespace railsim::testutil
 
+
+namespace railsim::testutil {
+namespace {
+
 // `railsim cluster`: every flag, the trace and the switch map.
 TEST_F(BadInputTest, ClusterRejectsBadInputOnOneLine) {
   Write("trace.csv", "submit_s,duration_s,gpus\n0,60,8\n10,60,16\n");
@@ -1390,3 +1394,6 @@ TEST_F(BadInputTest, ClusterRejectsBadInputOnOneLine) {
   std::printf("  %zu bad inputs\n", cases.size());
   CheckAll(cases);
 }
+
+}  // namespace
+}  // namespace railsim::testutil

@@ -103,7 +103,8 @@ class Replay {
   bool Run(const std::function<void(int64_t)>& tick);
 
  private:
-  void Schedule(double now);
+  // Tries queue_[first..] in order (see the top of cluster.h).
+  void Schedule(double now, size_t first);
   void Start(int64_t job, std::vector<int64_t> gpus, double now);
   void Finish(int64_t job, double now);
   void SampleContention();
@@ -152,9 +153,14 @@ bool Replay::Run(const std::function<void(int64_t)>& tick) {
   int64_t done = 0;
   while (!events_.empty()) {
     const double now = std::get<0>(events_.top());
+    // Jobs queued before now failed on a cluster no emptier unless something
+    // finished or a wait-for-fit bound passed: then only new jobs are tried.
+    const size_t queued_before = queue_.size();
+    bool changed = false;
     while (!events_.empty() && std::get<0>(events_.top()) == now) {
       auto [time, kind, job] = events_.top();
       events_.pop();
+      changed = changed || kind != 2;
       if (kind == 0) Finish(job, now);
       if (kind == 2) {
         queue_.push_back(job);
@@ -166,7 +172,7 @@ bool Replay::Run(const std::function<void(int64_t)>& tick) {
       }
     }
     int64_t before = starts_;
-    Schedule(now);
+    Schedule(now, changed ? 0 : queued_before);
     if (starts_ > before && starts_ >= next_sample_) {
       SampleContention();
       next_sample_ = starts_ + sample_stride_;
@@ -176,12 +182,12 @@ bool Replay::Run(const std::function<void(int64_t)>& tick) {
   return true;
 }
 
-void Replay::Schedule(double now) {
+void Replay::Schedule(double now, size_t first) {
   // A job at least as large as one that failed this pass fails too (for the
   // same bound state of wait-for-fit): skipped without a search.
   int64_t failed_at[2] = {INT64_MAX, INT64_MAX};
-  size_t tried = 0, kept = 0;
-  for (size_t i = 0; i < queue_.size(); ++i) {
+  size_t tried = 0, kept = first;
+  for (size_t i = first; i < queue_.size(); ++i) {
     int64_t job = queue_[i];
     const int64_t gpus = trace_.jobs[size_t(job)].gpus;
     const bool waited_out = now - trace_.jobs[size_t(job)].submit_s >= options_.max_wait_s;
@@ -246,7 +252,10 @@ void Replay::Finish(int64_t job, double now) {
 void Replay::SampleContention() {
   ++run_->moments_sampled;
   if (running_.size() < 2) {
-    for (int64_t job : running_) ++run_->jobs[size_t(job)].moments;
+    for (int64_t job : running_) {
+      contention_sum_[size_t(job)] += 1;
+      ++run_->jobs[size_t(job)].moments;
+    }
     return;
   }
   FlowSet all;
@@ -279,7 +288,7 @@ void Replay::Summarize() {
   double contended_jobs = 0, contended_time = 0, placement_sum = 0;
   for (JobRecord& r : run.jobs) {
     if (!r.placed()) continue;
-    if (r.moments > 0 && contention_sum_[size_t(r.id)] > 0) r.contention_slowdown = contention_sum_[size_t(r.id)] / r.moments;
+    if (r.moments > 0) r.contention_slowdown = contention_sum_[size_t(r.id)] / r.moments;
     ++run.jobs_placed;
     first_submit = std::min(first_submit, r.submit_s);
     last_end = std::max(last_end, r.end_s);
@@ -319,13 +328,11 @@ void Replay::Summarize() {
   const double slice = run.span_s / kOccupancyPoints;
   for (size_t i = 0; i + 1 < busy_steps_.size() && slice > 0; ++i) {
     double a = busy_steps_[i].first - first_submit, b = busy_steps_[i + 1].first - first_submit;
-    double busy = double(busy_steps_[i].second);
-    while (a < b) {
-      int s = std::min(kOccupancyPoints - 1, static_cast<int>(a / slice));
-      double end = std::min(b, (s + 1) * slice);
-      if (s == kOccupancyPoints - 1) end = b;
-      run.occupancy[size_t(s)] += busy * (end - a) / (slice * double(fabric_.gpus()));
-      a = end;
+    const double busy = double(busy_steps_[i].second);
+    const int last = std::min(kOccupancyPoints - 1, static_cast<int>(b / slice));
+    for (int s = std::min(kOccupancyPoints - 1, static_cast<int>(a / slice)); s <= last; ++s) {
+      const double lo = std::max(a, s * slice), hi = s == kOccupancyPoints - 1 ? b : std::min(b, (s + 1) * slice);
+      if (hi > lo) run.occupancy[size_t(s)] += busy * (hi - lo) / (slice * double(fabric_.gpus()));
     }
   }
 }
