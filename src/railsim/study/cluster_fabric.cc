@@ -73,12 +73,15 @@ std::shared_ptr<const ClusterFabric> ClusterFabric::FromSwitchMap(const spec::Sw
   std::vector<double> psw_capacity(map.psw_names.size(), 0);
   for (size_t t = 0; t < map.tor_psws.size(); ++t) {
     f->tor_first_up_.push_back(static_cast<int32_t>(f->capacity_Bps_.size()));
-    // Full bisection: the ToR's NIC bandwidth split evenly over its uplinks.
-    double up = double(tor_hosts[t]) * gpus_per_host * nic_bw_Bps / double(map.tor_psws[t].size());
+    // Full bisection: as many NIC-speed cables up as NICs below, split
+    // evenly over the ToR's aggregation switches; each flow hashes to one.
+    const int64_t psws = static_cast<int64_t>(map.tor_psws[t].size());
+    const int32_t cables = static_cast<int32_t>((tor_hosts[t] * gpus_per_host + psws - 1) / psws);
+    f->tor_cables_.push_back(cables);
     for (int32_t p : map.tor_psws[t]) {
-      psw_capacity[size_t(p)] += up;
-      for (int d = 0; d < 2; ++d) {
-        f->capacity_Bps_.push_back(up);
+      psw_capacity[size_t(p)] += double(cables) * nic_bw_Bps;
+      for (int32_t c = 0; c < 2 * cables; ++c) {
+        f->capacity_Bps_.push_back(nic_bw_Bps);
         f->above_leaf_.push_back(1);
       }
     }
@@ -110,10 +113,13 @@ int ClusterFabric::SwitchMapPath(int64_t src, int64_t dst, int32_t* out) const {
     std::vector<int32_t> common;
     std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
     uint64_t h = Mix(static_cast<uint64_t>(src) * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(dst));
+    // The cable between `tor` and `psw` the pair hashes to, in direction `dir`.
     auto up_link = [&](int32_t tor, int32_t psw, int dir) {
       const std::vector<int32_t>& list = tor_psws_[size_t(tor)];
-      int32_t index = static_cast<int32_t>(std::lower_bound(list.begin(), list.end(), psw) - list.begin());
-      return tor_first_up_[size_t(tor)] + 2 * index + dir;
+      const int32_t index = static_cast<int32_t>(std::lower_bound(list.begin(), list.end(), psw) - list.begin());
+      const int32_t cables = tor_cables_[size_t(tor)];
+      const int32_t cable = static_cast<int32_t>(Mix(h + static_cast<uint64_t>(tor)) % static_cast<uint64_t>(cables));
+      return tor_first_up_[size_t(tor)] + 2 * (index * cables + cable) + dir;
     };
     if (!common.empty()) {
       int32_t p = common[h % common.size()];

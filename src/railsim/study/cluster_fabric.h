@@ -6,9 +6,11 @@
 // fat-tree; routes are net::Topology::RouteInto, with Rail-only's forwarding
 // through the HB domain for cross-rail pairs), or a switch map read from a
 // file (spec::SwitchMap: hosts -> ToR -> aggregation -> one core layer), with
-// a fixed number of GPUs per host and every uplink sized for full bisection
-// (the map gives no link counts or speeds: an assumption, stated in
-// docs/cluster.md).
+// a fixed number of GPUs per host and each ToR cabled for full bisection: as
+// many NIC-speed cables up as NICs below, split evenly over its aggregation
+// switches, each flow hashed (ECMP) onto one; aggregation to core as one link
+// of their total (the map gives no link counts or speeds: an assumption,
+// stated in docs/cluster.md).
 //
 // Immutable once made; safe to share between threads.
 #pragma once
@@ -74,6 +76,7 @@ class ClusterFabric {
   // Switch map: per ToR its first ToR-aggregation link pair and aggregations.
   std::vector<std::vector<int32_t>> tor_psws_;
   std::vector<int32_t> tor_first_up_;
+  std::vector<int32_t> tor_cables_;  // cables from a ToR to each of its aggregation switches
   int32_t psw_first_up_ = 0;
 };
 
