@@ -42,6 +42,7 @@ Json RunObject(const study::ClusterRun& run) {
   j["jobs_placed"] = run.jobs_placed;
   j["jobs_unplaceable"] = run.jobs_unplaceable;
   j["span_s"] = run.span_s;
+  j["makespan_s"] = run.makespan_s;
   j["moments_sampled"] = run.moments_sampled;
   j["flows_simulated"] = run.flows_simulated;
   j["occupancy"] = run.occupancy;

@@ -282,7 +282,7 @@ void Replay::SampleContention() {
 
 void Replay::Summarize() {
   ClusterRun& run = *run_;
-  double first_submit = INFINITY, last_end = 0, gpu_time = 0;
+  double first_submit = INFINITY, last_submit = 0, last_end = 0, gpu_time = 0;
   std::vector<double> waits, jct, contention;
   std::array<double, 3> jobs_across{}, time_across{};
   double contended_jobs = 0, contended_time = 0, placement_sum = 0;
@@ -291,6 +291,7 @@ void Replay::Summarize() {
     if (r.moments > 0) r.contention_slowdown = contention_sum_[size_t(r.id)] / r.moments;
     ++run.jobs_placed;
     first_submit = std::min(first_submit, r.submit_s);
+    last_submit = std::max(last_submit, r.submit_s);
     last_end = std::max(last_end, r.end_s);
     const double t = double(r.gpus) * (r.end_s - r.start_s);
     gpu_time += t;
@@ -310,9 +311,11 @@ void Replay::Summarize() {
   }
   if (run.jobs_placed == 0) return;
   const double jobs = double(run.jobs_placed);
-  run.span_s = last_end - first_submit;
-  const double capacity = double(fabric_.gpus()) * run.span_s;
-  run.occupancy_mean = capacity > 0 ? gpu_time / capacity : 0;
+  run.makespan_s = last_end - first_submit;
+  // Occupancy over the submission window (a trace's load; the tail after
+  // the last submission only drains), or the makespan when all came at once.
+  const double t0 = first_submit, t1 = last_submit > first_submit ? last_submit : last_end;
+  run.span_s = t1 - t0;
   run.queue_wait_s = Stats(waits);
   run.jct_slowdown = Stats(jct);
   run.contention_slowdown = Stats(contention);
@@ -323,18 +326,23 @@ void Replay::Summarize() {
   }
   run.jobs_contended_share = contended_jobs / jobs;
   run.gpu_time_contended_share = gpu_time > 0 ? contended_time / gpu_time : 0;
-  // Occupancy series: the busy-GPU step function averaged over equal slices.
+  // The busy-GPU step function over [t0, t1]: its mean, and its means over
+  // kOccupancyPoints equal slices.
   run.occupancy.assign(kOccupancyPoints, 0);
-  const double slice = run.span_s / kOccupancyPoints;
+  const double slice = run.span_s / kOccupancyPoints, n = double(fabric_.gpus());
+  double busy_time = 0;
   for (size_t i = 0; i + 1 < busy_steps_.size() && slice > 0; ++i) {
-    double a = busy_steps_[i].first - first_submit, b = busy_steps_[i + 1].first - first_submit;
+    const double a = std::max(busy_steps_[i].first, t0) - t0, b = std::min(busy_steps_[i + 1].first, t1) - t0;
+    if (b <= a) continue;
     const double busy = double(busy_steps_[i].second);
+    busy_time += busy * (b - a);
     const int last = std::min(kOccupancyPoints - 1, static_cast<int>(b / slice));
     for (int s = std::min(kOccupancyPoints - 1, static_cast<int>(a / slice)); s <= last; ++s) {
       const double lo = std::max(a, s * slice), hi = s == kOccupancyPoints - 1 ? b : std::min(b, (s + 1) * slice);
-      if (hi > lo) run.occupancy[size_t(s)] += busy * (hi - lo) / (slice * double(fabric_.gpus()));
+      if (hi > lo) run.occupancy[size_t(s)] += busy * (hi - lo) / (slice * n);
     }
   }
+  run.occupancy_mean = run.span_s > 0 ? busy_time / (n * run.span_s) : 0;
 }
 
 }  // namespace

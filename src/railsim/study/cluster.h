@@ -98,9 +98,13 @@ struct Stat3 {
 struct ClusterRun {
   std::string design;
   SchedulerPolicy policy = SchedulerPolicy::kFirstFit;
+  /// Busy GPUs over the cluster's, averaged over the span: the submission
+  /// window (first to last submission; first submission to last finish
+  /// when every job came at once).
   double occupancy_mean = 0;
   std::vector<double> occupancy;  ///< kOccupancyPoints means over equal slices of the span
-  double span_s = 0;              ///< first submission to last finish
+  double span_s = 0;
+  double makespan_s = 0;          ///< first submission to last finish
   Stat3 queue_wait_s, jct_slowdown, contention_slowdown;
   double placement_slowdown_mean = 0;
   /// Shares of placed jobs and of their GPU-time: across HB domains, with

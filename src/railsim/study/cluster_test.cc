@@ -101,28 +101,31 @@ TEST(ClusterTest, PoliciesPlaceAsNamed) {
 //   J0 t=0 8 GPUs 100 s: starts 0, ends 100.
 //   J1 t=10 4 GPUs 50 s: waits for J0; starts 100, ends 150 (domain 0).
 //   J2 t=20 4 GPUs 30 s: starts 100 too (domain 1), ends 130.
-// Waits 0, 90, 80: mean 56.67, p50 80, p99 90. Span 0..150 s; GPU-time
-// 800 + 200 + 120 = 1,120 of 8 x 150 = 1,200: occupancy 0.9333. Every job
-// sits on its ideal placement (slowdown 1), and no two rings share a link.
+//   J3 t=150 1 GPU 10 s: starts at once, ends 160.
+// Waits 0, 90, 80, 0: mean 42.5, p50 0 (nearest rank: the 2nd of 0, 0,
+// 80, 90), p99 90. Span: submissions 0..150 s; busy GPU-time there 800 +
+// 200 + 120 = 1,120 of 8 x 150 = 1,200: occupancy 0.9333. Every job sits on
+// its ideal placement (slowdown 1), and no two rings share a link.
 TEST(ClusterTest, OccupancyAndQueueingMatchAHandSimulation) {
   auto f = Fabric(net::Design::kRailOptimized, 8, 4, 16);
-  spec::JobTrace t = Trace({{0, 100, 8, "", ""}, {10, 50, 4, "", ""}, {20, 30, 4, "", ""}});
+  spec::JobTrace t = Trace({{0, 100, 8, "", ""}, {10, 50, 4, "", ""}, {20, 30, 4, "", ""}, {150, 10, 1, "", ""}});
   ClusterOptions o;
   ClusterRun run;
   ASSERT_TRUE(ReplayCluster(t, *f, SchedulerPolicy::kFirstFit, o, &run));
   EXPECT_DOUBLE_EQ(run.jobs[1].start_s, 100);
   EXPECT_DOUBLE_EQ(run.jobs[2].start_s, 100);
   EXPECT_DOUBLE_EQ(run.jobs[2].end_s, 130);
-  EXPECT_NEAR(run.queue_wait_s.mean, 170.0 / 3, 1e-9);
-  EXPECT_DOUBLE_EQ(run.queue_wait_s.p50, 80);
+  EXPECT_NEAR(run.queue_wait_s.mean, 42.5, 1e-9);
+  EXPECT_DOUBLE_EQ(run.queue_wait_s.p50, 0);
   EXPECT_DOUBLE_EQ(run.queue_wait_s.p99, 90);
   EXPECT_NEAR(run.occupancy_mean, 1120.0 / 1200, 1e-12);
   EXPECT_DOUBLE_EQ(run.span_s, 150);
+  EXPECT_DOUBLE_EQ(run.makespan_s, 160);
   EXPECT_DOUBLE_EQ(run.placement_slowdown_mean, 1);
   EXPECT_DOUBLE_EQ(run.jobs_contended_share, 0);
   // J1 waited 90 s for a 50 s run: (90 + 50) / 60.
   EXPECT_NEAR(run.jobs[1].jct_slowdown(), 140.0 / 60, 1e-12);
-  EXPECT_EQ(run.jobs_placed, 3);
+  EXPECT_EQ(run.jobs_placed, 4);
   // The occupancy series averages to the mean.
   double sum = 0;
   for (double x : run.occupancy) sum += x;
