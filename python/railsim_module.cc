@@ -25,6 +25,7 @@
 #include "railsim/core/interrupt.h"
 #include "railsim/core/spellcheck.h"
 #include "railsim/perf/estimate.h"
+#include "railsim/report/cluster_report.h"
 #include "railsim/report/collective_report.h"
 #include "railsim/report/compare_report.h"
 #include "railsim/report/failure_report.h"
@@ -34,6 +35,7 @@
 #include "railsim/report/preset_report.h"
 #include "railsim/report/traffic_report.h"
 #include "railsim/spec/presets.h"
+#include "railsim/study/cluster_flags.h"
 #include "railsim/study/collective_flags.h"
 #include "railsim/study/failure_flags.h"
 #include "railsim/study/idle_search.h"
@@ -519,6 +521,28 @@ py::object Failures(const py::args& args, const py::kwargs& kwargs) {
   });
 }
 
+// railsim.cluster(trace=..., gpus=..., network="all", policy="all", ...): the
+// study (not the CLI), its JSON as dicts.
+py::object Cluster(const py::args& args, const py::kwargs& kwargs) {
+  NoPositional("cluster", args);
+  study::ClusterStudyFlags f;
+  Keywords k(kwargs);
+  if (!k.Text("network", &f.network)) k.Text("design", &f.network);
+  for (auto [name, field] : {std::pair{"trace", &f.trace}, {"topology", &f.topology}, {"system", &f.system},
+                             {"gpus", &f.gpus}, {"hb_size", &f.hb_size}, {"radix", &f.radix},
+                             {"port_speed", &f.port_speed}, {"oversubscription", &f.oversubscription},
+                             {"policy", &f.policy}, {"segment", &f.segment}, {"max_wait", &f.max_wait},
+                             {"samples", &f.samples}, {"threads", &f.threads}, {"jobs", &f.jobs},
+                             {"arrivals_per_hour", &f.arrivals_per_hour}, {"size_mix", &f.size_mix},
+                             {"duration_median", &f.duration_median}, {"duration_p90", &f.duration_p90},
+                             {"seed", &f.seed}}) {
+    k.Text(name, field);
+  }
+  k.Flag("no_backfill", &f.no_backfill);
+  k.Finish();
+  return RunReleased([&] { return report::ClusterJson(study::RunClusterFlags(f)); });
+}
+
 void BindOverrides(Keywords& k, study::ScenarioOverrides* o) {
   for (auto [name, field] : {std::pair{"gpus", &o->gpus}, {"port_speed", &o->port_speed}, {"model", &o->model},
                              {"system", &o->system}, {"moe_model", &o->moe_model},
@@ -628,6 +652,9 @@ PYBIND11_MODULE(railsim, m) {
   m.def("collective", &rp::Collective, "railsim collective: one collective on a placed group, analytic and simulated.");
   m.def("alltoall", &rp::AllToAll, "railsim alltoall: uniform all-to-all on Rail-only or rail-optimized.");
   m.def("failures", &rp::Failures, "railsim failures: explicit failures per design and the Monte Carlo.");
+  m.def("cluster", &rp::Cluster,
+        "railsim cluster: a job trace on a shared cluster per design and scheduler policy (occupancy, queueing, "
+        "contention).");
   m.def("compare", &rp::Compare, "railsim compare: every design of a scenario side by side and the verdict.");
   m.def("report", &rp::Report, "railsim report: writes the HTML report into out=DIR; returns the files written.");
 }

@@ -19,7 +19,7 @@ namespace railsim::cli {
 std::vector<Command> AllCommands() {
   std::vector<Command> all;
   for (auto group : {NetworkCommands(), PerfCommands(), CommCommands(), FailureCommands(), CalibrateCommands(),
-                     SweepCommands(), PresetCommands()}) {
+                     SweepCommands(), ClusterCommands(), PresetCommands()}) {
     all.insert(all.end(), group.begin(), group.end());
   }
   return all;

@@ -1338,3 +1338,66 @@ TEST_F(BadInputTest, GpusPerDomainIsRefusedOnOneLine) {
 
 }  // namespace
 }  // namespace railsim::testutil
+
+
+namespace railsim::testutil {
+namespace {
+
+// `railsim cluster`: every flag, the trace and the switch map.
+TEST_F(BadInputTest, ClusterRejectsBadInputOnOneLine) {
+  Write("trace.csv", "submit_s,duration_s,gpus\n0,60,8\n10,60,16\n");
+  Write("bad-cell.csv", "submit_s,duration_s,gpus\n0,60,8\n10,x,16\n");
+  Write("bad-column.csv", "submit_s,duraton_s,gpus\n0,60,8\n");
+  Write("no-gpus.csv", "submit_s,duration_s\n0,60\n");
+  Write("topo.csv", "host,asw,psw,dsw\nh0,S0,P0,G\nh1,S1,P0,G\n");
+  Write("bad-topo.csv", "host,asx,psw\nh0,S0,P0\n");
+  const Args base = {"cluster", "--trace", Path("trace.csv"), "--gpus", "64", "--policy", "first-fit"};
+  const Args synthetic = {"cluster", "--gpus", "64", "--jobs", "20", "--policy", "first-fit"};
+  std::vector<Case> cases;
+  cases.push_back({With(base, "--trace", Path("bad-cell.csv")), "line 3, column 'duration_s'"});
+  cases.push_back({With(base, "--trace", Path("bad-column.csv")), "did you mean 'duration_s'?"});
+  cases.push_back({With(base, "--trace", Path("no-gpus.csv")), "missing required column 'gpus'"});
+  for (const std::string& file : BadFiles()) cases.push_back({With(base, "--trace", file), "--trace"});
+  cases.push_back({Plus(Plus(Without(base, "--gpus"), "--topology"), Path("bad-topo.csv")), "--topology"});
+  cases.push_back({Plus(Plus(Without(base, "--gpus"), "--topology"), Path("missing.csv")), "--topology"});
+  cases.push_back({Plus(Plus(base, "--topology"), Path("topo.csv")), "--gpus"});
+  cases.push_back({Plus(Plus(With(Without(base, "--gpus"), "--network", "rail-only"), "--topology"),
+                        Path("topo.csv")),
+                   "--network"});
+  cases.push_back({Without(base, "--gpus"), "--gpus"});
+  for (const char* v : {"0", "-8", "abc", "1e9", "100"}) cases.push_back({With(base, "--gpus", v), "--gpus"});
+  cases.push_back({With(base, "--hb-size", "0"), "--hb-size"});
+  cases.push_back({With(base, "--hb-size", "7"), "--hb-size"});
+  cases.push_back({With(base, "--radix", "7"), "--radix"});
+  cases.push_back({With(base, "--radix", "x"), "--radix"});
+  cases.push_back({With(base, "--port-speed", "400"), "--port-speed"});
+  cases.push_back({With(base, "--oversubscription", "0.5"), "--oversubscription"});
+  cases.push_back({With(base, "--network", "rail-onyl"), "did you mean 'rail-only'?"});
+  cases.push_back({With(base, "--policy", "frist-fit"), "did you mean 'first-fit'?"});
+  cases.push_back({With(base, "--segment", "0"), "--segment"});
+  cases.push_back({With(base, "--segment", "9"), "--segment"});
+  cases.push_back({With(base, "--max-wait", "-1s"), "--max-wait"});
+  cases.push_back({With(base, "--max-wait", "10"), "--max-wait"});
+  cases.push_back({With(base, "--samples", "0"), "--samples"});
+  cases.push_back({With(base, "--samples", "1000000"), "--samples"});
+  cases.push_back({With(base, "--threads", "0"), "--threads"});
+  cases.push_back({With(base, "--system", "nope"), "--system"});
+  cases.push_back({With(base, "--format", "xml"), "--format"});
+  cases.push_back({With(base, "--out", Path("adir.json")), "--out"});
+  cases.push_back({With(base, "--out", Path("trace.csv")), "--out"});
+  cases.push_back({With(synthetic, "--jobs", "0"), "--jobs"});
+  cases.push_back({With(synthetic, "--jobs", "2000000"), "--jobs"});
+  cases.push_back({With(synthetic, "--arrivals-per-hour", "0"), "--arrivals-per-hour"});
+  cases.push_back({With(synthetic, "--size-mix", "8"), "--size-mix"});
+  cases.push_back({With(synthetic, "--size-mix", "0:1"), "--size-mix"});
+  cases.push_back({With(synthetic, "--size-mix", "8:-1"), "--size-mix"});
+  cases.push_back({With(synthetic, "--duration-median", "0s"), "--duration-median"});
+  cases.push_back({With(synthetic, "--duration-p90", "60s"), "--duration-p90"});
+  cases.push_back({With(synthetic, "--seed", "-1"), "--seed"});
+  cases.push_back({Plus(Plus(base, "--fromat"), "json"), "did you mean '--format'?"});
+  std::printf("  %zu bad inputs\n", cases.size());
+  CheckAll(cases);
+}
+
+}  // namespace
+}  // namespace railsim::testutil

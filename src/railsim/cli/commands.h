@@ -34,6 +34,7 @@ std::vector<Command> CommCommands();     ///< alltoall, collective
 std::vector<Command> FailureCommands();  ///< failures
 std::vector<Command> CalibrateCommands();  ///< calibrate
 std::vector<Command> SweepCommands();    ///< sweep
+std::vector<Command> ClusterCommands();  ///< cluster
 
 /// Parses argv and runs the chosen command. Throws Error on bad input.
 int Run(int argc, char** argv);

@@ -115,6 +115,8 @@ TEST(DocsTest, EveryJsonKeyADocsPageNamesIsInTheOutput) {
        "--global-batch-size", "256", "--micro-batch-size", "1", "--gpus-per-domain", "64", "--placement", "tp-pp-dp"},
       {"collective", "--op", "all-reduce", "--bytes", "64MiB", "--group", "dp", "--system", "gb200-nvl72", "--gpus",
        "256", "--tp", "8", "--pp", "8", "--placement", "tp-pp-dp", "--gpus-per-domain", "64"},
+      {"cluster", "--trace", std::string(RAILSIM_SOURCE_DIR) + "/tests/data/job-traces/lingjun2023-jobs.csv",
+       "--gpus", "2048", "--network", "rail-only", "--policy", "first-fit"},
       {"calibrate", "--system", "dgx-h100", "--nccl-tests",
        std::string(RAILSIM_SOURCE_DIR) + "/tests/data/nccl-tests/p5-8nodes.csv", "--steps",
        std::string(RAILSIM_SOURCE_DIR) + "/tests/data/h100-steps.csv"}};

@@ -123,6 +123,11 @@ std::string InputState(const RankCommand::Input& input) {
 
 std::vector<FlagPath> InputFlagPaths(const std::vector<std::string>& args) {
   std::vector<FlagPath> inputs = FlagValues(args, kInputFlags);
+  if (!args.empty() && args[0] == "cluster") {  // its --trace is the job trace it reads
+    for (const FlagPath& input : FlagValues(args, {"--trace", "--topology"})) {
+      if (input.path != "synthetic") inputs.push_back(input);
+    }
+  }
   for (FlagPath& input : inputs) {
     if (input.path.starts_with("hf:")) input.path = input.path.substr(3);
   }
@@ -135,7 +140,10 @@ bool CheckOutputFlags(const std::vector<std::string>& args) {
   std::vector<std::pair<FlagPath, OutputTarget>> outputs;
   bool standard_output = false;
   for (const FlagPath& output : FlagValues(args, kOutputFlags)) {
-    if ((command == "report" && output.flag == "--out") || (command == "cost" && output.flag == "--export")) continue;
+    if ((command == "report" && output.flag == "--out") || (command == "cost" && output.flag == "--export") ||
+        (command == "cluster" && output.flag == "--trace")) {
+      continue;
+    }
     const OutputTarget target = CheckOutputPath(output.path, output.flag);
     for (const FlagPath& input : inputs) {
       if (target.kind == OutputKind::kFile && target.id && FileIdOf(input.path) == target.id) {
