@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <tuple>
 #include <string>
@@ -151,6 +152,82 @@ TEST(CliTest, CompareRunsWithNoArguments) {
   EXPECT_NE(std::string::npos, k256_table.find("(38.3%)"));
   EXPECT_NE(std::string::npos, k256_table.find("(76.6%)"));
   EXPECT_NE(std::string::npos, r.out.find("Rail-only saves $58,523,648 (38.3%) of network cost", verdict));
+}
+
+// A scenario's job trace: compare replays it on each design under each of
+// the scenario's policies, and the verdict's shared-cluster sentence and the
+// JSON carry the numbers. Hand check: 64 GPUs in 8 domains of 8; a 16-GPU
+// and an 8-GPU job, both submitted at 0 for 600 s, fit side by side in whole
+// domains under either policy (first-fit's lowest free GPUs are domains 0-1
+// and 2): no wait, and on the rail designs (radix 16: each rail's 8 GPUs
+// under one leaf) no slowdown and occupancy (16 + 8) x 600 / (64 x 600) =
+// 0.375 over the span (every job came at once: first submission to last
+// finish). Fat-tree's leaves hold 8 GPUs each: the 16-GPU job's ring hashes
+// over its spines, which may only slow it.
+TEST(CliTest, CompareWithAJobTraceQuantifiesTheSharedCluster) {
+  const std::string dir = MakeTempDir();
+  {
+    std::ofstream trace(dir + "/trace.csv");
+    trace << "submit_s,duration_s,gpus\n0,600,16\n0,600,8\n";
+  }
+  const std::string scenario = fmt::format(
+      R"({{"name": "shared", "description": "two jobs", "gpus": 64, "hb_domain_sizes": [8], "radixes": [16],
+          "port_speed": "400Gbps", "job_trace": "{}/trace.csv", "job_trace_policies": ["first-fit", "domain-packing"]}})",
+      dir);
+  RunResult r = RunRailsim({"compare", "--scenario", scenario, "--format", "json"});
+  ASSERT_EQ(0, r.status) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const nlohmann::json& runs = doc.at("shared_cluster").at("runs");
+  ASSERT_EQ(6u, runs.size());  // 3 designs x 2 policies
+  for (const nlohmann::json& run : runs) {
+    EXPECT_EQ(0.0, run.at("queue_wait_s").at("mean").get<double>()) << run.dump();
+    EXPECT_EQ(0.0, run.at("jobs_contended_share").get<double>()) << run.dump();
+    if (run.at("design") == "fat-tree") {
+      EXPECT_GE(run.at("jct_slowdown").at("mean").get<double>(), 1.0);
+      continue;
+    }
+    EXPECT_NEAR(0.375, run.at("occupancy_mean").get<double>(), 1e-9) << run.dump();
+    EXPECT_EQ(1.0, run.at("jct_slowdown").at("mean").get<double>()) << run.dump();
+  }
+  bool sentence = false;
+  for (const nlohmann::json& line : doc.at("verdict")) {
+    const std::string text = line.get<std::string>();
+    if (text.find("running the job trace") == std::string::npos) continue;
+    sentence = true;
+    EXPECT_NE(std::string::npos, text.find("64 GPUs in HB domains of 8")) << text;
+    EXPECT_NE(std::string::npos, text.find("(2 jobs")) << text;
+    EXPECT_NE(std::string::npos, text.find("with first-fit placement Rail-only's jobs finish 1.00x")) << text;
+    EXPECT_NE(std::string::npos, text.find("with domain-packing placement")) << text;
+  }
+  EXPECT_TRUE(sentence) << doc.at("verdict").dump(1);
+  // The report draws it: a figure and its CSV, a row per design and policy.
+  RunResult report = RunRailsim({"report", "--scenario", scenario, "--out", dir + "/report", "--quiet"});
+  ASSERT_EQ(0, report.status) << report.err;
+  std::ifstream csv(dir + "/report/shared-cluster.csv");
+  std::string line;
+  int rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(7, rows);  // the header and 3 designs x 2 policies
+  std::ifstream html_file(dir + "/report/index.html");
+  const std::string html((std::istreambuf_iterator<char>(html_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(std::string::npos, html.find("id=\"figure-shared-cluster\""));
+  // The scenario's keys are checked before any work, naming the key.
+  struct Bad {
+    std::string keys, where;
+  };
+  for (const Bad& bad : {Bad{R"("job_trace": "/nonexistent/trace.csv")", "/job_trace"},
+                         Bad{R"("job_trace": "synthetic", "job_trace_policies": ["first-fits"])",
+                             "/job_trace_policies/0"},
+                         Bad{R"("job_trace_policies": ["first-fit"])", "/job_trace_policies"},
+                         Bad{R"("job_trace": "synthetic", "job_trace_policies": [])", "/job_trace_policies"}}) {
+    const std::string text = fmt::format(R"({{"name": "bad", "gpus": 64, "hb_domain_sizes": [8], "radixes": [16],
+        "port_speed": "400Gbps", {}}})",
+                                         bad.keys);
+    RunResult e = RunRailsim({"compare", "--scenario", text});
+    EXPECT_EQ(2, e.status) << bad.keys;
+    EXPECT_NE(std::string::npos, e.err.find(bad.where)) << bad.keys << ": " << e.err;
+    EXPECT_EQ("", e.out) << bad.keys;
+  }
 }
 
 // compare's MoE side is what search prints for the same job on each network

@@ -30,7 +30,7 @@ Action SetupCluster(CLI::App* sub) {
   sub->add_option("--port-speed", f->port_speed, "network link rate (default: the system's NIC)");
   sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio")->capture_default_str();
   sub->add_option("--network,--design", f->network, "rail-only, rail-optimized, fat-tree or all")->capture_default_str();
-  sub->add_option("--policy", f->policy, "first-fit, domain-packing, fewest-leaves, block, wait-for-fit or all")
+  sub->add_option("--policy", f->policy, "first-fit, domain-packing, fewest-leaves, block, wait-for-fit, a comma-separated list of them, or all")
       ->capture_default_str();
   sub->add_option("--segment", f->segment, "block: GPUs per segment, each inside one HB domain (default: K)");
   sub->add_option("--max-wait", f->max_wait, "wait-for-fit: longest wait for a packed placement")

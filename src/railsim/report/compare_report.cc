@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "railsim/core/units.h"
+#include "railsim/report/cluster_report.h"
 #include "railsim/report/csv.h"
 #include "railsim/report/json_objects.h"
 #include "railsim/report/network_report.h"
@@ -398,6 +399,40 @@ bool Compared(const study::CompareResult& result) {
   return false;
 }
 
+// The run of `design` under `policy`, or nullptr.
+const study::ClusterRun* RunOf(const study::ClusterResult& r, const std::string& design,
+                               study::SchedulerPolicy policy) {
+  for (const study::ClusterRun& run : r.runs) {
+    if (run.design == design && run.policy == policy) return &run;
+  }
+  return nullptr;
+}
+
+// The verdict's shared-cluster sentence with the scenario's trace's numbers:
+// per policy, Rail-only's job completion slowdown and contended share
+// against rail-optimized's (and fat-tree's).
+std::string SharedClusterSentence(const study::ClusterResult& r) {
+  std::vector<std::string> parts;
+  for (const study::ClusterRun& only : r.runs) {
+    if (only.design != "rail-only") continue;
+    const study::ClusterRun* opt = RunOf(r, "rail-optimized", only.policy);
+    if (!opt) continue;
+    const study::ClusterRun* fat = RunOf(r, "fat-tree", only.policy);
+    parts.push_back(fmt::format(
+        "with {} placement Rail-only's jobs finish {:.2f}x slower than on an empty cluster on average (p99 {:.2f}x) "
+        "against {:.2f}x (p99 {:.2f}x) on rail-optimized{}, {:.0f}% of them slowed by other jobs' traffic against "
+        "{:.0f}%, and {:.0f}% of them placed with ring hops between rails",
+        study::PolicyName(only.policy), only.jct_slowdown.mean, only.jct_slowdown.p99, opt->jct_slowdown.mean,
+        opt->jct_slowdown.p99, fat ? fmt::format(" and {:.2f}x on fat-tree", fat->jct_slowdown.mean) : "",
+        100 * only.jobs_contended_share, 100 * opt->jobs_contended_share, 100 * only.jobs_across[1]));
+  }
+  if (parts.empty()) return "";
+  return fmt::format("On the shared cluster of {} GPUs in HB domains of {} running the job trace '{}' ({} jobs; "
+                     "railsim cluster): {}.",
+                     Grouped(r.gpus), r.hb_domain_size, r.trace, Grouped(r.trace_jobs),
+                     fmt::join(parts, "; "));
+}
+
 }  // namespace
 
 std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
@@ -568,7 +603,11 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
                     "bound by all-to-all that cannot overlap or pipeline the forwarding" +
                     all_to_all +
                     ", for libraries that need every NIC to reach every NIC (DeepEP's low-latency kernels), and "
-                    "for shared clusters whose jobs are not placed rail-aligned.");
+                    "for shared clusters whose jobs are not placed rail-aligned" +
+                    std::string(result.shared_cluster ? " (the scenario's job trace, next)." : "."));
+  }
+  if (result.shared_cluster) {
+    if (std::string line = SharedClusterSentence(*result.shared_cluster); !line.empty()) lines.push_back(line);
   }
   return lines;
 }
@@ -815,6 +854,7 @@ std::string CompareJson(const study::CompareResult& result) {
     }
   }
   if (!result.moe.empty()) doc["moe"] = MoeJson(result);
+  if (result.shared_cluster) doc["shared_cluster"] = nlohmann::ordered_json::parse(ClusterJson(*result.shared_cluster));
   doc["verdict"] = CompareVerdict(result);
   doc["notes"] = result.notes;
   return doc.dump(2) + "\n";

@@ -478,6 +478,68 @@ Figure MoeOverhead(const study::ReportStudy& r) {
   return f;
 }
 
+// The scenario's job trace on the shared cluster (railsim cluster): per
+// scheduler policy, each design's GPU occupancy and job completion slowdown.
+Figure SharedCluster(const study::ReportStudy& r) {
+  const study::ClusterResult& c = *r.compare.shared_cluster;
+  Figure f;
+  f.id = "shared-cluster";
+  f.title = "A shared cluster: occupancy and job slowdown per design and scheduler policy";
+  f.caption = fmt::format(
+      "The job trace '{}' ({} jobs) replayed on {} GPUs in HB domains of {} under each scheduler policy, on each "
+      "design (railsim cluster). Above: GPU occupancy over the submission window. Below: how much longer a job "
+      "takes than alone on an empty cluster (mean, log scale; the CSV has the 99th percentile): waiting, a "
+      "placement across HB domains and rails, and other jobs' traffic on shared links (all running jobs' "
+      "data-parallel rings at once, a worst case) stretch it.",
+      c.trace, Grouped(c.trace_jobs), Grouped(c.gpus), c.hb_domain_size);
+  CsvTable csv({"design", "policy", "occupancy_mean", "queue_wait_mean_s", "jobs_contended_share",
+                "gpu_time_contended_share", "jct_slowdown_mean", "jct_slowdown_p99", "jobs_misaligned_share"});
+  // In the other figures' order and colours: rail-optimized, Rail-only, fat-tree.
+  const std::vector<std::string> designs = {"rail-optimized", "rail-only", "fat-tree"};
+  std::vector<std::string> policies;
+  for (const study::ClusterRun& run : c.runs) {
+    const std::string policy = study::PolicyName(run.policy);
+    if (std::find(policies.begin(), policies.end(), policy) == policies.end()) policies.push_back(policy);
+    csv.AddRow({run.design, policy, CsvNumber(run.occupancy_mean), CsvNumber(run.queue_wait_s.mean),
+                CsvNumber(run.jobs_contended_share), CsvNumber(run.gpu_time_contended_share),
+                CsvNumber(run.jct_slowdown.mean), CsvNumber(run.jct_slowdown.p99), CsvNumber(run.jobs_across[1])});
+  }
+  Json labels = Json::array();
+  for (const std::string& p : policies) labels.push_back(p);
+  Json occupancy = Json::array(), slowdown = Json::array();
+  for (size_t d = 0; d < designs.size(); ++d) {
+    Json occ = Json::array(), jct = Json::array();
+    for (const std::string& p : policies) {
+      const study::ClusterRun* run = nullptr;
+      for (const study::ClusterRun& x : c.runs) {
+        if (x.design == designs[d] && study::PolicyName(x.policy) == p) run = &x;
+      }
+      occ.push_back(run ? Json(100 * run->occupancy_mean) : Null());
+      // Extra time in percent, on a log axis: 4% and 2,000% in one chart.
+      jct.push_back(run ? Json(std::max(0.01, 100 * (run->jct_slowdown.mean - 1))) : Null());
+    }
+    const std::string label = designs[d] == "rail-only" ? "Rail-only" : designs[d];
+    occupancy.push_back(Dataset(label, occ, int(d)));
+    slowdown.push_back(Dataset(label, jct, int(d)));
+  }
+  Json top;
+  top["type"] = "bar";
+  top["data"]["labels"] = labels;
+  top["data"]["datasets"] = occupancy;
+  top["options"] = Options("GPU occupancy", "scheduler policy", "busy GPUs over the window (%)");
+  f.charts.push_back(top);
+  Json bottom;
+  bottom["type"] = "bar";
+  bottom["data"]["labels"] = labels;
+  bottom["data"]["datasets"] = slowdown;
+  bottom["options"] = Options("Job completion time against an empty cluster", "scheduler policy",
+                              "mean extra completion time (%, log scale)");
+  bottom["options"]["scales"]["y"]["type"] = "logarithmic";
+  f.charts.push_back(bottom);
+  f.csv = csv.Render();
+  return f;
+}
+
 std::vector<Figure> Figures(const study::ReportStudy& r, std::vector<ReportFile>* files) {
   std::vector<Figure> out;
   out.push_back(CostPower(r));
@@ -512,6 +574,7 @@ std::vector<Figure> Figures(const study::ReportStudy& r, std::vector<ReportFile>
                           Grouped(net::kMaxBuildGpus), Grouped(sc.gpus)));
   }
   if (!r.pareto.empty()) out.push_back(Pareto(r));
+  if (r.compare.shared_cluster) out.push_back(SharedCluster(r));
   if (!r.compare.moe.empty() && !r.compare.moe.front().ep_sweep.empty()) {
     out.push_back(MoeOverhead(r));
   } else if (!r.compare.moe.empty()) {

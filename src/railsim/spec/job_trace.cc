@@ -149,7 +149,9 @@ JobTrace ParseJobTrace(std::string_view text, const std::string& where) {
 }
 
 JobTrace LoadJobTrace(const std::string& path, const std::string& where) {
-  return ParseJobTrace(ReadTextFile(path, where), where + " " + Quoted(path));
+  JobTrace trace = ParseJobTrace(ReadTextFile(path, where), where + " " + Quoted(path));
+  trace.source = path;  // as the user wrote it, for tables and JSON
+  return trace;
 }
 
 void ValidateSyntheticOptions(const SyntheticTraceOptions& o) {

@@ -128,6 +128,22 @@ Scenario ParseScenarioJson(std::string_view text) {
       if (r.Has(key)) throw Error(r.PointerTo(key), "expected moe_model with the MoE settings");
     }
   }
+  s.job_trace = r.StringOr("job_trace", "");
+  if (r.Has("job_trace_policies")) {
+    if (s.job_trace.empty()) throw Error(r.PointerTo("job_trace_policies"), "expected job_trace with its policies");
+    const nlohmann::json& list = r.Array("job_trace_policies");
+    if (list.empty() || list.size() > 8) {
+      throw Error(r.PointerTo("job_trace_policies"), "expected 1 to 8 scheduler policy names");
+    }
+    s.job_trace_policies.clear();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string where = r.PointerTo("job_trace_policies") + "/" + std::to_string(i);
+      if (!list[i].is_string() || list[i].get<std::string>().empty()) {
+        throw Error(where, "expected a scheduler policy name, got " + Describe(list[i]));
+      }
+      s.job_trace_policies.push_back(list[i].get<std::string>());
+    }
+  }
   r.Finish();
   return s;
 }
@@ -160,6 +176,10 @@ std::string ScenarioToJson(const Scenario& s) {
     j["moe_global_batch_size"] = s.moe_global_batch_size;
     j["moe_max_domains"] = s.moe_max_domains;
     j["moe_overlap"] = s.moe_overlap;
+  }
+  if (!s.job_trace.empty()) {
+    j["job_trace"] = s.job_trace;
+    j["job_trace_policies"] = s.job_trace_policies;
   }
   return j.dump(2) + "\n";
 }

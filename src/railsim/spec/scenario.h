@@ -74,6 +74,11 @@ struct Scenario {
   int64_t moe_global_batch_size = 0;
   int moe_max_domains = 0;  ///< node-limited routing (0 = any)
   bool moe_overlap = false;
+  // Shared-cluster side: a job trace (a CSV as `railsim cluster --trace`
+  // reads, or "synthetic") replayed on the cluster of the first HB domain
+  // size and radix under each policy, on each design. Empty: none.
+  std::string job_trace;
+  std::vector<std::string> job_trace_policies = {"first-fit", "domain-packing"};
 };
 
 /// Parses and validates a scenario JSON document. Throws Error naming the field.

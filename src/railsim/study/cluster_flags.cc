@@ -1,5 +1,6 @@
 #include "railsim/study/cluster_flags.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "railsim/core/error.h"
@@ -82,8 +83,14 @@ ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<vo
   o.policies.clear();
   if (f.policy == "all") {
     for (const std::string& name : PolicyNames()) o.policies.push_back(ParsePolicy(name, "--policy"));
-  } else {
-    o.policies.push_back(ParsePolicy(f.policy, "--policy"));
+  } else {  // one policy or a comma-separated list of distinct ones
+    for (const std::string& name : SplitFlagList("--policy", f.policy, 8)) {
+      const SchedulerPolicy p = ParsePolicy(name, "--policy");
+      if (std::find(o.policies.begin(), o.policies.end(), p) != o.policies.end()) {
+        throw Error("--policy", "policy '" + name + "' is listed twice");
+      }
+      o.policies.push_back(p);
+    }
   }
   o.backfill = !f.no_backfill;
   if (!f.segment.empty()) o.segment_gpus = ParseIntFlag("--segment", f.segment, 1, hb_size);

@@ -8,8 +8,11 @@
 
 #include "railsim/core/error.h"
 #include "railsim/core/interrupt.h"
+#include "railsim/core/units.h"
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
+#include "railsim/spec/job_trace.h"
+#include "railsim/study/cluster_flags.h"
 #include "railsim/study/collective_study.h"
 #include "railsim/study/job_flags.h"
 
@@ -224,6 +227,34 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
   }
 }
 
+// The scenario's job trace as `railsim cluster` takes it: on the cluster of
+// the first HB domain size and radix, every design, the scenario's policies.
+ClusterStudyFlags SharedClusterFlags(const spec::Scenario& scenario, int threads) {
+  const int k = scenario.hb_domain_sizes.front();
+  ClusterStudyFlags f;
+  f.trace = scenario.job_trace;
+  f.system = scenario.SystemFor(k).empty() ? "dgx-h100" : scenario.SystemFor(k);
+  f.gpus = std::to_string(scenario.BuiltGpus(k));
+  f.hb_size = std::to_string(k);
+  f.radix = std::to_string(scenario.radixes.front());
+  f.port_speed = units::FormatBitRate(scenario.port_speed_Bps);
+  f.oversubscription = fmt::format("{}", scenario.oversubscription);
+  f.network = "all";
+  f.policy = fmt::format("{}", fmt::join(scenario.job_trace_policies, ","));
+  f.threads = std::to_string(std::max(1, threads));
+  return f;
+}
+
+// Refuses a bad trace or policy name before any search runs, naming the
+// scenario's key.
+void CheckSharedCluster(const spec::Scenario& scenario) {
+  if (scenario.job_trace.empty()) return;
+  for (size_t i = 0; i < scenario.job_trace_policies.size(); ++i) {
+    ParsePolicy(scenario.job_trace_policies[i], "/job_trace_policies/" + std::to_string(i));
+  }
+  if (scenario.job_trace != "synthetic") spec::LoadJobTrace(scenario.job_trace, "/job_trace");
+}
+
 }  // namespace
 
 int MoeCase::best_rail_optimized() const { return BestOf(rail_optimized, rail_optimized_fits); }
@@ -233,6 +264,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
                          const spec::ModelSpec* model, const ScenarioSystems& systems, int threads,
                          const perf::NetworkOptions& timed, const spec::ModelSpec* moe_model,
                          const std::function<void(double)>& progress) {
+  CheckSharedCluster(scenario);
   CompareResult result;
   result.scenario = scenario;
   result.timed = timed;
@@ -295,6 +327,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
     }
   }
   queue.Run(threads, scenario.allow_idle_gpus, progress);
+  if (!scenario.job_trace.empty()) result.shared_cluster = RunClusterFlags(SharedClusterFlags(scenario, threads));
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "railsim/spec/model.h"
 #include "railsim/spec/scenario.h"
 #include "railsim/spec/system.h"
+#include "railsim/study/cluster.h"
 #include "railsim/study/idle_search.h"
 #include "railsim/study/network_study.h"
 
@@ -133,6 +134,10 @@ struct CompareResult {
   /// What the caller's inputs left out or replaced, one sentence each
   /// (ScenarioInputs::notes); RunCompare leaves it empty.
   std::vector<std::string> notes;
+  /// The scenario's job trace replayed on the cluster of its first HB domain
+  /// size and radix, every design under each of its policies (railsim
+  /// cluster); empty without a trace.
+  std::optional<ClusterResult> shared_cluster;
 };
 
 /// Throws Error naming the scenario entry when a (K, radix) pair cannot be

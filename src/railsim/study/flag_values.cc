@@ -77,6 +77,21 @@ double ParseBandwidthFlag(const std::string& flag, const std::string& text) {
   return value;
 }
 
+std::vector<std::string> SplitFlagList(const std::string& flag, const std::string& text, size_t max_entries) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (out.size() > max_entries) {
+    throw Error(flag, fmt::format("expected at most {} entries, got {}", max_entries, out.size()));
+  }
+  return out;
+}
+
 std::string ParseChoiceFlag(const std::string& flag, const std::string& text,
                             const std::vector<std::string>& allowed) {
   for (const std::string& a : allowed) {

@@ -10,6 +10,10 @@
 
 namespace railsim::study {
 
+/// The entries of a comma-separated list ("8,256"), each as written (an
+/// empty entry stays: its parser refuses it); more than `max_entries` throws.
+std::vector<std::string> SplitFlagList(const std::string& flag, const std::string& text, size_t max_entries = 16);
+
 /// A decimal integer in [min, max] ("32768"; no sign games, no suffixes).
 int64_t ParseIntFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max);
 

@@ -318,20 +318,12 @@ std::vector<Job> ParseSearchJobs(const JobFlags& f) {
                                                    k, k, gpus));
     }
   } else {
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = text.find(',', start);
-      const std::string one = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    for (const std::string& one : SplitFlagList("--gpus-per-domain", text)) {
       const int64_t n = ParseIntFlag("--gpus-per-domain", one, 1, spec::kMaxModelGpus);
       if (std::find(sizes.begin(), sizes.end(), n) != sizes.end()) {
         throw Error("--gpus-per-domain", fmt::format("{} is listed twice", n));
       }
       sizes.push_back(n);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    if (sizes.size() > 16) {
-      throw Error("--gpus-per-domain", fmt::format("expected at most 16 entries, got {}", sizes.size()));
     }
   }
   std::vector<Job> jobs;

@@ -15,14 +15,7 @@ namespace {
 
 std::vector<int64_t> ParseListFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
   std::vector<int64_t> out;
-  size_t start = 0;
-  for (;;) {
-    size_t comma = text.find(',', start);
-    out.push_back(ParseIntFlag(flag, text.substr(start, comma == std::string::npos ? comma : comma - start), min, max));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (out.size() > 16) throw Error(flag, fmt::format("expected at most 16 entries, got {}", out.size()));
+  for (const std::string& entry : SplitFlagList(flag, text)) out.push_back(ParseIntFlag(flag, entry, min, max));
   return out;
 }
 
