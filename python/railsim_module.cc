@@ -539,6 +539,7 @@ py::object Cluster(const py::args& args, const py::kwargs& kwargs) {
     k.Text(name, field);
   }
   k.Flag("no_backfill", &f.no_backfill);
+  k.Flag("no_stretch", &f.no_stretch);
   k.Finish();
   return RunReleased([&] { return report::ClusterJson(study::RunClusterFlags(f)); });
 }

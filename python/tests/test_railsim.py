@@ -498,3 +498,23 @@ def test_expert_tensor_parallel_size_keyword_equals_cli():
         railsim.estimate(**unfolded)
     assert str(raised.value) == cli_error("estimate", *flags(**unfolded))
     assert str(raised.value).endswith("--expert-tensor-parallel-size 1 fits")
+
+
+def test_cluster_equals_cli_and_names_its_keys():
+    trace = os.path.join(ROOT, "tests", "data", "job-traces", "lingjun2023-jobs.csv")
+    kw = dict(trace=trace, gpus=2048, network="rail-only", policy="first-fit", threads=1)
+    py = railsim.cluster(**kw)
+    assert py == cli_json("cluster", *flags(**kw))
+    run = py["runs"][0]
+    assert run["design"] == "rail-only" and run["policy"] == "first-fit"
+    for key in ("occupancy_mean", "jobs_contended_share", "gpu_time_contended_share"):
+        assert 0 <= run[key] <= 1
+    assert set(run["queue_wait_s"]) == {"mean", "p50", "p99"}
+    assert set(run["jct_slowdown"]) == {"mean", "p99"}
+    synthetic = railsim.cluster(jobs=200, gpus=512, policy="all", network="all", no_backfill=True)
+    assert len(synthetic["runs"]) == 15
+
+
+def test_cluster_errors_name_the_flag():
+    with pytest.raises(ValueError, match="--policy"):
+        railsim.cluster(gpus=64, policy="frist-fit")

@@ -36,6 +36,9 @@ Action SetupCluster(CLI::App* sub) {
   sub->add_option("--max-wait", f->max_wait, "wait-for-fit: longest wait for a packed placement")
       ->capture_default_str();
   sub->add_flag("--no-backfill", f->no_backfill, "strict FIFO: only the queue's head may start");
+  sub->add_flag("--no-stretch", f->no_stretch,
+                "runtime = the trace's duration (placement slowdown measured, not applied), as schedulers' "
+                "simulations assume");
   sub->add_option("--samples", f->samples, "most moments at which contention is simulated, per run")
       ->capture_default_str();
   sub->add_option("--threads", f->threads, "runs (design x policy) side by side (default: all cores)");

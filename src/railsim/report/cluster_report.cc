@@ -61,7 +61,8 @@ std::vector<std::string> ClusterAssumptions(const study::ClusterResult& r) {
       "max-min fairly; the collectives are assumed to overlap in time (a worst case for phase-shifted jobs).",
       "Placement and contention stretch only a job's communication share: 10% (<= 8 GPUs, 8B fine-tuning), "
       "15% (9-64, 8B-13B pre-training), 20% (65-512, 70B), 25% (> 512, 405B-class).",
-      "Replay: runtime = duration x placement slowdown; contention is measured, not fed back into the schedule.",
+      "Replay: runtime = duration x placement slowdown (duration alone with --no-stretch); contention is "
+      "measured, not fed back into the schedule.",
       "jct_slowdown = (wait + runtime x contention slowdown) / max(duration, 60 s), at least 1.",
   };
   if (!r.runs.empty() && r.runs[0].design == "switch-map") {

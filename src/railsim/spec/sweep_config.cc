@@ -185,6 +185,31 @@ std::vector<ParamInfo> StudyParams(SweepStudy study) {
           {"spare_policy", Type::kChoice, 0, 0, {"any", "same-rail", "domain", "ocs"}},
           {"target_availability", Type::kNumber, 0.5, 0.999999},
       };
+    case SweepStudy::kCluster:
+      // One design and one policy per point (railsim cluster's flags).
+      return {
+          {"trace", Type::kString},
+          {"topology", Type::kString},
+          {"system", Type::kString},
+          {"gpus", Type::kInt, 1, kMaxGpus},
+          {"hb_size", Type::kInt, 1, 4096},
+          {"radix", Type::kInt, 2, 65536},
+          {"port_speed", Type::kBandwidth},
+          {"oversubscription", Type::kNumber, 1, 65535},
+          {"network", Type::kChoice, 0, 0, {"rail-only", "rail-optimized", "fat-tree"}},
+          {"policy", Type::kChoice, 0, 0, {"first-fit", "domain-packing", "fewest-leaves", "block", "wait-for-fit"}},
+          {"segment", Type::kInt, 1, 4096},
+          {"max_wait", Type::kDuration, 0, 315360000},
+          {"samples", Type::kInt, 1, 100000},
+          {"jobs", Type::kInt, 1, 1000000},
+          {"arrivals_per_hour", Type::kNumber, 1e-6, 1e6},
+          {"size_mix", Type::kString},
+          {"duration_median", Type::kDuration, 1, 315360000},
+          {"duration_p90", Type::kDuration, 1, 315360000},
+          {"seed", Type::kInt, 0, 9e15},
+          {"no_backfill", Type::kBool},
+          {"no_stretch", Type::kBool},
+      };
     case SweepStudy::kCompare:
       // One comparison per point: one cluster, HB domain size, radix and
       // batch (the scenario's, or the point's).
@@ -230,7 +255,7 @@ const std::vector<std::pair<SweepStudy, const char*>>& StudyNames() {
       {SweepStudy::kNetwork, "network"},   {SweepStudy::kEstimate, "estimate"},
       {SweepStudy::kSearch, "search"},     {SweepStudy::kAllToAll, "alltoall"},
       {SweepStudy::kCollective, "collective"}, {SweepStudy::kFailures, "failures"},
-      {SweepStudy::kCompare, "compare"},
+      {SweepStudy::kCompare, "compare"},   {SweepStudy::kCluster, "cluster"},
   };
   return names;
 }

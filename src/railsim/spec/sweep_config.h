@@ -18,7 +18,7 @@
 
 namespace railsim::spec {
 
-enum class SweepStudy { kNetwork, kEstimate, kSearch, kAllToAll, kCollective, kFailures, kCompare };
+enum class SweepStudy { kNetwork, kEstimate, kSearch, kAllToAll, kCollective, kFailures, kCompare, kCluster };
 
 const char* SweepStudyName(SweepStudy study);
 

@@ -73,7 +73,7 @@ TEST(SweepConfigTest, NumbersAndBandwidthsKeepTheirMeaning) {
 }
 
 TEST(SweepConfigTest, ErrorsNameThePointerAndWhatWasExpected) {
-  EXPECT_EQ("/study: expected one of network, estimate, search, alltoall, collective, failures, compare, got 'estimat' (did you mean 'estimate'?)",
+  EXPECT_EQ("/study: expected one of network, estimate, search, alltoall, collective, failures, compare, cluster, got 'estimat' (did you mean 'estimate'?)",
             ErrorOf(R"({"study": "estimat"})"));
   EXPECT_EQ("/axes/pipeline: unknown parameter of study 'estimate'; expected one of model, system, gpus, "
             "global_batch_size, network, placement, hb_size, gpus_per_domain, attention, stack, iteration_overhead, radix, "

@@ -226,7 +226,7 @@ void Replay::Start(int64_t job, std::vector<int64_t> gpus, double now) {
   const double share = JobClassFor(r.gpus).comm_share;
   const double ratio = IdealRingBandwidth(fabric_, r.gpus) / RingBandwidth(fabric_, ring.domains, ring.channels, rate);
   r.placement_slowdown = 1 + share * std::max(0.0, ratio - 1);
-  r.end_s = now + r.duration_s * r.placement_slowdown;
+  r.end_s = now + r.duration_s * (options_.stretch ? r.placement_slowdown : 1);
   events_.emplace(r.end_s, 0, job);
   alone_rate_[size_t(job)] = rate;
   if (ring.flows.size() > 0) {

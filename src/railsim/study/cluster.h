@@ -18,7 +18,8 @@
 // every other running job's at sampled moments give the contention
 // slowdown. Each stretches only the job's communication share, a per-size
 // table (JobClassFor). Job runtime in the replay = duration x placement
-// slowdown; contention is measured, not fed back into the replay.
+// slowdown (duration alone without ClusterOptions::stretch); contention is
+// measured, not fed back into the replay.
 //
 // Deterministic: the same result whatever the thread count.
 #pragma once
@@ -65,6 +66,9 @@ JobClass JobClassFor(int64_t gpus);
 struct ClusterOptions {
   std::vector<SchedulerPolicy> policies = {SchedulerPolicy::kFirstFit};
   bool backfill = true;
+  /// Runtime = duration x placement slowdown; false: runtime = duration (the
+  /// slowdown still measured), as a scheduler simulation with fixed runtimes.
+  bool stretch = true;
   int64_t segment_gpus = 0;   ///< block: GPUs per segment (0: the HB domain size)
   double max_wait_s = 3600;   ///< wait-for-fit's bound
   int64_t samples = 2000;     ///< most contention moments per run

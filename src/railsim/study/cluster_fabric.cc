@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
 
 #include "railsim/net/builder.h"
 
@@ -154,22 +155,26 @@ int ClusterFabric::Path(int64_t src, int64_t dst, int32_t* out) const {
 std::vector<double> MaxMinRates(const ClusterFabric& fabric, const FlowSet& flows) {
   const int64_t nf = flows.size();
   std::vector<double> rate(size_t(nf), 0);
-  // Local link ids for the links the flows use.
-  std::vector<int32_t> used(flows.links);
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
-  auto local = [&](int32_t link) {
-    return static_cast<size_t>(std::lower_bound(used.begin(), used.end(), link) - used.begin());
-  };
+  // Dense local ids for the links the flows use, in first-use order (a
+  // per-thread map over the fabric's links, reset after).
+  thread_local std::vector<int32_t> local_of;
+  if (local_of.size() < size_t(fabric.directed_links())) local_of.assign(size_t(fabric.directed_links()), -1);
+  std::vector<int32_t> used;
+  std::vector<int32_t> flow_local(flows.links.size());
+  for (size_t i = 0; i < flows.links.size(); ++i) {
+    int32_t& id = local_of[size_t(flows.links[i])];
+    if (id < 0) {
+      id = static_cast<int32_t>(used.size());
+      used.push_back(flows.links[i]);
+    }
+    flow_local[i] = id;
+  }
+  for (int32_t link : used) local_of[size_t(link)] = -1;
   const size_t nl = used.size();
   std::vector<double> left(nl);
   std::vector<int64_t> count(nl, 0);
   std::vector<int64_t> first(nl + 1, 0);
-  std::vector<int32_t> flow_local(flows.links.size());
-  for (size_t i = 0; i < flows.links.size(); ++i) {
-    flow_local[i] = static_cast<int32_t>(local(flows.links[i]));
-    ++first[size_t(flow_local[i]) + 1];
-  }
+  for (int32_t l : flow_local) ++first[size_t(l) + 1];
   for (size_t l = 0; l < nl; ++l) {
     left[l] = fabric.capacity(used[l]);
     count[l] = first[l + 1];
@@ -189,32 +194,31 @@ std::vector<double> MaxMinRates(const ClusterFabric& fabric, const FlowSet& flow
       frozen[size_t(f)] = 1;
     }
   }
-  std::vector<size_t> active;
+  // Progressive filling with a heap of (fair share, link), stale entries
+  // skipped: freezing flows at the lowest share never lowers another link's
+  // share, so the popped shares only grow. Ties go by link: deterministic.
+  auto share = [&](size_t l) { return std::max(0.0, left[l]) / double(count[l]); };
+  using Entry = std::pair<double, size_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
   for (size_t l = 0; l < nl; ++l) {
-    if (count[l] > 0) active.push_back(l);
+    if (count[l] > 0) heap.emplace(share(l), l);
   }
-  while (!active.empty()) {
-    double level = -1;
-    for (size_t l : active) {
-      double share = std::max(0.0, left[l]) / double(count[l]);
-      if (level < 0 || share < level) level = share;
-    }
-    const double limit = level * (1 + 1e-9);
-    for (size_t l : active) {
-      if (count[l] == 0 || std::max(0.0, left[l]) / double(count[l]) > limit) continue;
-      for (int64_t i = first[l]; i < first[l + 1]; ++i) {
-        int64_t f = on_link[size_t(i)];
-        if (frozen[size_t(f)]) continue;
-        frozen[size_t(f)] = 1;
-        rate[size_t(f)] = level;
-        for (int64_t j = flows.starts[size_t(f)]; j < flows.starts[size_t(f) + 1]; ++j) {
-          size_t m = size_t(flow_local[size_t(j)]);
-          left[m] -= level;
-          --count[m];
-        }
+  while (!heap.empty()) {
+    auto [level, l] = heap.top();
+    heap.pop();
+    if (count[l] == 0 || share(l) != level) continue;
+    for (int64_t i = first[l]; i < first[l + 1]; ++i) {
+      int64_t f = on_link[size_t(i)];
+      if (frozen[size_t(f)]) continue;
+      frozen[size_t(f)] = 1;
+      rate[size_t(f)] = level;
+      for (int64_t j = flows.starts[size_t(f)]; j < flows.starts[size_t(f) + 1]; ++j) {
+        size_t m = size_t(flow_local[size_t(j)]);
+        left[m] -= level;
+        --count[m];
+        if (count[m] > 0 && m != l) heap.emplace(share(m), m);
       }
     }
-    active.erase(std::remove_if(active.begin(), active.end(), [&](size_t l) { return count[l] == 0; }), active.end());
   }
   return rate;
 }

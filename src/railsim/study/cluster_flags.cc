@@ -93,6 +93,7 @@ ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<vo
     }
   }
   o.backfill = !f.no_backfill;
+  o.stretch = !f.no_stretch;
   if (!f.segment.empty()) o.segment_gpus = ParseIntFlag("--segment", f.segment, 1, hb_size);
   o.max_wait_s = ParseDurationFlag("--max-wait", f.max_wait, 0, spec::kMaxTraceSeconds);
   o.samples = ParseIntFlag("--samples", f.samples, 1, kMaxSamples);

@@ -20,6 +20,7 @@ struct ClusterStudyFlags {
   std::string policy = "all";   ///< a policy or all
   std::string segment, max_wait = "1h", samples = "2000", threads;
   bool no_backfill = false;
+  bool no_stretch = false;
   // Synthetic traces.
   std::string jobs = "1000", arrivals_per_hour = "10", size_mix, duration_median = "420s",
               duration_p90 = "17940s", seed = "1";

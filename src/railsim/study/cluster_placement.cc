@@ -54,7 +54,7 @@ std::vector<int64_t> ClusterState::DomainPacking(int64_t gpus) const {
   const int64_t whole = gpus / k_, rest = gpus % k_;
   if (domain_hist_[size_t(k_)] < whole) return {};
   std::vector<int64_t> chosen;
-  // Whole domains: from the leaf group with the most whole free domains first.
+  // Whole free domains, lowest ids first.
   for (int64_t d = 0; d < fabric_.domains() && static_cast<int64_t>(chosen.size()) < whole; ++d) {
     if (domain_free_[size_t(d)] == k_) chosen.push_back(d);
   }

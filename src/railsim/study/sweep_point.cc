@@ -19,6 +19,7 @@
 #include "railsim/study/collective_study.h"
 #include "railsim/study/compare.h"
 #include "railsim/study/design_setup.h"
+#include "railsim/study/cluster_flags.h"
 #include "railsim/study/failures.h"
 #include "railsim/study/network_flags.h"
 #include "railsim/study/network_study.h"
@@ -438,6 +439,47 @@ std::vector<double> RunComparePoint(const Point& p) {
   return out;
 }
 
+// One design under one policy, as `railsim cluster --network D --policy P`
+// runs it (one thread: the sweep runs points side by side).
+std::vector<double> RunClusterPoint(const Point& p) {
+  ClusterStudyFlags f;
+  // One run per point: rail-optimized (unless a switch map) and first-fit
+  // unless the point names others.
+  f.policy = std::string("first-fit");
+  if (!spec::FindParam(p, "topology")) f.network = std::string("rail-optimized");
+  auto text = [&p](const char* key, std::string* out) {
+    const spec::SweepValue* v = spec::FindParam(p, key);
+    if (!v) return;
+    if (v->kind == spec::SweepValue::Kind::kInt) {
+      *out = std::to_string(v->int_value);
+    } else if (v->kind == spec::SweepValue::Kind::kNumber) {
+      *out = fmt::format("{}", v->number);
+    } else {
+      *out = v->text;
+    }
+  };
+  for (auto [key, field] : {std::pair{"trace", &f.trace}, {"topology", &f.topology}, {"system", &f.system},
+                            {"gpus", &f.gpus}, {"hb_size", &f.hb_size}, {"radix", &f.radix},
+                            {"port_speed", &f.port_speed}, {"oversubscription", &f.oversubscription},
+                            {"network", &f.network}, {"policy", &f.policy}, {"segment", &f.segment},
+                            {"max_wait", &f.max_wait}, {"samples", &f.samples}, {"jobs", &f.jobs},
+                            {"arrivals_per_hour", &f.arrivals_per_hour}, {"size_mix", &f.size_mix},
+                            {"duration_median", &f.duration_median}, {"duration_p90", &f.duration_p90},
+                            {"seed", &f.seed}}) {
+    text(key, field);
+  }
+  f.no_backfill = Flag(p, "no_backfill");
+  f.no_stretch = Flag(p, "no_stretch");
+  f.threads = std::to_string(1);  // (a literal here trips GCC 12's -Wrestrict)
+  const ClusterResult r = RunClusterFlags(f);
+  const ClusterRun& run = r.runs.front();
+  return {run.occupancy_mean,          run.queue_wait_s.mean,       run.queue_wait_s.p50,
+          run.queue_wait_s.p99,        run.jobs_contended_share,    run.gpu_time_contended_share,
+          run.jct_slowdown.mean,       run.jct_slowdown.p99,        run.placement_slowdown_mean,
+          run.jobs_across[0],          run.jobs_across[1],          run.jobs_across[2],
+          double(run.jobs_placed),     double(run.jobs_unplaceable)};
+}
+
 const std::vector<std::string> kEstimateKeys = {
     "iteration_time_s", "mfu", "hfu", "tflops_per_gpu", "tokens_per_s", "microbatches",
     "memory_bytes", "memory_capacity_bytes", "fits_in_memory"};
@@ -471,6 +513,11 @@ std::vector<std::string> SweepResultKeys(spec::SweepStudy study) {
               "ideal_iteration_time_s", "rail_optimized_mfu", "rail_only_mfu", "rail_only_slowdown",
               "rail_optimized_usd_per_pflops_day", "rail_only_usd_per_pflops_day",
               "moe_rail_optimized_iteration_time_s", "moe_rail_only_iteration_time_s"};
+    case spec::SweepStudy::kCluster:
+      return {"occupancy_mean", "queue_wait_mean_s", "queue_wait_p50_s", "queue_wait_p99_s", "jobs_contended_share",
+              "gpu_time_contended_share", "jct_slowdown_mean", "jct_slowdown_p99", "placement_slowdown_mean",
+              "jobs_across_hb_domains", "jobs_across_rails", "jobs_across_leaf_switches", "jobs_placed",
+              "jobs_unplaceable"};
     case spec::SweepStudy::kFailures:
       return {"interruptions_mean", "interruptions_ci95", "interruptions_p05", "interruptions_p95",
               "gpu_hours_lost_mean", "goodput", "network_share", "spares_needed", "spare_domains", "ocs_ports",
@@ -507,6 +554,9 @@ SweepRow RunSweepPoint(const spec::SweepConfig& config, const SweepSpecs& specs,
         break;
       case spec::SweepStudy::kCompare:
         row.results = RunComparePoint(row.point);
+        break;
+      case spec::SweepStudy::kCluster:
+        row.results = RunClusterPoint(row.point);
         break;
     }
   } catch (const Error& e) {
