@@ -110,6 +110,10 @@ TEST(DocsTest, EveryJsonKeyADocsPageNamesIsInTheOutput) {
       {"collective", "--op", "moe-dispatch", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "2048",
        "--group", "ep", "--ep", "64", "--pp", "16", "--moe-max-domains", "4", "--network", "rail-only"},
       {"compare"},
+      // A scenario's job trace: the shared_cluster key.
+      {"compare", "--scenario",
+       R"({"name": "shared", "gpus": 64, "hb_domain_sizes": [8], "radixes": [16], "port_speed": "400Gbps",
+           "job_trace": ")" + std::string(RAILSIM_SOURCE_DIR) + R"(/tests/data/job-traces/lingjun2023-jobs.csv"})"},
       // 64 of each NVL72 rack's 72 GPUs: the keys that say so.
       {"traffic", "--model", "llama3-70b", "--system", "gb200-nvl72", "--gpus", "256", "--tp", "8", "--pp", "8",
        "--global-batch-size", "256", "--micro-batch-size", "1", "--gpus-per-domain", "64", "--placement", "tp-pp-dp"},
