@@ -30,7 +30,8 @@ struct Expressed {
   /// tests), fsdp (llm-foundry, NeMo AutoModel).
   spec::Stack stack = spec::Stack::kMegatronCore;
   /// The run's own per-iteration cost (--iteration-overhead), when it pays
-  /// one: Megatron-LM's functional tests, kFunctionalTestIterationOverheadS.
+  /// one: Megatron-LM's functional tests, kFunctionalTestIterationOverheadS
+  /// (and, with the same value, the llm-foundry and AutoModel benchmarks).
   std::optional<double> iteration_overhead_s;
   /// A Megatron/NeMo row (nemo or megatron-core): what the held-out check covers.
   bool megatron() const { return stack == spec::Stack::kNemo || stack == spec::Stack::kMegatronCore; }

@@ -1,4 +1,4 @@
-// The per-iteration fixed cost is an input of the run (issue 36): the run's
+// The per-iteration fixed cost is an input of the run: the run's
 // --iteration-overhead wins over its stack profile's, which wins over the
 // system preset's; a scenario's jobs carry it and round-trip it.
 

@@ -1,7 +1,7 @@
 // Meta's published Llama 3 405B layout (tp 8, pp 16, 80 GB H100s; Table 4 of
 // "The Llama 3 Herd of Models", tests/data/llama3-405b-meta.csv) as a check of
-// what a production stack does differently from Megatron-Core's defaults
-// (issue 36): its data parallelism is FSDP without resharding the parameters
+// what a production stack does differently from Megatron-Core's defaults:
+// its data parallelism is FSDP without resharding the parameters
 // after the forward pass, so the gradients are sharded too (ZeRO-2). With only
 // the optimizer state sharded (the distributed optimizer) the layout does not
 // fit; with the gradients sharded it does, and is timed near Meta's figures.
