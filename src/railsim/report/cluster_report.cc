@@ -59,15 +59,20 @@ std::vector<std::string> ClusterAssumptions(const study::ClusterResult& r) {
       "simulated.",
       "Contention: at sampled moments (job starts) every running job's ring flows share the built network "
       "max-min fairly; the collectives are assumed to overlap in time (a worst case for phase-shifted jobs).",
-      "Placement and contention stretch only a job's communication share: 10% (<= 8 GPUs, 8B fine-tuning), "
-      "15% (9-64, 8B-13B pre-training), 20% (65-512, 70B), 25% (> 512, 405B-class).",
+      fmt::format("Placement and contention stretch only a job's communication share, from the performance "
+                  "model's estimate of its class (tensor-, pipeline- and data-parallel communication exposed, "
+                  "over the iteration): {:.1f}% (<= 8 GPUs, Llama-3.1-8B fine-tuning, tp 8), {:.1f}% (9-64, "
+                  "Llama-3.1-8B, tp 8 on 64 GPUs), {:.1f}% (65-512, Llama-3-70B, tp 8 pp 4 on 512), {:.1f}% "
+                  "(> 512, Llama-3-405B, tp 8 pp 2 on 1,024).",
+                  100 * r.comm_shares[0], 100 * r.comm_shares[1], 100 * r.comm_shares[2], 100 * r.comm_shares[3]),
       "Replay: runtime = duration x placement slowdown (duration alone with --no-stretch); contention is "
       "measured, not fed back into the schedule.",
       "jct_slowdown = (wait + runtime x contention slowdown) / max(duration, 60 s), at least 1.",
   };
   if (!r.runs.empty() && r.runs[0].design == "switch-map") {
-    a.push_back(fmt::format("Switch map: {} GPUs per host (the system's HB domain), hosts in file order, every "
-                            "uplink sized for full bisection (the map gives no link counts or speeds).",
+    a.push_back(fmt::format("Switch map: {} GPUs per host (the system's HB domain), hosts in file order, each "
+                            "ToR with as many NIC-speed cables up as NICs below, split over its aggregation "
+                            "switches, flows hashed onto them (the map gives no link counts or speeds).",
                             r.hb_domain_size));
   }
   return a;
@@ -105,6 +110,13 @@ std::string ClusterJson(const study::ClusterResult& r) {
   j["gpus"] = r.gpus;
   j["hb_domain_size"] = r.hb_domain_size;
   j["assumptions"] = ClusterAssumptions(r);
+  Json classes = Json::array();
+  for (int i = 0; i < study::kJobClasses; ++i) {
+    const study::JobClass& c = study::JobClassAt(i);
+    classes.push_back({{"model", c.model}, {"gpus", c.gpus}, {"tp", c.tp}, {"pp", c.pp},
+                       {"comm_share", r.comm_shares[size_t(i)]}});
+  }
+  j["job_classes"] = classes;
   Json runs = Json::array();
   for (const study::ClusterRun& run : r.runs) runs.push_back(RunObject(run));
   j["runs"] = runs;

@@ -223,7 +223,7 @@ void Replay::Start(int64_t job, std::vector<int64_t> gpus, double now) {
     rate = MinRate(MaxMinRates(fabric_, ring.flows), 0, ring.flows.size());
     run_->flows_simulated += ring.flows.size();
   }
-  const double share = JobClassFor(r.gpus).comm_share;
+  const double share = options_.comm_shares[size_t(JobClassFor(r.gpus).index)];
   const double ratio = IdealRingBandwidth(fabric_, r.gpus) / RingBandwidth(fabric_, ring.domains, ring.channels, rate);
   r.placement_slowdown = 1 + share * std::max(0.0, ratio - 1);
   r.end_s = now + r.duration_s * (options_.stretch ? r.placement_slowdown : 1);
@@ -275,7 +275,8 @@ void Replay::SampleContention() {
     JobRecord& r = run_->jobs[size_t(job)];
     double together = MinRate(rates, first[i], first[i + 1]);
     double comm = together > 0 ? alone_rate_[size_t(job)] / together : 1;
-    contention_sum_[size_t(job)] += 1 + JobClassFor(r.gpus).comm_share * std::max(0.0, comm - 1);
+    const double share = options_.comm_shares[size_t(JobClassFor(r.gpus).index)];
+    contention_sum_[size_t(job)] += 1 + share * std::max(0.0, comm - 1);
     ++r.moments;
   }
 }
@@ -408,11 +409,20 @@ SchedulerPolicy ParsePolicy(const std::string& name, const std::string& where) {
                          " (first-fit, domain-packing, fewest-leaves, block, wait-for-fit, all)");
 }
 
+const JobClass& JobClassAt(int index) {
+  // Typical sizes and Megatron-style strategies: TP inside a domain, PP to
+  // fit the larger models, data parallel across the rest.
+  static const JobClass kClasses[kJobClasses] = {
+      {0, "llama3.1-8b", 8, 8, 1, 32},
+      {1, "llama3.1-8b", 64, 8, 1, 256},
+      {2, "llama3-70b", 512, 8, 4, 512},
+      {3, "llama3-405b", 1024, 8, 2, 1024},
+  };
+  return kClasses[index];
+}
+
 JobClass JobClassFor(int64_t gpus) {
-  if (gpus <= 8) return {"llama3.1-8b", 0.10};    // fine-tuning
-  if (gpus <= 64) return {"llama3.1-8b", 0.15};   // 8B-13B pre-training
-  if (gpus <= 512) return {"llama3-70b", 0.20};
-  return {"llama3-405b", 0.25};
+  return JobClassAt(gpus <= 8 ? 0 : gpus <= 64 ? 1 : gpus <= 512 ? 2 : 3);
 }
 
 double JobRecord::jct_s() const { return wait_s() + (end_s - start_s) * contention_slowdown; }
@@ -432,6 +442,7 @@ ClusterResult RunCluster(const spec::JobTrace& trace, const std::vector<std::sha
   ClusterResult result;
   result.trace = trace.source;
   result.trace_jobs = static_cast<int64_t>(trace.jobs.size());
+  result.comm_shares = options.comm_shares;
   if (!fabrics.empty()) {
     result.gpus = fabrics[0]->gpus();
     result.hb_domain_size = fabrics[0]->hb_domain_size();

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "railsim/spec/job_trace.h"
+#include "railsim/spec/system.h"
 #include "railsim/study/cluster_fabric.h"
 
 namespace railsim::study {
@@ -54,14 +55,31 @@ constexpr double kSlowdownFloor_s = 60;
 /// Points of the occupancy series.
 constexpr int kOccupancyPoints = 100;
 
-/// The model a job runs when its trace names none, by size, and the share of
-/// its iteration time that is data-parallel communication (an assumption of
-/// this table, stated in docs/cluster.md).
+/// The job a trace's row stands for, by size (the traces name no model):
+/// class 0: <= 8 GPUs, Llama-3.1-8B fine-tuning; 1: 9-64, Llama-3.1-8B
+/// pre-training; 2: 65-512, Llama-3-70B; 3: > 512, Llama-3-405B-class. Each
+/// class is timed once (EstimateCommShares) at a typical size and strategy.
+constexpr int kJobClasses = 4;
 struct JobClass {
-  const char* model;
-  double comm_share;
+  int index;
+  const char* model;       ///< model preset
+  int64_t gpus;            ///< the size it is timed at
+  int tp, pp;              ///< its strategy there (dp = the rest; micro-batch 1)
+  int64_t global_batch;
 };
 JobClass JobClassFor(int64_t gpus);
+const JobClass& JobClassAt(int index);
+
+/// Fallback shares of iteration time that is communication, per class, when
+/// none are estimated (tests; a system without a model of its own).
+constexpr std::array<double, kJobClasses> kDefaultCommShares = {0.10, 0.15, 0.20, 0.25};
+
+/// Per class: the exposed communication (tensor, context, expert, pipeline
+/// and data parallel) over the iteration time, from perf::EstimateIteration
+/// of the class's model and strategy at its size on `system` (rail-optimized,
+/// the job's HB domains). A class that cannot be timed keeps its default,
+/// with a sentence in `notes` (may be null).
+std::array<double, kJobClasses> EstimateCommShares(const spec::SystemSpec& system, std::vector<std::string>* notes);
 
 struct ClusterOptions {
   std::vector<SchedulerPolicy> policies = {SchedulerPolicy::kFirstFit};
@@ -69,6 +87,9 @@ struct ClusterOptions {
   /// Runtime = duration x placement slowdown; false: runtime = duration (the
   /// slowdown still measured), as a scheduler simulation with fixed runtimes.
   bool stretch = true;
+  /// Per job class: the share of an iteration that is communication, the
+  /// part a placement or contention stretches (EstimateCommShares).
+  std::array<double, kJobClasses> comm_shares = kDefaultCommShares;
   int64_t segment_gpus = 0;   ///< block: GPUs per segment (0: the HB domain size)
   double max_wait_s = 3600;   ///< wait-for-fit's bound
   int64_t samples = 2000;     ///< most contention moments per run
@@ -121,6 +142,7 @@ struct ClusterRun {
 
 struct ClusterResult {
   std::string trace;
+  std::array<double, kJobClasses> comm_shares{};  ///< as used
   int64_t gpus = 0, hb_domain_size = 0, trace_jobs = 0;
   std::vector<ClusterRun> runs;  ///< designs in the order given, policies within
 };

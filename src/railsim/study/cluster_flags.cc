@@ -99,6 +99,7 @@ ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<vo
   o.samples = ParseIntFlag("--samples", f.samples, 1, kMaxSamples);
   o.threads = f.threads.empty() ? DefaultThreads() : static_cast<int>(ParseIntFlag("--threads", f.threads, 1, 1024));
   o.progress = progress;
+  o.comm_shares = EstimateCommShares(system, nullptr);
   spec::JobTrace trace = LoadTrace(f);
   std::vector<std::shared_ptr<const ClusterFabric>> fabrics = BuildFabrics(f, system, hb_size, port_speed);
   return RunCluster(trace, fabrics, o);
