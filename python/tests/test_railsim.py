@@ -139,6 +139,19 @@ def test_failures_explicit_and_monte_carlo_equal_cli():
     assert py == cli_json("failures", *flags(**monte_carlo))
 
 
+def test_compare_with_a_job_trace_quantifies_the_shared_cluster():
+    """A scenario dict's job_trace: the cluster study per design and policy, as the CLI runs it."""
+    scenario = {"name": "shared", "gpus": 64, "hb_domain_sizes": [8], "radixes": [16], "port_speed": "400Gbps",
+                "job_trace": "synthetic", "job_trace_policies": ["first-fit", "domain-packing"]}
+    doc = railsim.compare(scenario=scenario)
+    assert doc == cli_json("compare", "--scenario", json.dumps(scenario))
+    runs = doc["shared_cluster"]["runs"]
+    assert {(r["design"], r["policy"]) for r in runs} == {
+        (d, p) for d in ("rail-only", "rail-optimized", "fat-tree") for p in ("first-fit", "domain-packing")}
+    assert all(0 <= r["occupancy_mean"] <= 1 and r["jct_slowdown"]["mean"] >= 1 for r in runs)
+    assert any("running the job trace 'synthetic'" in line for line in doc["verdict"])
+
+
 def test_compare_equals_cli():
     assert railsim.compare(**SMALL_SCENARIO) == cli_json("compare", *flags(**SMALL_SCENARIO))
 
