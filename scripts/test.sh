@@ -33,10 +33,11 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
       -DRAILSIM_SANITIZE=ON -DRAILSIM_FUZZ=ON -DRAILSIM_BENCH=OFF >/dev/null
 cmake --build build/asan -j"$jobs"
 # End-to-end runs of whole studies (compare and its scenarios, the report in
-# Chromium, the determinism and progress checks that run them twice) take
+# Chromium, the determinism and progress checks that run them twice, the
+# cluster replays of whole traces) take
 # 30-210 s each under the sanitizers and run code the unit tests and the
 # bad-input matrix already run there: they stay in the release stage.
-slow_e2e='^CliTest\.(JsonOutputIsDeterministic|Compare|BlackwellRacks|ProgressLineOnlyAtATerminal)|^ReportTest\.|^DocsTest\.EveryJsonKey'
+slow_e2e='^CliTest\.(JsonOutputIsDeterministic|Compare|BlackwellRacks|ProgressLineOnlyAtATerminal)|^ReportTest\.|^DocsTest\.EveryJsonKey|^ClusterCommandTest\.'
 (cd build/asan && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/../../scripts/lsan.supp:print_suppressions=0" \
    ctest --output-on-failure -j"$jobs" -E "$slow_e2e")
 
