@@ -1365,7 +1365,13 @@ TEST_F(BadInputTest, ClusterRejectsBadInputOnOneLine) {
                         Path("topo.csv")),
                    "--network"});
   cases.push_back({Without(base, "--gpus"), "--gpus"});
-  for (const char* v : {"0", "-8", "abc", "1e9", "100"}) cases.push_back({With(base, "--gpus", v), "--gpus"});
+  // 7 and 100: not a multiple of the system's domain of 8, which --gpus is blamed for, not --hb-size.
+  for (const char* v : {"0", "-8", "abc", "1e9", "100", "7"}) cases.push_back({With(base, "--gpus", v), "--gpus"});
+  // A switch map gives the switches and uplinks too.
+  for (const char* flag : {"--radix", "--oversubscription"}) {
+    cases.push_back({Plus(Plus(Plus(Plus(Without(base, "--gpus"), flag), "4"), "--topology"), Path("topo.csv")), flag});
+  }
+  cases.push_back({With(base, "--policy", "first-fit,first-fit"), "--policy"});
   cases.push_back({With(base, "--hb-size", "0"), "--hb-size"});
   cases.push_back({With(base, "--hb-size", "7"), "--hb-size"});
   cases.push_back({With(base, "--radix", "7"), "--radix"});

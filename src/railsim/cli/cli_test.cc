@@ -196,7 +196,7 @@ TEST(CliTest, CompareWithAJobTraceQuantifiesTheSharedCluster) {
     sentence = true;
     EXPECT_NE(std::string::npos, text.find("64 GPUs in HB domains of 8")) << text;
     EXPECT_NE(std::string::npos, text.find("(2 jobs")) << text;
-    EXPECT_NE(std::string::npos, text.find("with first-fit placement Rail-only's jobs finish 1.00x")) << text;
+    EXPECT_NE(std::string::npos, text.find("with first-fit placement a job on Rail-only takes 1.00x as long")) << text;
     EXPECT_NE(std::string::npos, text.find("with domain-packing placement")) << text;
   }
   EXPECT_TRUE(sentence) << doc.at("verdict").dump(1);
@@ -219,7 +219,9 @@ TEST(CliTest, CompareWithAJobTraceQuantifiesTheSharedCluster) {
                          Bad{R"("job_trace": "synthetic", "job_trace_policies": ["first-fits"])",
                              "/job_trace_policies/0"},
                          Bad{R"("job_trace_policies": ["first-fit"])", "/job_trace_policies"},
-                         Bad{R"("job_trace": "synthetic", "job_trace_policies": [])", "/job_trace_policies"}}) {
+                         Bad{R"("job_trace": "synthetic", "job_trace_policies": [])", "/job_trace_policies"},
+                         Bad{R"("job_trace": "synthetic", "job_trace_policies": ["block", "block"])",
+                             "/job_trace_policies/1"}}) {
     const std::string text = fmt::format(R"({{"name": "bad", "gpus": 64, "hb_domain_sizes": [8], "radixes": [16],
         "port_speed": "400Gbps", {}}})",
                                          bad.keys);

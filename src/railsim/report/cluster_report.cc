@@ -1,6 +1,7 @@
 #include "railsim/report/cluster_report.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -78,19 +79,33 @@ std::vector<std::string> ClusterAssumptions(const study::ClusterResult& r) {
   return a;
 }
 
+// A queue wait as a person reads it (seconds to days); "-" when undefined.
+std::string WaitText(double s) {
+  if (!std::isfinite(s)) return "-";
+  if (s < 60) return fmt::format("{:.1f} s", s);
+  if (s < 3600) return fmt::format("{:.1f} min", s / 60);
+  if (s < 86400) return fmt::format("{:.1f} h", s / 3600);
+  return fmt::format("{:.1f} d", s / 86400);
+}
+
+std::string ShareText(double share) { return std::isfinite(share) ? Percent(share) : "-"; }
+
+std::string SlowdownText(double x) { return std::isfinite(x) ? fmt::format("{:.2f}x", x) : "-"; }
+
 std::string ClusterTable(const study::ClusterResult& r) {
   TextTable t;
-  for (const char* h : {"design", "policy", "occupancy", "wait mean", "wait p99", "across domains",
-                        "misaligned", "above leaf", "contended jobs", "contended GPU-time", "JCT slowdown",
+  // The shares are of the placed jobs (and of their GPU-time).
+  for (const char* h : {"design", "policy", "occupancy", "wait mean", "wait p99", "jobs across domains",
+                        "jobs misaligned", "jobs above leaf", "jobs contended", "GPU-time contended", "JCT slowdown",
                         "JCT p99"}) {
     t.AddColumn(h, std::string_view(h) == "design" || std::string_view(h) == "policy" ? TextTable::Align::kLeft : TextTable::Align::kRight);
   }
   for (const study::ClusterRun& run : r.runs) {
-    t.AddRow({run.design, study::PolicyName(run.policy), Percent(run.occupancy_mean), Seconds(run.queue_wait_s.mean),
-              Seconds(run.queue_wait_s.p99), Percent(run.jobs_across[0]), Percent(run.jobs_across[1]),
-              Percent(run.jobs_across[2]), Percent(run.jobs_contended_share),
-              Percent(run.gpu_time_contended_share), fmt::format("{:.3f}", run.jct_slowdown.mean),
-              fmt::format("{:.2f}", run.jct_slowdown.p99)});
+    t.AddRow({run.design, study::PolicyName(run.policy), Percent(run.occupancy_mean), WaitText(run.queue_wait_s.mean),
+              WaitText(run.queue_wait_s.p99), ShareText(run.jobs_across[0]), ShareText(run.jobs_across[1]),
+              ShareText(run.jobs_across[2]), ShareText(run.jobs_contended_share),
+              ShareText(run.gpu_time_contended_share), SlowdownText(run.jct_slowdown.mean),
+              SlowdownText(run.jct_slowdown.p99)});
   }
   std::string out = fmt::format("railsim cluster: {} ({} jobs) on {} GPUs in HB domains of {}\n\n", r.trace,
                                 r.trace_jobs, r.gpus, r.hb_domain_size);

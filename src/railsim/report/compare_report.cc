@@ -414,16 +414,17 @@ const study::ClusterRun* RunOf(const study::ClusterResult& r, const std::string&
 std::string SharedClusterSentence(const study::ClusterResult& r) {
   std::vector<std::string> parts;
   for (const study::ClusterRun& only : r.runs) {
-    if (only.design != "rail-only") continue;
+    if (only.design != "rail-only" || only.jobs_placed == 0) continue;
     const study::ClusterRun* opt = RunOf(r, "rail-optimized", only.policy);
-    if (!opt) continue;
+    if (!opt || opt->jobs_placed == 0) continue;
     const study::ClusterRun* fat = RunOf(r, "fat-tree", only.policy);
     parts.push_back(fmt::format(
-        "with {} placement Rail-only's jobs finish {:.2f}x slower than on an empty cluster on average (p99 {:.2f}x) "
-        "against {:.2f}x (p99 {:.2f}x) on rail-optimized{}, {:.0f}% of them slowed by other jobs' traffic against "
-        "{:.0f}%, and {:.0f}% of them placed with ring hops between rails",
+        "with {} placement a job on Rail-only takes {:.2f}x as long as alone on an empty cluster on average (p99 "
+        "{:.2f}x), against {:.2f}x (p99 {:.2f}x) on rail-optimized{}; {:.0f}% of Rail-only's jobs are slowed by "
+        "other jobs' traffic, against {:.0f}% on rail-optimized, and {:.0f}% have ring hops between rails",
         study::PolicyName(only.policy), only.jct_slowdown.mean, only.jct_slowdown.p99, opt->jct_slowdown.mean,
-        opt->jct_slowdown.p99, fat ? fmt::format(" and {:.2f}x on fat-tree", fat->jct_slowdown.mean) : "",
+        opt->jct_slowdown.p99,
+        fat && fat->jobs_placed > 0 ? fmt::format(" and {:.2f}x on fat-tree", fat->jct_slowdown.mean) : "",
         100 * only.jobs_contended_share, 100 * opt->jobs_contended_share, 100 * only.jobs_across[1]));
   }
   if (parts.empty()) return "";

@@ -1,6 +1,7 @@
 #include "railsim/report/csv.h"
 
 #include <cassert>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,6 @@ std::string CsvTable::Render() const {
   return out;
 }
 
-std::string CsvNumber(double value) { return fmt::format("{}", value); }
+std::string CsvNumber(double value) { return std::isfinite(value) ? fmt::format("{}", value) : ""; }
 
 }  // namespace railsim::report

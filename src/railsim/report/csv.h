@@ -20,7 +20,8 @@ class CsvTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-/// A number in the shortest form that reads back exactly ("0.1", "1536").
+/// A number in the shortest form that reads back exactly ("0.1", "1536");
+/// an empty cell for NaN or infinity (undefined: nothing to average).
 std::string CsvNumber(double value);
 
 }  // namespace railsim::report

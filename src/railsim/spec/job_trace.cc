@@ -116,8 +116,13 @@ class Rng {
 
 std::vector<std::string> TraceColumns() { return {std::begin(kColumnNames), std::end(kColumnNames)}; }
 
+// A spreadsheet's UTF-8 byte-order mark is not part of the first column's name.
+std::string_view WithoutBom(std::string_view text) {
+  return text.substr(0, 3) == "\xEF\xBB\xBF" ? text.substr(3) : text;
+}
+
 JobTrace ParseJobTrace(std::string_view text, const std::string& where) {
-  std::vector<std::string_view> lines = SplitLines(text);
+  std::vector<std::string_view> lines = SplitLines(WithoutBom(text));
   while (!lines.empty() && Trim(lines.back()).empty()) lines.pop_back();
   if (lines.empty()) throw Error(where, "empty trace: expected a header line with submit_s, duration_s, gpus");
   std::vector<int> column_at;
@@ -222,7 +227,7 @@ void ParseSizeMix(std::string_view text, const std::string& where, SyntheticTrac
 }
 
 SwitchMap ParseSwitchMap(std::string_view text, const std::string& where) {
-  std::vector<std::string_view> lines = SplitLines(text);
+  std::vector<std::string_view> lines = SplitLines(WithoutBom(text));
   while (!lines.empty() && Trim(lines.back()).empty()) lines.pop_back();
   if (lines.empty()) throw Error(where, "empty switch map: expected a header line host,asw,psw,dsw");
   std::vector<std::string> header = SplitCsvLine(lines[0]);

@@ -44,6 +44,14 @@ TEST(JobTraceTest, ReadsTheLingjunSwitchMap) {
   EXPECT_EQ(three, 29u);  // 29 ASWs uplink to 3 PSWs
 }
 
+// A spreadsheet's UTF-8 byte-order mark before the header is not part of
+// the first column's name.
+TEST(JobTraceTest, ByteOrderMarkIsSkipped) {
+  const JobTrace t = ParseJobTrace("\xEF\xBB\xBFsubmit_s,duration_s,gpus\n0,60,8\n", "--trace t.csv");
+  ASSERT_EQ(1u, t.jobs.size());
+  EXPECT_EQ(8, t.jobs[0].gpus);
+}
+
 TEST(JobTraceTest, ErrorsNameLineAndColumn) {
   EXPECT_EQ(ErrorOf("submit_s,duration_s,gpus\n0,10,8\n5,x,8\n"),
             "--trace t.csv: line 3, column 'duration_s': expected seconds in [0, 315360000], got 'x'");

@@ -126,6 +126,7 @@ Scenario ParseScenarioJson(std::string_view text) {
   } else {
     for (const char* key : {"moe_global_batch_size", "moe_max_domains", "moe_overlap"}) {
       if (r.Has(key)) throw Error(r.PointerTo(key), "expected moe_model with the MoE settings");
+      r.Skip(key);  // absent: named among the known keys of an unknown-field error
     }
   }
   s.job_trace = r.StringOr("job_trace", "");
@@ -143,6 +144,8 @@ Scenario ParseScenarioJson(std::string_view text) {
       }
       s.job_trace_policies.push_back(list[i].get<std::string>());
     }
+  } else {
+    r.Skip("job_trace_policies");  // absent: named among the known keys
   }
   r.Finish();
   return s;

@@ -1,6 +1,7 @@
 #include "railsim/study/cluster.h"
 
 #include <algorithm>
+#include <limits>
 #include <atomic>
 #include <cmath>
 #include <map>
@@ -310,7 +311,16 @@ void Replay::Summarize() {
       contended_time += t;
     }
   }
-  if (run.jobs_placed == 0) return;
+  if (run.jobs_placed == 0) {
+    // Nothing ran: waits, slowdowns and shares of placed jobs are undefined
+    // (null in the JSON, "-" in the table), not 0.
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    run.queue_wait_s = run.jct_slowdown = run.contention_slowdown = Stat3{none, none, none};
+    run.placement_slowdown_mean = run.jobs_contended_share = run.gpu_time_contended_share = none;
+    run.jobs_across.fill(none);
+    run.gpu_time_across.fill(none);
+    return;
+  }
   const double jobs = double(run.jobs_placed);
   run.makespan_s = last_end - first_submit;
   // Occupancy over the submission window (a trace's load; the tail after
@@ -319,7 +329,8 @@ void Replay::Summarize() {
   run.span_s = t1 - t0;
   run.queue_wait_s = Stats(waits);
   run.jct_slowdown = Stats(jct);
-  run.contention_slowdown = Stats(contention);
+  // No job sampled across domains: nothing shared a link, so no slowdown.
+  run.contention_slowdown = contention.empty() ? Stat3{1, 1, 1} : Stats(contention);
   run.placement_slowdown_mean = placement_sum / jobs;
   for (int i = 0; i < 3; ++i) {
     run.jobs_across[size_t(i)] = jobs_across[size_t(i)] / jobs;
@@ -343,7 +354,9 @@ void Replay::Summarize() {
       if (hi > lo) run.occupancy[size_t(s)] += busy * (hi - lo) / (slice * n);
     }
   }
-  run.occupancy_mean = run.span_s > 0 ? busy_time / (n * run.span_s) : 0;
+  // Sums of slices can pass 1 by a rounding error; busy GPUs never exceed the cluster's.
+  for (double& o : run.occupancy) o = std::min(1.0, o);
+  run.occupancy_mean = run.span_s > 0 ? std::min(1.0, busy_time / (n * run.span_s)) : 0;
 }
 
 }  // namespace

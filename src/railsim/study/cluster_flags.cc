@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "railsim/core/error.h"
 #include "railsim/net/builder.h"
 #include "railsim/spec/presets.h"
@@ -37,6 +39,11 @@ std::vector<std::shared_ptr<const ClusterFabric>> BuildFabrics(const ClusterStud
   if (!f.topology.empty()) {
     if (!f.network.empty() && f.network != "all") throw Error("--network", "--topology gives the network; drop --network");
     if (!f.gpus.empty()) throw Error("--gpus", "--topology gives the GPUs (hosts x the HB domain size); drop --gpus");
+    if (!f.radix.empty()) throw Error("--radix", "--topology gives the switches; drop --radix");
+    if (f.oversubscription != "1") {
+      throw Error("--oversubscription", "--topology gives the uplinks (one NIC-speed cable up per NIC below); drop "
+                                        "--oversubscription");
+    }
     spec::SwitchMap map = spec::LoadSwitchMap(f.topology, "--topology");
     if (map.hosts() * hb_size > kMaxClusterGpus) throw Error("--topology", "more than 262,144 GPUs");
     return {ClusterFabric::FromSwitchMap(map, static_cast<int>(hb_size), port_speed_Bps, system.hb_bw_Bps)};
@@ -45,6 +52,10 @@ std::vector<std::shared_ptr<const ClusterFabric>> BuildFabrics(const ClusterStud
   std::vector<net::Design> designs = Designs(f.network);
   net::TopologyParams p;
   p.gpus = ParseIntFlag("--gpus", f.gpus, 1, kMaxClusterGpus);
+  if (f.hb_size.empty() && p.gpus % hb_size != 0) {
+    throw Error("--gpus", fmt::format("expected a multiple of {}'s HB domain size {} (or give --hb-size), got {}",
+                                      system.name, hb_size, p.gpus));
+  }
   p.hb_domain_size = static_cast<int>(hb_size);
   p.port_speed_Bps = port_speed_Bps;
   p.hb_bw_Bps = system.hb_bw_Bps;

@@ -4,6 +4,8 @@
 // hand simulation, and determinism across threads.
 #include "railsim/study/cluster.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "railsim/net/builder.h"
@@ -130,6 +132,30 @@ TEST(ClusterTest, OccupancyAndQueueingMatchAHandSimulation) {
   double sum = 0;
   for (double x : run.occupancy) sum += x;
   EXPECT_NEAR(sum / double(run.occupancy.size()), run.occupancy_mean, 1e-9);
+}
+
+// What was not measured is not 0: jobs inside one domain share no link, so
+// the contention slowdown is 1 (no moment sampled a ring between domains);
+// with no job placed at all (every job larger than the cluster) waits and
+// slowdowns are undefined (NaN: null in the JSON), not 0.
+TEST(ClusterTest, NothingMeasuredIsNotZero) {
+  auto f = Fabric(net::Design::kRailOnly, 8, 4, 16);
+  ClusterOptions o;
+  ClusterRun inside;
+  ASSERT_TRUE(ReplayCluster(Trace({{0, 100, 4, "", ""}, {0, 100, 2, "", ""}}), *f, SchedulerPolicy::kDomainPacking,
+                            o, &inside));
+  EXPECT_EQ(2, inside.jobs_placed);
+  EXPECT_DOUBLE_EQ(1, inside.contention_slowdown.mean);
+  EXPECT_DOUBLE_EQ(1, inside.contention_slowdown.p99);
+  EXPECT_DOUBLE_EQ(1, inside.jct_slowdown.mean);
+  ClusterRun none;
+  ASSERT_TRUE(ReplayCluster(Trace({{0, 100, 16, "", ""}}), *f, SchedulerPolicy::kFirstFit, o, &none));
+  EXPECT_EQ(0, none.jobs_placed);
+  EXPECT_EQ(1, none.jobs_unplaceable);
+  EXPECT_TRUE(std::isnan(none.jct_slowdown.mean));
+  EXPECT_TRUE(std::isnan(none.queue_wait_s.mean));
+  EXPECT_TRUE(std::isnan(none.jobs_contended_share));
+  EXPECT_EQ(0, none.occupancy_mean);
 }
 
 // Backfill: J0 holds 6 of 8 GPUs; J1 (4 GPUs) waits; J2 (2 GPUs) starts at

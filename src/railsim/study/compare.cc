@@ -240,7 +240,8 @@ ClusterStudyFlags SharedClusterFlags(const spec::Scenario& scenario, int threads
   f.port_speed = units::FormatBitRate(scenario.port_speed_Bps);
   f.oversubscription = fmt::format("{}", scenario.oversubscription);
   f.network = "all";
-  f.policy = fmt::format("{}", fmt::join(scenario.job_trace_policies, ","));
+  const bool all = scenario.job_trace_policies == std::vector<std::string>{"all"};
+  f.policy = all ? "all" : fmt::format("{}", fmt::join(scenario.job_trace_policies, ","));
   f.threads = std::to_string(std::max(1, threads));
   return f;
 }
@@ -249,8 +250,17 @@ ClusterStudyFlags SharedClusterFlags(const spec::Scenario& scenario, int threads
 // scenario's key.
 void CheckSharedCluster(const spec::Scenario& scenario) {
   if (scenario.job_trace.empty()) return;
-  for (size_t i = 0; i < scenario.job_trace_policies.size(); ++i) {
-    ParsePolicy(scenario.job_trace_policies[i], "/job_trace_policies/" + std::to_string(i));
+  const std::vector<std::string>& names = scenario.job_trace_policies;
+  if (names != std::vector<std::string>{"all"}) {
+    std::vector<SchedulerPolicy> seen;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::string where = "/job_trace_policies/" + std::to_string(i);
+      const SchedulerPolicy p = ParsePolicy(names[i], where);
+      if (std::find(seen.begin(), seen.end(), p) != seen.end()) {
+        throw Error(where, "policy '" + names[i] + "' is listed twice");
+      }
+      seen.push_back(p);
+    }
   }
   if (scenario.job_trace != "synthetic") spec::LoadJobTrace(scenario.job_trace, "/job_trace");
 }
