@@ -112,6 +112,32 @@ TEST_F(ReproducibleTest, EachBestStrategyIsTheEstimateItPrints) {
   EXPECT_EQ(3, checked);
 }
 
+// A scenario's stack and fixed cost per job travel into the search and into
+// the estimate command it prints: megatron-2021 (classic attention, no TP
+// overlap, 16-bit gradient reduction) with 120 ms per iteration, run as
+// printed, gives the same time to the last bit.
+TEST_F(ReproducibleTest, ScenarioStackAndFixedCostAreInTheCommands) {
+  const std::string scenario = R"({"name": "stacks", "gpus": 64, "hb_domain_sizes": [8], "radixes": [16],
+      "port_speed": "400Gbps", "model": "llama3.1-8b", "system": "dgx-h100", "global_batch_sizes": [64],
+      "stack": "megatron-2021", "iteration_overhead": "120ms"})";
+  nlohmann::json doc = Parse(RunRailsim({"compare", "--scenario", scenario, "--format", "json"}));
+  const nlohmann::json& job = doc["training"][0];
+  for (const char* network : {"rail_optimized", "rail_only", "ideal"}) {
+    const std::string command = job[std::string(network) + "_estimate_command"];
+    EXPECT_NE(std::string::npos, command.find(" --stack megatron-2021 --iteration-overhead 120ms ")) << command;
+    EXPECT_EQ("classic", job[std::string(network) + "_strategy"]["attention"]) << command;
+    std::istringstream words(command.substr(std::string("railsim ").size()));
+    Args args;
+    for (std::string w; words >> w;) args.push_back(w);
+    args.insert(args.end(), {"--format", "json"});
+    const nlohmann::json e = Parse(RunRailsim(args));
+    EXPECT_EQ(job[std::string(network) + "_iteration_time_s"].get<double>(), e["iteration_time_s"].get<double>())
+        << command;
+    EXPECT_GE(e["breakdown"]["overhead_s"].get<double>(), 0.12) << command;  // and the chunks' costs
+    EXPECT_EQ("megatron-2021", e["stack"]) << command;
+  }
+}
+
 // The table shows the settings beyond the degrees and ends each HB domain
 // with the commands.
 TEST_F(ReproducibleTest, CompareTableNamesSettingsAndCommands) {

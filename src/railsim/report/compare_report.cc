@@ -158,9 +158,10 @@ class SideBySideBuilder {
 };
 
 // `railsim estimate` with every flag that times `s` as the comparison did
-// (network is 0 rail-optimized, 1 Rail-only, 2 ideal).
+// (network is 0 rail-optimized, 1 Rail-only, 2 ideal), with the stack and
+// fixed cost of the training job or, `moe`, of the MoE job.
 std::string EstimateCommand(const study::CompareResult& result, const std::string& model, int64_t seq_length,
-                            size_t network, int64_t k, const spec::Strategy& s) {
+                            size_t network, int64_t k, const spec::Strategy& s, bool moe = false) {
   static const char* kNetworks[] = {"rail-optimized", "rail-only", "ideal"};
   std::string line = fmt::format("railsim estimate --model {} --seq-length {} --system {} --gpus {} "
                                  "--global-batch-size {} --network {} --hb-size {}",
@@ -173,7 +174,13 @@ std::string EstimateCommand(const study::CompareResult& result, const std::strin
   if (result.timed.oversubscription != 1) {
     line += fmt::format(" --oversubscription {:g}", result.timed.oversubscription);
   }
-  return line + " " + EstimateStrategyFlags(s, spec::Stack::kMegatronCore);
+  const spec::Scenario& sc = result.scenario;
+  const spec::Stack stack = spec::ParseStack(moe ? sc.moe_stack : sc.stack, moe ? "/moe_stack" : "/stack");
+  if (stack != spec::Stack::kMegatronCore) line += fmt::format(" --stack {}", spec::StackName(stack));
+  if (const std::optional<double> overhead = moe ? sc.moe_iteration_overhead_s : sc.iteration_overhead_s) {
+    line += " --iteration-overhead " + units::FormatDuration(*overhead);
+  }
+  return line + " " + EstimateStrategyFlags(s, stack);
 }
 
 }  // namespace
@@ -277,7 +284,7 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
       out.commands.push_back(fmt::format("{}, {} at batch {}: {}", out.columns[i], result.moe_model_name,
                                          Grouped(m->global_batch),
                                          EstimateCommand(result, sc.moe_model, result.moe_seq_length, i, k,
-                                                         moe_best[i]->strategy)));
+                                                         moe_best[i]->strategy, true)));
     }
     if (m->alltoall_gpus > 0) {
       const double base = m->alltoall_rail_optimized_s;
@@ -337,7 +344,7 @@ Json MoeJson(const study::CompareResult& result) {
           a["mfu"] = r[size_t(i)].estimate.mfu;
           a["strategy"] = StrategyObject(r[size_t(i)].strategy);
           a["estimate_command"] = EstimateCommand(result, sc.moe_model, result.moe_seq_length, index,
-                                                  m.hb_domain_size, r[size_t(i)].strategy);
+                                                  m.hb_domain_size, r[size_t(i)].strategy, true);
         }
         j[kMoeAlgorithms[i]] = a;
       }
@@ -352,7 +359,8 @@ Json MoeJson(const study::CompareResult& result) {
       ideal["mfu"] = m.ideal.estimate.mfu;
       ideal["strategy"] = StrategyObject(m.ideal.strategy);
       ideal["estimate_command"] =
-          EstimateCommand(result, sc.moe_model, result.moe_seq_length, 2, m.hb_domain_size, m.ideal.strategy);
+          EstimateCommand(result, sc.moe_model, result.moe_seq_length, 2, m.hb_domain_size, m.ideal.strategy,
+                          true);
     }
     c["ideal"] = ideal;
     if (m.best_rail_optimized() >= 0 && m.best_rail_only() >= 0) c["rail_only_overhead"] = MoeOverhead(m);
