@@ -1372,6 +1372,12 @@ TEST_F(BadInputTest, ClusterRejectsBadInputOnOneLine) {
     cases.push_back({Plus(Plus(Plus(Plus(Without(base, "--gpus"), flag), "4"), "--topology"), Path("topo.csv")), flag});
   }
   cases.push_back({With(base, "--policy", "first-fit,first-fit"), "--policy"});
+  // Flags that would be ignored: a synthetic trace's shape with a trace file, a policy's knob without it.
+  for (const char* flag : {"--jobs", "--seed", "--size-mix", "--arrivals-per-hour"}) {
+    cases.push_back({Plus(Plus(base, flag), std::string(flag) == "--size-mix" ? "8:1" : "5"), flag});
+  }
+  cases.push_back({With(base, "--segment", "4"), "--segment"});      // first-fit has no segments
+  cases.push_back({With(base, "--max-wait", "10min"), "--max-wait"});  // nor a wait
   cases.push_back({With(base, "--hb-size", "0"), "--hb-size"});
   cases.push_back({With(base, "--hb-size", "7"), "--hb-size"});
   cases.push_back({With(base, "--radix", "7"), "--radix"});

@@ -5,6 +5,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/report/cluster_report.h"
 #include "railsim/study/cluster_flags.h"
@@ -55,8 +56,21 @@ Action SetupCluster(CLI::App* sub) {
   sub->add_option("--seed", f->seed, "synthetic: generator seed")->capture_default_str();
   sub->add_option("--format", f->format, "table, json or csv")->capture_default_str();
   sub->add_option("--out", f->out, "write the per-job table (CSV) to this file");
-  return [f]() {
+  return [f, sub]() {
     Format format = ParseFormatFlag(f->format, true);
+    // Flags that shape what a trace file already gives, or a policy not run,
+    // would be ignored: refused instead.
+    if (f->trace != "synthetic") {
+      for (const char* flag : {"--jobs", "--arrivals-per-hour", "--size-mix", "--duration-median", "--duration-p90",
+                               "--seed"}) {
+        if (sub->count(flag) > 0) throw Error(flag, "shapes a synthetic trace; drop it with --trace FILE");
+      }
+    }
+    for (auto [flag, policy] : {std::pair{"--max-wait", "wait-for-fit"}, {"--segment", "block"}}) {
+      if (sub->count(flag) > 0 && f->policy != "all" && f->policy.find(policy) == std::string::npos) {
+        throw Error(flag, fmt::format("applies to the {} policy; add it to --policy (or drop {})", policy, flag));
+      }
+    }
     if (!f->out.empty()) CheckOutputPath(f->out, "--out");
     bool shown = false;
     study::ClusterResult r = study::RunClusterFlags(*f, ProgressLine("cluster", "of events", &shown));
