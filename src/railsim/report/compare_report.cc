@@ -407,15 +407,6 @@ bool Compared(const study::CompareResult& result) {
   return false;
 }
 
-// The run of `design` under `policy`, or nullptr.
-const study::ClusterRun* RunOf(const study::ClusterResult& r, const std::string& design,
-                               study::SchedulerPolicy policy) {
-  for (const study::ClusterRun& run : r.runs) {
-    if (run.design == design && run.policy == policy) return &run;
-  }
-  return nullptr;
-}
-
 // The verdict's shared-cluster sentence with the scenario's trace's numbers:
 // per policy, Rail-only's job completion slowdown and contended share
 // against rail-optimized's (and fat-tree's).
@@ -423,9 +414,9 @@ std::string SharedClusterSentence(const study::ClusterResult& r) {
   std::vector<std::string> parts;
   for (const study::ClusterRun& only : r.runs) {
     if (only.design != "rail-only" || only.jobs_placed == 0) continue;
-    const study::ClusterRun* opt = RunOf(r, "rail-optimized", only.policy);
+    const study::ClusterRun* opt = r.RunOf("rail-optimized", only.policy);
     if (!opt || opt->jobs_placed == 0) continue;
-    const study::ClusterRun* fat = RunOf(r, "fat-tree", only.policy);
+    const study::ClusterRun* fat = r.RunOf("fat-tree", only.policy);
     parts.push_back(fmt::format(
         "with {} placement a job on Rail-only takes {:.2f}x as long as alone on an empty cluster on average (p99 "
         "{:.2f}x), against {:.2f}x (p99 {:.2f}x) on rail-optimized{}; {:.0f}% of Rail-only's jobs are slowed by "

@@ -496,24 +496,20 @@ Figure SharedCluster(const study::ReportStudy& r) {
                 "gpu_time_contended_share", "jct_slowdown_mean", "jct_slowdown_p99", "jobs_misaligned_share"});
   // In the other figures' order and colours: rail-optimized, Rail-only, fat-tree.
   const std::vector<std::string> designs = {"rail-optimized", "rail-only", "fat-tree"};
-  std::vector<std::string> policies;
+  std::vector<study::SchedulerPolicy> policies;
   for (const study::ClusterRun& run : c.runs) {
-    const std::string policy = study::PolicyName(run.policy);
-    if (std::find(policies.begin(), policies.end(), policy) == policies.end()) policies.push_back(policy);
-    csv.AddRow({run.design, policy, CsvNumber(run.occupancy_mean), CsvNumber(run.queue_wait_s.mean),
+    if (std::find(policies.begin(), policies.end(), run.policy) == policies.end()) policies.push_back(run.policy);
+    csv.AddRow({run.design, study::PolicyName(run.policy), CsvNumber(run.occupancy_mean), CsvNumber(run.queue_wait_s.mean),
                 CsvNumber(run.jobs_contended_share), CsvNumber(run.gpu_time_contended_share),
                 CsvNumber(run.jct_slowdown.mean), CsvNumber(run.jct_slowdown.p99), CsvNumber(run.jobs_across[1])});
   }
   Json labels = Json::array();
-  for (const std::string& p : policies) labels.push_back(p);
+  for (study::SchedulerPolicy p : policies) labels.push_back(study::PolicyName(p));
   Json occupancy = Json::array(), slowdown = Json::array();
   for (size_t d = 0; d < designs.size(); ++d) {
     Json occ = Json::array(), jct = Json::array();
-    for (const std::string& p : policies) {
-      const study::ClusterRun* run = nullptr;
-      for (const study::ClusterRun& x : c.runs) {
-        if (x.design == designs[d] && study::PolicyName(x.policy) == p) run = &x;
-      }
+    for (study::SchedulerPolicy p : policies) {
+      const study::ClusterRun* run = c.RunOf(designs[d], p);
       occ.push_back(run ? Json(100 * run->occupancy_mean) : Null());
       // Extra time in percent, on a log axis: 4% and 2,000% in one chart.
       jct.push_back(run ? Json(std::max(0.01, 100 * (run->jct_slowdown.mean - 1))) : Null());

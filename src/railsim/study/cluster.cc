@@ -450,6 +450,13 @@ bool ReplayCluster(const spec::JobTrace& trace, const ClusterFabric& fabric, Sch
   return replay.Run(tick);
 }
 
+const ClusterRun* ClusterResult::RunOf(const std::string& design, SchedulerPolicy policy) const {
+  for (const ClusterRun& run : runs) {
+    if (run.design == design && run.policy == policy) return &run;
+  }
+  return nullptr;
+}
+
 ClusterResult RunCluster(const spec::JobTrace& trace, const std::vector<std::shared_ptr<const ClusterFabric>>& fabrics,
                          const ClusterOptions& options) {
   ClusterResult result;

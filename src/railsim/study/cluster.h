@@ -145,6 +145,8 @@ struct ClusterResult {
   std::array<double, kJobClasses> comm_shares{};  ///< as used
   int64_t gpus = 0, hb_domain_size = 0, trace_jobs = 0;
   std::vector<ClusterRun> runs;  ///< designs in the order given, policies within
+  /// The run of `design` ("rail-only", ...) under `policy`, or nullptr.
+  const ClusterRun* RunOf(const std::string& design, SchedulerPolicy policy) const;
 };
 
 /// A job's ring on its GPUs (see the top of this file).
