@@ -11,8 +11,10 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -174,8 +176,26 @@ void Check(const Case& c, const RunResult& r) {
   EXPECT_EQ("", r.out) << shown;
 }
 
+// Under the sanitizers each start of the binary costs about ten times as much,
+// and the whole matrix was the sanitizer stage's critical path (260 s of CI's
+// 30 minutes). There the first two cases of each command and field run: every
+// validation path still runs instrumented; the release stage runs them all.
+std::vector<Case> SampledForTheBuild(const std::vector<Case>& cases) {
+#ifdef RAILSIM_SANITIZED
+  std::map<std::pair<std::string, std::string>, int> seen;
+  std::vector<Case> kept;
+  for (const Case& c : cases) {
+    if (++seen[{c.args.empty() ? "" : c.args[0], c.field}] <= 2) kept.push_back(c);
+  }
+  return kept;
+#else
+  return cases;
+#endif
+}
+
 // Runs every case (several at once: each is a process of its own) and checks each.
-void CheckAll(const std::vector<Case>& cases) {
+void CheckAll(const std::vector<Case>& all_cases) {
+  const std::vector<Case> cases = SampledForTheBuild(all_cases);
   std::vector<Args> runs;
   for (const Case& c : cases) runs.push_back(c.args);
   std::vector<RunResult> results = RunRailsimMany(runs, 60);
