@@ -327,7 +327,8 @@ void BindJob(Keywords& k, study::JobFlags* f, bool design, bool search = false) 
   k.Text("gpus", &f->gpus);
   k.Text("global_batch_size", &f->global_batch);
   k.Text(design ? "design" : "network", &f->network);
-  for (auto [name, field] : {std::pair{"hb_size", &f->hb_size}, {"attention", &f->attention}, {"stack", &f->stack},
+  for (auto [name, field] : {std::pair{"hb_size", &f->hb_size}, {"attention", &f->attention},
+                             {"cuda_graph_impl", &f->cuda_graph_impl}, {"stack", &f->stack},
                              {"iteration_overhead", &f->iteration_overhead},
                              {"radix", &f->radix}, {"oversubscription", &f->oversubscription},
                              {"placement", &f->placement}}) {
@@ -350,7 +351,7 @@ py::object Estimate(const py::args& args, const py::kwargs& kwargs) {
   k.Finish();
   return RunReleased([&] {
     study::Job j = study::ParseJob(job);
-    spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention);
+    spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention, j.cuda_graph_impl);
     study::PrintWarning(j.warning);
     return report::EstimateJson(j.context, s, perf::EstimateIteration(j.context, s));
   });
@@ -400,7 +401,7 @@ py::object Traffic(const py::args& args, const py::kwargs& kwargs) {
   return RunReleased([&] {
     study::TrafficOptions o;
     study::Job j = study::ParseTrafficJob(job, &o.design);
-    spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention);
+    spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention, j.cuda_graph_impl);
     study::PrintWarning(j.warning);
     return report::TrafficJson(j.context, s, study::AnalyzeTraffic(j.context, s, o));
   });

@@ -60,6 +60,9 @@ void AddJobFlags(CLI::App* sub, JobFlags* flags, bool design_flag = false) {
                   "and the network are built whole, the other K - N GPUs of each domain stay idle");
   sub->add_option("--attention", f->attention, "flash, classic (materialised softmax) or stack (the stack's)")
       ->capture_default_str();
+  sub->add_option("--cuda-graph-impl", f->cuda_graph_impl,
+                  "none (eager: a layer's pass is no faster than the host issues its kernels, the system's "
+                  "host_launch), local or transformer_engine (captured layers); not given: the host keeps up");
   sub->add_option("--stack", f->stack,
                   "software stack profile: megatron-2021, megatron-core, nemo, torchtitan or fsdp (its attention, "
                   "overlaps, optimizer defaults and fixed costs; flags given override them)")
@@ -118,7 +121,7 @@ Action SetupEstimate(CLI::App* sub) {
       throw Error("--trace-png", fmt::format("expected a file name ending in .png, got {}", Quoted(f->trace_png)));
     }
     study::Job job = study::ParseJob(f->job.job);
-    spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
+    spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention, job.cuda_graph_impl);
     PrintStderr(job.warning);
     perf::Estimate e = perf::EstimateIteration(job.context, s);
     if (!f->trace.empty() || !f->trace_png.empty()) {
@@ -153,7 +156,7 @@ Action SetupTraffic(CLI::App* sub) {
     Output out = ParseOutput(f->job.format, false, false);
     study::TrafficOptions o;
     study::Job job = study::ParseTrafficJob(f->job.job, &o.design);
-    spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention);
+    spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention, job.cuda_graph_impl);
     PrintStderr(job.warning);
     study::TrafficResult r = study::AnalyzeTraffic(job.context, s, o);
     if (!f->heatmap.empty()) {

@@ -52,6 +52,7 @@ GpuModel GpuModel::From(const spec::GpuSpec& gpu) {
   g.fp4_gemm_flops = gpu.peak_flops_fp4 * gpu.fp4_gemm_efficiency;
   g.mxfp8_gemm_flops = gpu.peak_flops_fp4 > 0 ? gpu.peak_flops_fp8 * gpu.mxfp8_gemm_efficiency : 0;
   g.moe_layer_overhead_s = gpu.moe_layer_overhead_s;
+  g.host_launch_s = gpu.host_launch_s;
   g.peak_flops_fp8 = gpu.peak_flops_fp8;
   g.peak_flops_fp4 = gpu.peak_flops_fp4;
   g.tp_comm_overlap_cost = gpu.tp_comm_overlap_cost;

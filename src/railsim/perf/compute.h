@@ -34,6 +34,7 @@ struct GpuModel {
   double fp4_gemm_flops = 0;   ///< FP4 peak x fp4_gemm_efficiency (0: no FP4, nor mxfp8)
   double mxfp8_gemm_flops = 0; ///< FP8 peak x mxfp8_gemm_efficiency (0: no block-scaled FP8)
   double moe_layer_overhead_s = 0;  ///< see spec::GpuSpec
+  double host_launch_s = 0;         ///< see spec::GpuSpec
   double peak_flops_fp8 = 0, peak_flops_fp4 = 0;  ///< dense peaks (MFU's denominators)
   double tp_comm_overlap_cost = 0;  ///< see spec::GpuSpec
   double dp_comm_overlap_cost = 0;  ///< see spec::GpuSpec

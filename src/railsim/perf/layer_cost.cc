@@ -87,6 +87,7 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
     double fwd = 0, bwd = 0;
     Pass fc1, fc2;      ///< its two GEMM layers (TP overlap hides behind them)
     double tokens = 0;  ///< token-rows through its fc2 (top-k copies for experts)
+    double gemm_launches = 0, stream_launches = 0;  ///< its forward kernels
   };
   auto mlp_of = [&](bool moe) {
     Mlp out;
@@ -107,6 +108,7 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
       gemms(Linear(lin, rows, width * (m.swiglu ? 2 : 1) / t, h), Linear(lin, rows, h, width / t));
       mew.Add((m.swiglu ? 6 : 4) * rows * width / t);
       out.tokens += rows;
+      out.gemm_launches += 2;
     };
     if (moe) {
       const double fe = m.moe_ffn_hidden_size;
@@ -124,6 +126,7 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
       mew.Add((m.swiglu ? 6 : 4) * tokens * m.moe_router_topk * fe / t);
       out.tokens += tokens * m.moe_router_topk;
       add(Linear(g, tokens, m.num_experts, h));  // the router stays 16-bit
+      out.gemm_launches += 3;  // grouped fc1 and fc2, the router
       // Permute before and unpermute after the experts: read and write each
       // token's top-k copies.
       mew.Add(2 * 4 * tokens * m.moe_router_topk * hs, 2);
@@ -145,6 +148,7 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
     }
     out.fwd += mew.Fwd(g);
     out.bwd += mew.Bwd(g);
+    out.stream_launches += mew.kernels;
     return out;
   };
   Stream ew;
@@ -274,6 +278,23 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
                     hide(mlp_tp.all_gather + mlp_tp.reduce_scatter, mlp.fc1.bwd + mlp.fc2.bwd, mlp_tp.split);
   };
   tp_time(layer_mlp, expert_tp, &layer);
+  // Without CUDA graphs the host issues each kernel of a pass; it runs ahead
+  // of the GPU, so a pass takes at least its kernels' issue time
+  // (spec::GpuSpec::host_launch_s). Counted per pass: the GEMMs (backward:
+  // data and weight gradients), the attention core, the elementwise kernels
+  // and the TP collectives; what the GPU waits for the host shows as compute.
+  const double attention_gemms = m.multi_latent_attention ? 4 : 2;
+  auto host_floor = [&](const Mlp& mlp, const TpComm& mlp_tp, BlockCost* block) {
+    if (g.host_launch_s <= 0 || s.cuda_graph_impl != spec::CudaGraphImpl::kNone) return;  // unset or graphed
+    const double collectives = (tp_collective > 0 ? (s.sequence_parallel ? 2 : 1) : 0) +
+                               (mlp_tp.collective > 0 ? (s.sequence_parallel || mlp_tp.split != t ? 2 : 1) : 0);
+    const double gemms = attention_gemms + mlp.gemm_launches;
+    const double others = 1 + ew.kernels + mlp.stream_launches + collectives;  // 1: the attention core
+    const double fwd_launches = gemms + others;
+    const double bwd_launches = 2 * gemms + others;
+    block->fwd += std::max(0.0, fwd_launches * g.host_launch_s - (block->fwd + block->tp_fwd + block->cp_fwd));
+    block->bwd += std::max(0.0, bwd_launches * g.host_launch_s - (block->bwd + block->tp_bwd + block->cp_bwd));
+  };
 
   // --- Context parallelism: ring exchange of K and V chunks (and their
   // gradients backward), overlapped with the attention core.
@@ -337,6 +358,8 @@ LayerCosts ComputeLayerCostsIn(const PerfContext& c, const spec::Strategy& s) {
   out.dense_layer.fwd += dense_mlp.fwd - layer_mlp.fwd;
   out.dense_layer.bwd += dense_mlp.bwd - layer_mlp.bwd;
   tp_time(dense_mlp, attention_tp, &out.dense_layer);
+  host_floor(dense_mlp, attention_tp, &out.dense_layer);
+  host_floor(layer_mlp, expert_tp, &layer);
 
   out.p2p_bytes = act_bytes / t;  // scatter-gather (or sequence-parallel) sends 1/tp
   out.memory = ComputeLayerMemory(c, s);

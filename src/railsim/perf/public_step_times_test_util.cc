@@ -48,6 +48,7 @@ bool IsFitRow(const std::string& id) {
   static const char* const kFit[] = {
       "mlm-golden-gpt3_7b_tp1_pp4_memory_speed-dev_dgx_h100",  // megatron-core: its per-step cost
       "mlm-golden-gpt3_7b_tp4_pp1_memory_speed-dev_dgx_h100",  // the same model, no pipeline
+      "mlm-golden-gpt3_7b_tp4_pp1_memory_speed-dev_dgx_gb200",  // GB200's host_launch (eager, tp 4)
       "dgxc2504-gpt3-175b-bf16-128",  // vp 6 against the calibration rows' vp 12
       "dgxc2504-nemotron15b-bf16-16",  // a short step on few GPUs
   };
@@ -79,9 +80,11 @@ Expressed Express(const PublicRow& r) {
   else if (StartsWith(r.gpu, "GB200")) system = "gb200-nvl72";
   else return no("GPU " + r.gpu + " has no system preset");
   // The stack.
+  bool eager = false;
   if (StartsWith(r.id, "mlm-golden")) {
     x.stack = spec::Stack::kMegatronCore;  // Megatron-LM's functional tests
     x.iteration_overhead_s = kFunctionalTestIterationOverheadS;
+    eager = true;  // their model_config.yaml captures no CUDA graphs
   } else if (Contains(r.stack, "megatron") || StartsWith(r.stack, "nemo (") || StartsWith(r.stack, "nemo2") ||
              StartsWith(r.stack, "nemo 2")) {
     x.stack = spec::Stack::kNemo;
@@ -136,6 +139,7 @@ Expressed Express(const PublicRow& r) {
                                                        : spec::Recompute::kNone;
   s.precision = Contains(r.precision, "fp8") ? spec::Precision::kFp8 : spec::Precision::kBf16;
   s.sequence_parallel = x.megatron() && s.tp > 1;
+  if (eager) s.cuda_graph_impl = spec::CudaGraphImpl::kNone;
   // The profile: NeMo's recipes bring the distributed optimizer and TP
   // overlap; Megatron-Core's functional tests pass
   // --use-distributed-optimizer but not --tp-comm-overlap; FSDP shards all.

@@ -46,6 +46,7 @@ Json StrategyObject(const spec::Strategy& s) {
   j["exp_avg_sq_dtype"] = spec::MomentDtypeName(s.exp_avg_sq_dtype);
   j["fsdp_shard_group_size"] = s.shard_group();
   j["attention"] = spec::AttentionName(s.attention);
+  j["cuda_graph_impl"] = s.cuda_graph_impl ? nlohmann::json(spec::CudaGraphImplName(*s.cuda_graph_impl)) : nullptr;
   j["overlap_dp_comm"] = s.overlap_dp_comm;
   j["grad_reduce_in_bf16"] = s.grad_reduce_16bit;
   j["tp_comm_overlap"] = s.tp_comm_overlap;
@@ -290,6 +291,7 @@ std::string EstimateStrategyFlags(const spec::Strategy& s, spec::Stack stack) {
   if (s.tp_comm_overlap && !base.tp_comm_overlap) f += " --tp-comm-overlap";
   if (!s.overlap_p2p_comm && base.overlap_p2p_comm) f += " --no-overlap-p2p-communication";
   if (s.attention != profile.attention) f += fmt::format(" --attention {}", spec::AttentionName(s.attention));
+  if (s.cuda_graph_impl) f += fmt::format(" --cuda-graph-impl {}", spec::CudaGraphImplName(*s.cuda_graph_impl));
   if (s.precision != spec::Precision::kBf16) f += fmt::format(" --precision {}", spec::PrecisionName(s.precision));
   if (s.moe_alltoall != spec::MoeAllToAll::kAuto) {
     f += fmt::format(" --moe-alltoall {}", spec::MoeAllToAllName(s.moe_alltoall));

@@ -199,6 +199,7 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
         s.tp_comm_overlap = choice.tp_comm_overlap;
         s.precision = choice.precision;
         s.attention = o.attention;
+        s.cuda_graph_impl = o.cuda_graph_impl;
         s.moe_alltoall = o.moe.moe_alltoall;
         s.moe_overlap = o.moe.moe_overlap;
         s.moe_imbalance = o.moe.moe_imbalance;

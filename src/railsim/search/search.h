@@ -43,6 +43,7 @@ struct SearchOptions {
   /// Largest context-parallel degree tried (powers of two).
   int max_cp = 16;
   spec::Attention attention = spec::Attention::kFlash;
+  std::optional<spec::CudaGraphImpl> cuda_graph_impl;  ///< every strategy's (spec::Strategy)
   /// Sequence-parallel strategies run with TP-communication overlap (off for
   /// frameworks without it).
   bool tp_comm_overlap = true;

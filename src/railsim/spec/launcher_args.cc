@@ -198,6 +198,7 @@ Args MegatronArgs(const Strategy& s, const ModelSpec& m) {
   if (s.low_precision_params) {
     a.push_back({s.precision == Precision::kFp4 ? "--fp4-param-gather" : "--fp8-param-gather", ""});
   }
+  if (s.cuda_graph_impl) a.push_back({"--cuda-graph-impl", CudaGraphImplName(*s.cuda_graph_impl)});
   // The layers railsim keeps in bf16, the defaults included (fp4's 15% at
   // the end): Megatron-LM keeps none unless told.
   const int bf16_start = s.Bf16LayersAtStart(m.num_layers), bf16_end = s.Bf16LayersAtEnd(m.num_layers);
@@ -353,7 +354,7 @@ const std::vector<std::string> kMegatronStrategyFlags = {
     "--use-precision-aware-optimizer", "--main-grads-dtype", "--main-params-dtype", "--exp-avg-dtype",
     "--exp-avg-sq-dtype", "--overlap-grad-reduce", "--overlap-param-gather", "--grad-reduce-in-bf16",
     "--no-overlap-p2p-communication", "--tp-comm-overlap", "--bf16", "--fp8-format", "--fp8-recipe", "--fp4-format",
-    "--fp4-recipe", "--fp8-param-gather", "--fp4-param-gather", "--first-last-layers-bf16",
+    "--fp4-recipe", "--fp8-param-gather", "--fp4-param-gather", "--cuda-graph-impl", "--first-last-layers-bf16",
     "--num-layers-at-start-in-bf16", "--num-layers-at-end-in-bf16", "--use-flash-attn",
     "--microbatch-group-size-per-virtual-pipeline-stage"};
 
@@ -624,6 +625,9 @@ Strategy ReadMegatron(const Reader& r, const ModelSpec& m) {
                                ? int(r.Int("--num-layers-at-end-in-bf16", 0, kMaxModelLayers)) : 1;
   }
   s.attention = r.Has("--use-flash-attn") ? Attention::kFlash : Attention::kClassic;
+  if (r.Has("--cuda-graph-impl")) {
+    s.cuda_graph_impl = CudaGraphImplFromName(r.Choice("--cuda-graph-impl", {"none", "local", "transformer_engine"}));
+  }
   return s;
 }
 

@@ -211,6 +211,22 @@ const char* RecomputeName(Recompute r) {
 
 const char* AttentionName(Attention a) { return a == Attention::kFlash ? "flash" : "classic"; }
 
+const char* CudaGraphImplName(CudaGraphImpl c) {
+  switch (c) {
+    case CudaGraphImpl::kNone: return "none";
+    case CudaGraphImpl::kLocal: return "local";
+    case CudaGraphImpl::kTransformerEngine: return "transformer_engine";
+  }
+  return "?";
+}
+
+std::optional<CudaGraphImpl> CudaGraphImplFromName(std::string_view name) {
+  for (CudaGraphImpl c : {CudaGraphImpl::kNone, CudaGraphImpl::kLocal, CudaGraphImpl::kTransformerEngine}) {
+    if (name == CudaGraphImplName(c)) return c;
+  }
+  return std::nullopt;
+}
+
 const char* PrecisionName(Precision p) {
   switch (p) {
     case Precision::kBf16: return "bf16";

@@ -24,6 +24,11 @@ namespace railsim::spec {
 
 enum class Recompute { kNone, kSelective, kFull };
 enum class Attention { kFlash, kClassic };
+/// Megatron-LM's --cuda-graph-impl: none (eager: the host issues every
+/// kernel), local (Megatron-Core's graph manager) or transformer_engine (TE's
+/// make_graphed_callables). Either capture replays a layer's kernels from one
+/// launch, so the host's issue time (GpuSpec::host_launch_s) does not bind.
+enum class CudaGraphImpl { kNone, kLocal, kTransformerEngine };
 /// Number format of the transformer layers' linear GEMMs (Transformer
 /// Engine's recipes): bf16; fp8 with one scale per tensor (delayed or current
 /// scaling); mxfp8, FP8 with one E8M0 scale per 32 values (Blackwell's
@@ -70,6 +75,9 @@ const char* DpShardingName(DpSharding d);            ///< "none", "optimizer", "
 
 const char* RecomputeName(Recompute r);
 const char* AttentionName(Attention a);
+const char* CudaGraphImplName(CudaGraphImpl c);  ///< "none", "local", "transformer_engine"
+/// The implementation named `name` (as CudaGraphImplName spells it), if any.
+std::optional<CudaGraphImpl> CudaGraphImplFromName(std::string_view name);
 
 /// Plain value; copyable on purpose (the search makes millions).
 struct Strategy {
@@ -126,6 +134,11 @@ struct Strategy {
   /// --no-overlap-p2p-communication turns it off).
   bool overlap_p2p_comm = true;
   Attention attention = Attention::kFlash;
+  /// Unset: the run does not say, and railsim assumes the host keeps up
+  /// with the GPU (as with CUDA graphs, which NVIDIA's recipes capture on
+  /// Blackwell); kNone times an eager run, whose layers cannot go faster
+  /// than the host issues their kernels (GpuSpec::host_launch_s).
+  std::optional<CudaGraphImpl> cuda_graph_impl;
   /// Sequence-parallel TP all-gathers and reduce-scatters split and
   /// overlapped with the GEMMs that consume and produce them
   /// (Megatron-Core's --tp-comm-overlap, Transformer Engine userbuffers).

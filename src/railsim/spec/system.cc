@@ -44,6 +44,7 @@ GpuSpec ReadGpu(JsonReader r) {
   g.dp_comm_overlap_cost = r.NumberOr("dp_comm_overlap_cost", 0, 0, 1);
   g.straggler_jitter = r.NumberOr("straggler_jitter", 0, 0, 1);
   g.moe_layer_overhead_s = r.DurationOr("moe_layer_overhead", 0);
+  g.host_launch_s = r.DurationOr("host_launch", 0);
   g.memory_reserved_bytes = r.BytesOr("memory_reserved", 0);
   g.sources = r.StringMapOr("sources");
   r.Finish();
@@ -132,6 +133,7 @@ std::string SystemToJson(const SystemSpec& s) {
   gpu["dp_comm_overlap_cost"] = s.gpu.dp_comm_overlap_cost;
   gpu["straggler_jitter"] = s.gpu.straggler_jitter;
   if (s.gpu.moe_layer_overhead_s > 0) gpu["moe_layer_overhead"] = units::FormatDuration(s.gpu.moe_layer_overhead_s);
+  if (s.gpu.host_launch_s > 0) gpu["host_launch"] = units::FormatDuration(s.gpu.host_launch_s);
   gpu["memory_reserved"] = units::FormatBytes(s.gpu.memory_reserved_bytes);
   gpu["sources"] = SourcesJson(s.gpu.sources);
   nlohmann::ordered_json j;

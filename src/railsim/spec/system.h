@@ -75,6 +75,15 @@ struct GpuSpec {
   /// launches (router, permutations, grouped GEMM setup). Software as much
   /// as hardware: fitted with the stack the GPU's runs used.
   double moe_layer_overhead_s = 0;
+  /// Host time to issue one kernel of a transformer layer without CUDA
+  /// graphs (the framework's Python, autograd and the launch itself), per
+  /// kernel railsim counts in the layer (a GEMM, the attention core, an
+  /// elementwise kernel, a collective; each stands for a few real launches).
+  /// The host runs ahead of the GPU, so a layer's pass takes at least its
+  /// kernels' issue time: a floor that binds when per-GPU work per layer is
+  /// small on a fast GPU (high TP, short micro-batches). A property of the
+  /// host CPU and the eager stack as much as of the GPU; 0 = never binds.
+  double host_launch_s = 0;
   double memory_reserved_bytes = 0;  ///< CUDA context, NCCL and allocator slack
   std::map<std::string, std::string> sources;  ///< field -> where its number comes from
 };

@@ -207,7 +207,7 @@ int ParseSearchExpertTpFlag(const std::string& where, const std::string& text) {
 }
 
 spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c, int64_t global_batch,
-                             spec::Attention attention) {
+                             spec::Attention attention, std::optional<spec::CudaGraphImpl> cuda_graph_impl) {
   const int64_t n = c.gpus;
   spec::Strategy s;
   s.tp = int(ParseIntFlag("--tp", f.tp, 1, 1 << 20));
@@ -241,6 +241,7 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
   s.bf16_layers_at_start = ParseBf16LayersFlag("--num-layers-at-start-in-bf16", f.bf16_layers_at_start);
   s.bf16_layers_at_end = ParseBf16LayersFlag("--num-layers-at-end-in-bf16", f.bf16_layers_at_end);
   s.attention = attention;
+  s.cuda_graph_impl = cuda_graph_impl;
   ParseMoeFlags(f.moe, &s);
   spec::ValidateStrategy(c.model, n, s);
   spec::ValidatePlacement(c.placement, s, "--placement");
@@ -251,6 +252,11 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
 std::optional<double> ParseIterationOverheadFlag(const std::string& text) {
   if (text.empty()) return std::nullopt;
   return ParseDurationFlag("--iteration-overhead", text, 0, spec::kMaxIterationOverheadS);
+}
+
+std::optional<spec::CudaGraphImpl> ParseCudaGraphImplFlag(const std::string& where, const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return spec::CudaGraphImplFromName(ParseChoiceFlag(where, text, {"none", "local", "transformer_engine"}));
 }
 
 Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
@@ -265,6 +271,7 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
   spec::Attention attention = spec::StackProfileOf(stack).attention;
   const std::string kernel = ParseChoiceFlag("--attention", f.attention, {"stack", "flash", "classic"});
   if (kernel != "stack") attention = kernel == "classic" ? spec::Attention::kClassic : spec::Attention::kFlash;
+  const std::optional<spec::CudaGraphImpl> graphs = ParseCudaGraphImplFlag("--cuda-graph-impl", f.cuda_graph_impl);
   perf::NetworkOptions net;
   net.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
   net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
@@ -280,7 +287,7 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
   context.placement = placement;
   perf::ApplyStack(stack, &context, iteration_overhead);
   if (design == net::Design::kFatTree) context.fabrics.rail_leaves = false;
-  return {context, batch, attention, ModelDefaultsWarning(f.model, model)};
+  return {context, batch, attention, graphs, ModelDefaultsWarning(f.model, model)};
 }
 
 Job ParseTrafficJob(const JobFlags& f, net::Design* design) {
@@ -358,6 +365,7 @@ SearchRequest ParseSearch(const SearchFlags& f, const std::vector<Job>& jobs) {
   search::SearchOptions& o = r.options;
   o.global_batch = job.global_batch;
   o.attention = job.attention;
+  o.cuda_graph_impl = job.cuda_graph_impl;
   o.tp_comm_overlap = !f.no_tp_comm_overlap && spec::StackProfileOf(job.context.stack).has_tp_comm_overlap;
   o.explore_optimizer = f.explore_optimizer;
   o.expert_tp = ParseSearchExpertTpFlag("--expert-tensor-parallel-size", f.etp);

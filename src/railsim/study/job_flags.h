@@ -130,7 +130,8 @@ int ParseSearchExpertTpFlag(const std::string& where, const std::string& text);
 /// Throws Error naming the flag unless the strategy is valid for the job in
 /// `c` (its model, GPUs and placement).
 spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c, int64_t global_batch,
-                             spec::Attention attention);
+                             spec::Attention attention,
+                             std::optional<spec::CudaGraphImpl> cuda_graph_impl = std::nullopt);
 
 // The job and the cluster it is timed on (estimate, search, traffic).
 struct JobFlags {
@@ -139,6 +140,7 @@ struct JobFlags {
   std::string network = "rail-optimized";
   std::string hb_size;
   std::string attention = "stack";  ///< "stack" = the stack profile's
+  std::string cuda_graph_impl;      ///< --cuda-graph-impl ("" = not stated)
   std::string stack = "megatron-core";
   /// --iteration-overhead: the run's per-iteration fixed cost ("" = the
   /// stack's, else the system's; the presets' is production's, none).
@@ -149,6 +151,9 @@ struct JobFlags {
   std::string gpus_per_domain;
 };
 
+/// --cuda-graph-impl's value (nullopt when not given); `where` names the flag or key.
+std::optional<spec::CudaGraphImpl> ParseCudaGraphImplFlag(const std::string& where, const std::string& text);
+
 /// --iteration-overhead's value (nullopt when not given), in [0, 60 s].
 std::optional<double> ParseIterationOverheadFlag(const std::string& text);
 
@@ -156,6 +161,7 @@ struct Job {
   perf::PerfContext context;
   int64_t global_batch;
   spec::Attention attention;
+  std::optional<spec::CudaGraphImpl> cuda_graph_impl;  ///< --cuda-graph-impl, if stated
   std::string warning;  ///< ModelDefaultsWarning: for the command to print once its flags are valid
 };
 

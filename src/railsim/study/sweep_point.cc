@@ -164,6 +164,7 @@ spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   s.bf16_layers_at_start = int(IntOr(p, "num_layers_at_start_in_bf16", -1));
   s.bf16_layers_at_end = int(IntOr(p, "num_layers_at_end_in_bf16", -1));
   if (spec::FindParam(p, "attention")) s.attention = AttentionOf(p);
+  s.cuda_graph_impl = ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
   ReadMoe(p, &s);
   spec::ValidateStrategy(c.model, c.gpus, s);
   spec::ValidatePlacement(c.placement, s, "placement");
@@ -192,6 +193,7 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   search::SearchOptions o;
   o.global_batch = IntOr(p, "global_batch_size", 1);
   o.attention = spec::FindParam(p, "attention") ? AttentionOf(p) : spec::StackProfileOf(c.stack).attention;
+  o.cuda_graph_impl = ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
   o.tp_comm_overlap = !Flag(p, "no_tp_comm_overlap") && spec::StackProfileOf(c.stack).has_tp_comm_overlap;
   ReadMoe(p, &o.moe);
   spec::ValidateMoeOptions(c.model, o.moe);
