@@ -87,6 +87,21 @@ def test_estimate_iteration_overhead_is_a_run_input():
         railsim.estimate(iteration_overhead="61s", **ESTIMATE)
 
 
+def test_estimate_cuda_graph_impl_is_a_run_input():
+    """cuda_graph_impl= is --cuda-graph-impl: an eager run at tp 8 on GB200 is host-bound, a graphed one is not."""
+    job = dict(model="llama3.1-8b", system="gb200-nvl72", gpus=72, tp=8, pp=1, micro_batch_size=1,
+               global_batch_size=72, sequence_parallel=True)
+    unstated = railsim.estimate(**job)
+    eager = railsim.estimate(cuda_graph_impl="none", **job)
+    graphed = railsim.estimate(cuda_graph_impl="transformer_engine", **job)
+    assert eager == cli_json("estimate", *flags(cuda_graph_impl="none", **job))
+    assert eager["strategy"]["cuda_graph_impl"] == "none" and "cuda_graph_impl" not in unstated["strategy"]
+    assert eager["breakdown"]["compute_s"] > 1.2 * unstated["breakdown"]["compute_s"]
+    assert graphed["iteration_time_s"] == unstated["iteration_time_s"]
+    with pytest.raises(ValueError, match="--cuda-graph-impl"):
+        railsim.estimate(cuda_graph_impl="full", **job)
+
+
 def test_estimate_model_and_system_from_dicts():
     """A dict is the JSON a file would hold: the same answer as the preset names."""
     by_name = railsim.estimate(**ESTIMATE)

@@ -346,6 +346,9 @@ TEST_F(BadInputTest, EverySubcommandRejectsBadInputOnOneLine) {
     for (std::string v : {"fat-tree", "", "Rail-Only"}) cases.push_back({With(base, "--network", v), "--network"});
     for (std::string v : {"0", "3", "-8", "x"}) cases.push_back({With(base, "--hb-size", v), "--hb-size"});
     cases.push_back({With(base, "--attention", "sparse"), "--attention"});
+    for (std::string v : {"full_iteration", "TE", "graphs", "None"}) {
+      cases.push_back({With(base, "--cuda-graph-impl", v), "--cuda-graph-impl"});
+    }
     cases.push_back({With(base, "--format", "yaml"), "--format"});
     // --seq-length and Hugging Face config.json models.
     for (const std::string& v : bad_counts) {

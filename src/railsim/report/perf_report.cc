@@ -46,7 +46,7 @@ Json StrategyObject(const spec::Strategy& s) {
   j["exp_avg_sq_dtype"] = spec::MomentDtypeName(s.exp_avg_sq_dtype);
   j["fsdp_shard_group_size"] = s.shard_group();
   j["attention"] = spec::AttentionName(s.attention);
-  j["cuda_graph_impl"] = s.cuda_graph_impl ? nlohmann::json(spec::CudaGraphImplName(*s.cuda_graph_impl)) : nullptr;
+  if (s.cuda_graph_impl) j["cuda_graph_impl"] = spec::CudaGraphImplName(*s.cuda_graph_impl);  // only when stated
   j["overlap_dp_comm"] = s.overlap_dp_comm;
   j["grad_reduce_in_bf16"] = s.grad_reduce_16bit;
   j["tp_comm_overlap"] = s.tp_comm_overlap;

@@ -714,6 +714,9 @@ std::string LauncherProblem(Launcher launcher, const Strategy& s, const ModelSpe
       return "nemo-overrides have no keys for Megatron-Core's uneven pipeline split (megatron_gpt_config.yaml); use "
              "--format megatron-args";
     }
+    if (s.cuda_graph_impl) {
+      return "nemo-overrides have no key for --cuda-graph-impl (megatron_gpt_config.yaml); use --format megatron-args";
+    }
     if (s.expert_tp() != s.tp) {
       return "nemo-overrides write the experts' tensor parallelism as tp only; for another "
              "--expert-tensor-parallel-size use --format megatron-args";

@@ -192,6 +192,22 @@ TEST(LauncherArgsTest, BlockScaledFormatsAndBf16LayersRoundTripThroughMegatron) 
   }
 }
 
+TEST(LauncherArgsTest, CudaGraphImplRoundTripsThroughMegatronOnlyWhenStated) {
+  // Megatron-LM's --cuda-graph-impl (arguments.py at the named commit):
+  // written when the job states it, read back the same; NeMo has no key.
+  const ModelSpec m = LoadModel("llama3-70b", "--model");
+  Strategy s = testutil::MakeStrategy(2, 4, 8, 1, 256);
+  EXPECT_EQ(std::string::npos, LauncherArgs(Launcher::kMegatron, s, m).find("--cuda-graph-impl"));
+  EXPECT_FALSE(ParseLauncherArgs(Launcher::kMegatron, LauncherArgs(Launcher::kMegatron, s, m), m, 64).cuda_graph_impl);
+  for (CudaGraphImpl c : {CudaGraphImpl::kNone, CudaGraphImpl::kLocal, CudaGraphImpl::kTransformerEngine}) {
+    s.cuda_graph_impl = c;
+    const std::string text = LauncherArgs(Launcher::kMegatron, s, m);
+    EXPECT_NE(std::string::npos, text.find(std::string("--cuda-graph-impl ") + CudaGraphImplName(c))) << text;
+    EXPECT_EQ(c, ParseLauncherArgs(Launcher::kMegatron, text, m, 64).cuda_graph_impl);
+  }
+  EXPECT_NE("", LauncherProblem(Launcher::kNemo, s, m));
+}
+
 TEST(LauncherArgsTest, ExpertTensorParallelSizeRoundTripsThroughMegatron) {
   // Megatron-LM's --expert-tensor-parallel-size (default: tp) is written when
   // the experts' tensor parallelism is not tp, and read back; a value that
@@ -264,6 +280,7 @@ std::vector<std::pair<ModelSpec, Strategy>> EveryKindOfJob() {
   a.dp_sharding = DpSharding::kOptimizer;
   a.precision = Precision::kFp8;
   a.low_precision_params = true;
+  a.cuda_graph_impl = CudaGraphImpl::kTransformerEngine;
   jobs.push_back({LoadModel("llama3-405b", "--model"), a});
   Strategy b = testutil::MakeStrategy(2, 1, 8, 1, 64);  // MLA, shared experts, dense first layers
   b.ep = 8;
@@ -317,7 +334,8 @@ TEST(LauncherArgsTest, EveryMegatronFlagIsAnArgumentOfTheNamedMegatronLm) {
                            "--account-for-loss-in-pipeline-split", "--decoder-first-pipeline-num-layers",
                            "--decoder-last-pipeline-num-layers", "--num-virtual-stages-per-pipeline-rank",
                            "--fp8-param-gather", "--fp4-format", "--first-last-layers-bf16", "--use-megatron-fsdp",
-                           "--num-distributed-optimizer-instances", "--use-precision-aware-optimizer"}) {
+                           "--num-distributed-optimizer-instances", "--use-precision-aware-optimizer",
+                           "--cuda-graph-impl"}) {
     EXPECT_TRUE(printed.contains(flag)) << flag;
   }
 }

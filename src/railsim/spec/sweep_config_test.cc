@@ -76,7 +76,7 @@ TEST(SweepConfigTest, ErrorsNameThePointerAndWhatWasExpected) {
   EXPECT_EQ("/study: expected one of network, estimate, search, alltoall, collective, failures, compare, cluster, got 'estimat' (did you mean 'estimate'?)",
             ErrorOf(R"({"study": "estimat"})"));
   EXPECT_EQ("/axes/pipeline: unknown parameter of study 'estimate'; expected one of model, system, gpus, "
-            "global_batch_size, network, placement, hb_size, gpus_per_domain, attention, stack, iteration_overhead, radix, "
+            "global_batch_size, network, placement, hb_size, gpus_per_domain, attention, cuda_graph_impl, stack, iteration_overhead, radix, "
             "oversubscription, tp, pp, dp, cp, "
             "ep, expert_tensor_parallel_size, vp, account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split, "
             "decoder_first_pipeline_num_layers, decoder_last_pipeline_num_layers, micro_batch_size, recompute, "
