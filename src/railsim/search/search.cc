@@ -266,6 +266,14 @@ bool RanksBefore(const RankedStrategy& a, const RankedStrategy& b) {
   return a.gpus_per_domain > b.gpus_per_domain;
 }
 
+SearchOptions OptionsForStack(spec::Stack stack) {
+  const spec::StackProfile& p = spec::StackProfileOf(stack);
+  SearchOptions o;
+  o.attention = p.attention;
+  o.tp_comm_overlap = p.has_tp_comm_overlap;
+  return o;
+}
+
 int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& o) {
   // Counts groups, not strategies, so that even an enormous search is sized
   // in microseconds: each (micro-batch, sp, ep, etp) group holds

@@ -27,6 +27,7 @@
 
 #include "railsim/perf/context.h"
 #include "railsim/perf/estimate.h"
+#include "railsim/spec/stack.h"
 #include "railsim/spec/strategy.h"
 
 namespace railsim::search {
@@ -86,6 +87,11 @@ struct SearchResult {
   /// the context's alone.
   std::vector<int64_t> gpus_per_domain_tried;
 };
+
+/// The options a search for a run on `stack` starts from: the stack's
+/// attention kernel, and TP-communication overlap where the stack has it
+/// (megatron-2021: classic attention, none).
+SearchOptions OptionsForStack(spec::Stack stack);
 
 /// Number of strategies Search() would enumerate, without timing any.
 int64_t CountStrategies(const perf::PerfContext& c, const SearchOptions& options);

@@ -146,14 +146,6 @@ class SearchQueue {
   std::vector<Job> jobs_;
 };
 
-// The attention kernel and TP-communication overlap the stack's runs use
-// (megatron-2021: classic attention, no TP overlap), as search does.
-void SearchAsTheStack(spec::Stack stack, search::SearchOptions* o) {
-  const spec::StackProfile& p = spec::StackProfileOf(stack);
-  o->attention = p.attention;
-  o->tp_comm_overlap = p.has_tp_comm_overlap;
-}
-
 // The MoE side: per HB domain size, a search on each network with each
 // dispatch algorithm (one on the ideal network, where both are the same).
 void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, const ScenarioSystems& systems,
@@ -171,8 +163,7 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
     m.hb_domain_size = k;
     m.global_batch = scenario.moe_global_batch_size;
     auto options = [&](spec::MoeAllToAll algorithm) {
-      search::SearchOptions o;
-      SearchAsTheStack(stack, &o);
+      search::SearchOptions o = search::OptionsForStack(stack);
       o.global_batch = scenario.moe_global_batch_size;
       o.moe.moe_alltoall = algorithm;
       o.moe.moe_max_domains = scenario.moe_max_domains;
@@ -315,8 +306,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
         TrainingCase& t = result.training[i++];
         t.hb_domain_size = k;
         t.global_batch = batch;
-        search::SearchOptions o;
-        SearchAsTheStack(stack, &o);
+        search::SearchOptions o = search::OptionsForStack(stack);
         o.global_batch = batch;
         const comm::NetworkKind networks[] = {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly,
                                               comm::NetworkKind::kIdeal};

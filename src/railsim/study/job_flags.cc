@@ -363,10 +363,11 @@ SearchRequest ParseSearch(const SearchFlags& f, const std::vector<Job>& jobs) {
   }
   SearchRequest r;
   search::SearchOptions& o = r.options;
+  o = search::OptionsForStack(job.context.stack);
   o.global_batch = job.global_batch;
   o.attention = job.attention;
   o.cuda_graph_impl = job.cuda_graph_impl;
-  o.tp_comm_overlap = !f.no_tp_comm_overlap && spec::StackProfileOf(job.context.stack).has_tp_comm_overlap;
+  if (f.no_tp_comm_overlap) o.tp_comm_overlap = false;
   o.explore_optimizer = f.explore_optimizer;
   o.expert_tp = ParseSearchExpertTpFlag("--expert-tensor-parallel-size", f.etp);
   if (o.expert_tp != search::kExpertTpAny && o.expert_tp != 0 && !job.context.model.is_moe()) {

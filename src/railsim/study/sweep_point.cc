@@ -190,11 +190,11 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   if (c.placement.map) {
     throw Error("placement", "a placement file fixes one strategy's degrees; search takes a rank order");
   }
-  search::SearchOptions o;
+  search::SearchOptions o = search::OptionsForStack(c.stack);
   o.global_batch = IntOr(p, "global_batch_size", 1);
-  o.attention = spec::FindParam(p, "attention") ? AttentionOf(p) : spec::StackProfileOf(c.stack).attention;
+  if (spec::FindParam(p, "attention")) o.attention = AttentionOf(p);
   o.cuda_graph_impl = ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
-  o.tp_comm_overlap = !Flag(p, "no_tp_comm_overlap") && spec::StackProfileOf(c.stack).has_tp_comm_overlap;
+  if (Flag(p, "no_tp_comm_overlap")) o.tp_comm_overlap = false;
   ReadMoe(p, &o.moe);
   spec::ValidateMoeOptions(c.model, o.moe);
   const std::string etp = TextOr(p, "expert_tensor_parallel_size", "any");
