@@ -37,7 +37,7 @@ cmake --build build/asan -j"$jobs"
 # cluster replays of whole traces) take
 # 30-210 s each under the sanitizers and run code the unit tests and the
 # bad-input matrix already run there: they stay in the release stage.
-slow_e2e='^CliTest\.(JsonOutputIsDeterministic|Compare|BlackwellRacks|ProgressLineOnlyAtATerminal)|^ReportTest\.|^DocsTest\.EveryJsonKey|^ClusterCommandTest\.'
+slow_e2e='^DocsOutputsTest\.Every|^CliTest\.(JsonOutputIsDeterministic|Compare|BlackwellRacks|ProgressLineOnlyAtATerminal)|^ReportTest\.|^DocsTest\.EveryJsonKey|^ClusterCommandTest\.'
 (cd build/asan && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/../../scripts/lsan.supp:print_suppressions=0" \
    ctest --output-on-failure -j"$jobs" -E "$slow_e2e")
 

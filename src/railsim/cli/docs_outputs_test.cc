@@ -212,6 +212,19 @@ TEST(DocsOutputsTest, EveryPastedOutputIsWhatTheCommandPrints) {
   EXPECT_GE(commands, 10);
 }
 
+TEST(DocsOutputsTest, BlocksSplitIntoCommandsAndTheirOutput) {
+  const std::string page =
+      "text\n```\n$ railsim a \\\n    --b 'c d'\nout 1\n...\nout 2\n$ head -1 f\nrow\n```\n"
+      "```\n  railsim not-checked\nplain\n```\n";
+  const std::vector<DocCommand> c = CommandsOf(page, "p.md");
+  ASSERT_EQ(2u, c.size());
+  EXPECT_EQ("p.md:3", c[0].where);
+  EXPECT_EQ((std::vector<std::string>{"railsim", "a", "--b", "c d"}), c[0].args);
+  EXPECT_EQ((std::vector<std::string>{"out 1", "...", "out 2"}), c[0].expected);
+  EXPECT_EQ((std::vector<std::string>{"head", "-1", "f"}), c[1].args);
+  EXPECT_EQ((std::vector<std::string>{"row"}), c[1].expected);
+}
+
 TEST(DocsOutputsTest, NumbersMatchWithinTheirPrintedPrecision) {
   EXPECT_TRUE(Matches("cost $2,947,072 (38.3%)", "cost $2,947,100 (38.2%)"));  // 1% / last digit
   EXPECT_FALSE(Matches("cost $2,947,072 (38.3%)", "cost $3,047,072 (38.3%)"));
