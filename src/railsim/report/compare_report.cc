@@ -415,59 +415,56 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
                 "switches", "transceivers", "cost_usd", "power_w", "cost_saving", "power_saving",
                 "cluster_cost_usd", "network_cost_share", "iteration_time_s", "mfu", "tp", "pp", "dp", "cp", "ep",
                 "vp", "micro_batch_size", "gpus_used", "no_fit", "alltoall_s", "usd_per_pflops_day"});
-  constexpr size_t kColumns = 28;
-  using Row = std::array<std::string, kColumns>;
-  auto add = [&csv](const Row& r) { csv.AddRow(std::vector<std::string>(r.begin(), r.end())); };
   auto number = [](double x) { return CsvNumber(x); };
   for (const study::NetworkCase& c : result.network) {
     for (const study::DesignResult& d : c.designs) {
-      Row r;
-      r[0] = "network";
-      r[1] = std::to_string(c.params.hb_domain_size);
-      r[2] = std::to_string(c.params.radix);
-      r[4] = net::DesignName(d.params.design);
-      r[6] = std::to_string(d.bom.tiers);
-      r[7] = std::to_string(d.bom.switches);
-      r[8] = std::to_string(d.bom.transceivers);
-      r[9] = number(d.bom.cost_usd);
-      r[10] = number(d.bom.power_w);
-      r[11] = number(d.cost_saving);
-      r[12] = number(d.power_saving);
+      CsvTable::NamedRow r = csv.NewRow();
+      r["section"] = "network";
+      r["hb_domain_size"] = std::to_string(c.params.hb_domain_size);
+      r["radix"] = std::to_string(c.params.radix);
+      r["network"] = net::DesignName(d.params.design);
+      r["tiers"] = std::to_string(d.bom.tiers);
+      r["switches"] = std::to_string(d.bom.switches);
+      r["transceivers"] = std::to_string(d.bom.transceivers);
+      r["cost_usd"] = number(d.bom.cost_usd);
+      r["power_w"] = number(d.bom.power_w);
+      r["cost_saving"] = number(d.cost_saving);
+      r["power_saving"] = number(d.power_saving);
       if (const spec::ServerClass* server = result.ServerFor(int(c.params.hb_domain_size))) {
         const study::ClusterCost cc = study::WholeClusterCost(d, *server, result.hb_port_class);
-        r[13] = number(cc.cost_usd);
-        r[14] = number(cc.network_cost_share);
+        r["cluster_cost_usd"] = number(cc.cost_usd);
+        r["network_cost_share"] = number(cc.network_cost_share);
       }
-      add(r);
+      csv.AddRow(std::move(r));
     }
   }
   // One job's best strategy on one network (blank time and degrees when
   // nothing fits, with the reason).
   auto job = [&](const char* section, int64_t k, int64_t batch, const char* network, const char* dispatch,
                  const search::RankedStrategy* best, const std::string& no_fit, double usd_per_pflops_day = 0) {
-    Row r;
-    r[0] = section;
-    r[1] = std::to_string(k);
-    r[3] = std::to_string(batch);
-    r[4] = network;
-    r[5] = dispatch;
+    CsvTable::NamedRow r = csv.NewRow();
+    r["section"] = section;
+    r["hb_domain_size"] = std::to_string(k);
+    r["global_batch_size"] = std::to_string(batch);
+    r["network"] = network;
+    r["dispatch"] = dispatch;
     if (best) {
       const spec::Strategy& s = best->strategy;
-      r[15] = number(best->estimate.iteration_time_s);
-      r[16] = number(best->estimate.mfu);
-      r[17] = std::to_string(s.tp);
-      r[18] = std::to_string(s.pp);
-      r[19] = std::to_string(s.dp);
-      r[20] = std::to_string(s.cp);
-      r[21] = std::to_string(s.ep);
-      r[22] = std::to_string(s.vp);
-      r[23] = std::to_string(s.micro_batch);
-      r[24] = std::to_string(s.gpus());
-      if (usd_per_pflops_day > 0) r[27] = number(usd_per_pflops_day);
+      r["iteration_time_s"] = number(best->estimate.iteration_time_s);
+      r["mfu"] = number(best->estimate.mfu);
+      r["tp"] = std::to_string(s.tp);
+      r["pp"] = std::to_string(s.pp);
+      r["dp"] = std::to_string(s.dp);
+      r["cp"] = std::to_string(s.cp);
+      r["ep"] = std::to_string(s.ep);
+      r["vp"] = std::to_string(s.vp);
+      r["micro_batch_size"] = std::to_string(s.micro_batch);
+      r["gpus_used"] = std::to_string(s.gpus());
+      if (usd_per_pflops_day > 0) r["usd_per_pflops_day"] = number(usd_per_pflops_day);
     } else {
-      r[25] = no_fit;
+      r["no_fit"] = no_fit;
     }
-    add(r);
+    csv.AddRow(std::move(r));
   };
   const char* networks[] = {"rail-optimized", "rail-only", "ideal"};
   for (const study::TrainingCase& t : result.training) {
@@ -492,14 +489,14 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
         {"rail-only", m.alltoall_pipelined_s}, {"ideal", m.alltoall_ideal_s}};
     const char* schedules[] = {"direct", "forwarded", "forwarded-pipelined", "direct"};
     for (size_t i = 0; i < alltoall.size(); ++i) {
-      Row r;
-      r[0] = "alltoall";
-      r[1] = std::to_string(m.hb_domain_size);
-      r[4] = alltoall[i].first;
-      r[5] = schedules[i];
-      r[24] = std::to_string(m.alltoall_gpus);
-      r[26] = number(alltoall[i].second);
-      add(r);
+      CsvTable::NamedRow r = csv.NewRow();
+      r["section"] = "alltoall";
+      r["hb_domain_size"] = std::to_string(m.hb_domain_size);
+      r["network"] = alltoall[i].first;
+      r["dispatch"] = schedules[i];
+      r["gpus_used"] = std::to_string(m.alltoall_gpus);
+      r["alltoall_s"] = number(alltoall[i].second);
+      csv.AddRow(std::move(r));
     }
   }
   return csv.Render();

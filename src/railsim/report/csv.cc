@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -29,7 +30,15 @@ std::string Line(const std::vector<std::string>& cells) {
 
 }  // namespace
 
-CsvTable::CsvTable(std::vector<std::string> header) : header_(std::move(header)) {}
+CsvTable::CsvTable(std::vector<std::string> header) : header_(std::move(header)) {
+  for (size_t i = 0; i < header_.size(); ++i) column_[header_[i]] = i;
+}
+
+std::string& CsvTable::NamedRow::operator[](const std::string& column) {
+  const auto at = table_->column_.find(column);
+  if (at == table_->column_.end()) throw std::logic_error("CSV table has no column '" + column + "'");
+  return cells_[at->second];
+}
 
 void CsvTable::AddRow(std::vector<std::string> cells) {
   assert(cells.size() == header_.size());
