@@ -155,11 +155,11 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     table.Row("power", both([](const study::DesignResult& d) { return Watts(d.bom.power_w); }));
     table.Row("Rail-only saves: cost", {"", Saving(opt->bom.cost_usd - only->bom.cost_usd, only->cost_saving, Dollars), ""});
     table.Row("Rail-only saves: power", {"", Saving(opt->bom.power_w - only->bom.power_w, only->power_saving, Watts), ""});
-    if (const spec::ServerClass* server = result.ServerFor(int(k))) {
-      const study::ClusterCost a = study::WholeClusterCost(*opt, *server, result.hb_port_class);
-      const study::ClusterCost b = study::WholeClusterCost(*only, *server, result.hb_port_class);
+    if (opt->cluster && only->cluster) {
+      const study::ClusterCost& a = *opt->cluster;
+      const study::ClusterCost& b = *only->cluster;
       if (a.hb_fabric_cost_usd > 0) {
-        table.Row(fmt::format("HB fabric (domains of {} from {}-GPU servers)", k, server->gpus),
+        table.Row(fmt::format("HB fabric (domains of {} from {}-GPU servers)", k, result.ServerFor(int(k))->gpus),
                   {Dollars(a.hb_fabric_cost_usd), Dollars(b.hb_fabric_cost_usd), "-"});
       }
       table.Row(fmt::format("whole cluster ({} x {})", Grouped(a.servers), a.server),
@@ -181,10 +181,9 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     }
     table.Row("iteration time", times);
     if (result.ServerFor(int(k))) {
-      Cells usd;
-      for (size_t i = 0; i < 3; ++i) {
-        const double x = study::TrainingUsdPerPflopsDay(result, t, i);
-        usd[i] = x > 0 ? Dollars(x) : "-";
+      Cells usd = {"-", "-", "-"};
+      for (size_t i = 0; i < 2; ++i) {
+        if (t.usd_per_pflops_day[i] > 0) usd[i] = Dollars(t.usd_per_pflops_day[i]);
       }
       table.Row("cost per PFLOP/s-day", usd);
     }
@@ -430,10 +429,9 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
       r["power_w"] = number(d.bom.power_w);
       r["cost_saving"] = number(d.cost_saving);
       r["power_saving"] = number(d.power_saving);
-      if (const spec::ServerClass* server = result.ServerFor(int(c.params.hb_domain_size))) {
-        const study::ClusterCost cc = study::WholeClusterCost(d, *server, result.hb_port_class);
-        r["cluster_cost_usd"] = number(cc.cost_usd);
-        r["network_cost_share"] = number(cc.network_cost_share);
+      if (d.cluster) {
+        r["cluster_cost_usd"] = number(d.cluster->cost_usd);
+        r["network_cost_share"] = number(d.cluster->network_cost_share);
       }
       csv.AddRow(std::move(r));
     }
@@ -471,7 +469,7 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
     const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
     for (size_t i = 0; i < 3; ++i) {
       job("training", t.hb_domain_size, t.global_batch, networks[i], "", t.fits[i] ? best[i] : nullptr,
-          t.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory", study::TrainingUsdPerPflopsDay(result, t, i));
+          t.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory", i < 2 ? t.usd_per_pflops_day[i] : 0);
     }
   }
   for (const study::MoeCase& m : result.moe) {
@@ -522,7 +520,8 @@ std::string CompareJson(const study::CompareResult& result) {
     if (const spec::ServerClass* server = result.ServerFor(c.params.hb_domain_size)) {
       entry["server"] = server->name;
       for (size_t i = 0; i < c.designs.size(); ++i) {
-        const study::ClusterCost cc = study::WholeClusterCost(c.designs[i], *server, result.hb_port_class);
+        if (!c.designs[i].cluster) continue;
+        const study::ClusterCost& cc = *c.designs[i].cluster;
         Json& d = entry["designs"][i];
         d["hb_fabric_cost_usd"] = cc.hb_fabric_cost_usd;
         d["cluster_cost_usd"] = cc.cost_usd;
@@ -562,9 +561,7 @@ std::string CompareJson(const study::CompareResult& result) {
         }
         entry[name + "_iteration_time_s"] = networks[i].second->estimate.iteration_time_s;
         entry[name + "_mfu"] = networks[i].second->estimate.mfu;
-        if (const double usd = study::TrainingUsdPerPflopsDay(result, tc, i); usd > 0) {
-          entry[name + "_usd_per_pflops_day"] = usd;
-        }
+        if (i < 2 && tc.usd_per_pflops_day[i] > 0) entry[name + "_usd_per_pflops_day"] = tc.usd_per_pflops_day[i];
         entry[name + "_strategy"] = StrategyObject(networks[i].second->strategy);
         entry[name + "_estimate_command"] = EstimateCommand(result, result.scenario.model, result.seq_length, i,
                                                             tc.hb_domain_size, networks[i].second->strategy);

@@ -167,8 +167,7 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
       }
       if (!a || !b || small == large) continue;
       gain(fmt::format("{} at batch {}", result.model_name, Grouped(batch)), a->rail_only.estimate.iteration_time_s,
-           b->rail_only.estimate.iteration_time_s, study::TrainingUsdPerPflopsDay(result, *a, 1),
-           study::TrainingUsdPerPflopsDay(result, *b, 1));
+           b->rail_only.estimate.iteration_time_s, a->usd_per_pflops_day[1], b->usd_per_pflops_day[1]);
     }
     const study::MoeCase* ma = MoeAt(result, small);
     const study::MoeCase* mb = MoeAt(result, large);

@@ -265,6 +265,25 @@ void CheckSharedCluster(const spec::Scenario& scenario) {
   if (scenario.job_trace != "synthetic") spec::LoadJobTrace(scenario.job_trace, "/job_trace");
 }
 
+// Training case `t`'s TrainingCase::usd_per_pflops_day on network
+// `network` (0 rail-optimized, 1 Rail-only), from the priced designs.
+double UsdPerPflopsDay(const CompareResult& result, const TrainingCase& t, size_t network) {
+  if (!t.fits[network]) return 0;
+  const net::Design design = network == 0 ? net::Design::kRailOptimized : net::Design::kRailOnly;
+  const int radix = network == 0 ? t.rail_optimized_network.radix : t.rail_only_network.radix;
+  const perf::Estimate& e = (network == 0 ? t.rail_optimized : t.rail_only).estimate;
+  if (!(e.iteration_time_s > 0)) return 0;
+  for (const NetworkCase& c : result.network) {
+    if (c.params.hb_domain_size != t.hb_domain_size || c.params.radix != radix) continue;
+    for (const DesignResult& d : c.designs) {
+      if (d.params.design != design || !d.cluster) continue;
+      const double per_day = ClusterCostPerDay(*d.cluster, result.operating);
+      return CostPerPflopsDay(per_day, e.model_flops_per_iteration / e.iteration_time_s);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int MoeCase::best_rail_optimized() const { return BestOf(rail_optimized, rail_optimized_fits); }
@@ -273,16 +292,24 @@ int MoeCase::best_rail_only() const { return BestOf(rail_only, rail_only_fits); 
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
                          const spec::ModelSpec* model, const ScenarioSystems& systems, int threads,
                          const perf::NetworkOptions& timed, const spec::ModelSpec* moe_model,
-                         const std::function<void(double)>& progress) {
+                         const std::function<void(double)>& progress, const ComparePricing& pricing) {
   CheckSharedCluster(scenario);
   CompareResult result;
   result.scenario = scenario;
   result.timed = timed;
+  result.server = pricing.server;
+  result.hb_servers = pricing.hb_servers;
+  result.hb_port_class = pricing.hb_port_class;
+  result.operating = pricing.operating;
   for (net::TopologyParams p : Cases(scenario)) {
     // The HB fabric of domains larger than a server carries the system's
     // NVLink bandwidth (WholeClusterCost).
     if (const spec::SystemSpec* system = systems.For(p.hb_domain_size)) p.hb_bw_Bps = system->hb_bw_Bps;
-    result.network.push_back({p, CompareDesigns(p, port_class)});
+    NetworkCase c{p, CompareDesigns(p, port_class)};
+    if (const spec::ServerClass* server = result.ServerFor(int(p.hb_domain_size))) {
+      for (DesignResult& d : c.designs) d.cluster = WholeClusterCost(d, *server, result.hb_port_class);
+    }
+    result.network.push_back(std::move(c));
   }
   std::vector<std::string> names;
   for (int k : scenario.hb_domain_sizes) {
@@ -337,26 +364,11 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
     }
   }
   queue.Run(threads, scenario.allow_idle_gpus, progress);
+  for (TrainingCase& t : result.training) {
+    for (size_t n = 0; n < 2; ++n) t.usd_per_pflops_day[n] = UsdPerPflopsDay(result, t, n);
+  }
   if (!scenario.job_trace.empty()) result.shared_cluster = RunClusterFlags(SharedClusterFlags(scenario, threads));
   return result;
-}
-
-double TrainingUsdPerPflopsDay(const CompareResult& result, const TrainingCase& t, size_t network) {
-  const spec::ServerClass* server = result.ServerFor(t.hb_domain_size);
-  if (!server || network > 1 || !t.fits[network]) return 0;
-  const net::Design design = network == 0 ? net::Design::kRailOptimized : net::Design::kRailOnly;
-  const int radix = network == 0 ? t.rail_optimized_network.radix : t.rail_only_network.radix;
-  const perf::Estimate& e = (network == 0 ? t.rail_optimized : t.rail_only).estimate;
-  if (!(e.iteration_time_s > 0)) return 0;
-  for (const NetworkCase& c : result.network) {
-    if (c.params.hb_domain_size != t.hb_domain_size || c.params.radix != radix) continue;
-    for (const DesignResult& d : c.designs) {
-      if (d.params.design != design) continue;
-      const double per_day = ClusterCostPerDay(WholeClusterCost(d, *server, result.hb_port_class), result.operating);
-      return CostPerPflopsDay(per_day, e.model_flops_per_iteration / e.iteration_time_s);
-    }
-  }
-  return 0;
 }
 
 }  // namespace railsim::study

@@ -46,6 +46,12 @@ struct TrainingCase {
   std::array<bool, 3> fits{};
   std::array<NoFit, 3> why{};
   NearbyGpus nearby;
+  /// Per network (rail-optimized, Rail-only): the cost of one PFLOP/s-day of
+  /// model FLOPs the best strategy delivers, a day of the whole cluster built
+  /// as that design at the radix it was timed on (ClusterCostPerDay) over the
+  /// job's model FLOP/s; 0 without a server or a fit (and for the ideal
+  /// network, which has no bill of materials).
+  std::array<double, 2> usd_per_pflops_day{};
 };
 
 /// One MoE layer's dispatch of one sequence at one EP degree (tp 1, EP
@@ -144,21 +150,24 @@ struct CompareResult {
 /// built (for example more than three tiers).
 void ValidateScenarioNetworks(const spec::Scenario& scenario);
 
+/// How the whole cluster around each design is priced, when the caller
+/// knows its servers (the catalog's): without a server nothing is.
+struct ComparePricing {
+  std::optional<spec::ServerClass> server;          ///< CompareResult::server
+  std::map<int, spec::ServerClass> hb_servers;      ///< CompareResult::hb_servers
+  spec::PortClass hb_port_class;                    ///< CompareResult::hb_port_class
+  spec::OperatingCost operating;                    ///< CompareResult::operating
+};
+
 /// Runs the network side, the training side when `model` is given (one
 /// search per HB domain size, batch and network, on `threads` threads) and
-/// the MoE side when `moe_model` is. `progress`, if set, is called with the
-/// share of searches done. Requires ValidateScenarioNetworks to pass.
+/// the MoE side when `moe_model` is, and prices every design's whole cluster
+/// and every timed job's PFLOP/s-day with `pricing`. `progress`, if set, is
+/// called with the share of searches done. Requires ValidateScenarioNetworks
+/// to pass.
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
                          const spec::ModelSpec* model, const ScenarioSystems& systems, int threads,
                          const perf::NetworkOptions& timed = {}, const spec::ModelSpec* moe_model = nullptr,
-                         const std::function<void(double)>& progress = {});
-
-/// The cost of one PFLOP/s-day of model FLOPs that training case `t`'s best
-/// strategy delivers on network `network` (0 rail-optimized, 1 Rail-only):
-/// a day of the whole cluster built as that design at the radix the job was
-/// timed on (ClusterCostPerDay) over the job's model FLOP/s. 0 when the
-/// result has no server, the job does not fit, or the network is the ideal
-/// one (it has no bill of materials).
-double TrainingUsdPerPflopsDay(const CompareResult& result, const TrainingCase& t, size_t network);
+                         const std::function<void(double)>& progress = {}, const ComparePricing& pricing = {});
 
 }  // namespace railsim::study

@@ -243,11 +243,7 @@ CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(do
   ScenarioInputs in = LoadScenarioInputs(f.scenario, f.catalog, f.overrides, f.server);
   CompareResult result =
       RunCompare(in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.Systems(),
-                 DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress);
-  result.server = in.server;
-  result.hb_servers = in.hb_servers;
-  result.hb_port_class = in.hb_port_class;
-  result.operating = in.operating;
+                 DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress, in.Pricing());
   result.notes = in.notes;
   return result;
 }

@@ -91,6 +91,8 @@ struct ScenarioInputs {
   /// The systems the jobs run on, per HB domain size.
   ScenarioSystems Systems() const { return {system, hb_systems}; }
   spec::OperatingCost operating;  ///< the catalog's, for the cost per PFLOP/s-day
+  /// The servers, fabric and operating costs the whole cluster is priced with.
+  ComparePricing Pricing() const { return {server, hb_servers, hb_port_class, operating}; }
   /// What the answer leaves out or takes from elsewhere than the scenario,
   /// one sentence each, for stderr and the JSON's "notes": the system's HB
   /// size in place of the scenario's, the whole-cluster rows without a

@@ -29,7 +29,7 @@ DesignResult EvaluateDesign(const net::TopologyParams& params, const spec::PortC
                             const TopologyVisitor& visit) {
   net::Topology topology = net::BuildTopology(params);
   if (visit) visit(topology);
-  return {params, net::CountBill(topology, port_class), 0, 0};
+  return {params, net::CountBill(topology, port_class), 0, 0, std::nullopt};
 }
 
 std::vector<DesignResult> CompareDesigns(const net::TopologyParams& params, const spec::PortClass& port_class,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,13 +13,6 @@
 #include "railsim/spec/catalog.h"
 
 namespace railsim::study {
-
-struct DesignResult {
-  net::TopologyParams params;
-  net::BillOfMaterials bom;
-  double cost_saving = 0;   ///< 1 - cost / rail-optimized cost; 0 for rail-optimized
-  double power_saving = 0;  ///< likewise for power
-};
 
 /// A design's network as a share of the whole cluster it connects: the GPU
 /// servers (with their HB domains' own switches), the switch fabric that
@@ -35,6 +29,16 @@ struct ClusterCost {
   double power_w = 0;
   double network_cost_share = 0;   ///< network cost / cost_usd
   double network_power_share = 0;  ///< network power / power_w
+};
+
+struct DesignResult {
+  net::TopologyParams params;
+  net::BillOfMaterials bom;
+  double cost_saving = 0;   ///< 1 - cost / rail-optimized cost; 0 for rail-optimized
+  double power_saving = 0;  ///< likewise for power
+  /// The whole cluster around the network, when the study knows its
+  /// servers (compare with a catalog server); unset otherwise.
+  std::optional<ClusterCost> cluster;
 };
 
 /// The whole cluster of `result`'s GPUs on `server` machines, HB domains

@@ -388,11 +388,7 @@ std::vector<double> RunComparePoint(const Point& p) {
   perf::NetworkOptions timed;
   timed.oversubscription = sc.oversubscription;
   CompareResult r = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.Systems(),
-                               1, timed, in.moe_model ? &*in.moe_model : nullptr);
-  r.server = in.server;
-  r.hb_servers = in.hb_servers;
-  r.hb_port_class = in.hb_port_class;
-  r.operating = in.operating;
+                               1, timed, in.moe_model ? &*in.moe_model : nullptr, {}, in.Pricing());
   const double none = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> out;
   const NetworkCase& n = r.network.front();
@@ -404,13 +400,8 @@ std::vector<double> RunComparePoint(const Point& p) {
   for (const DesignResult* d : designs) out.insert(out.end(), {double(d->bom.switches), d->bom.cost_usd, d->bom.power_w});
   out.insert(out.end(), {designs[1]->cost_saving, designs[1]->power_saving});
   for (const DesignResult* d : designs) {
-    const spec::ServerClass* server = r.ServerFor(d->params.hb_domain_size);
-    if (!server) {
-      out.insert(out.end(), {none, none});
-      continue;
-    }
-    const ClusterCost c = WholeClusterCost(*d, *server, r.hb_port_class);
-    out.insert(out.end(), {c.cost_usd, c.network_cost_share});
+    if (d->cluster) out.insert(out.end(), {d->cluster->cost_usd, d->cluster->network_cost_share});
+    else out.insert(out.end(), {none, none});
   }
   // The training side: each network's best time and MFU, Rail-only's time
   // against rail-optimized, and the cost per delivered PFLOP/s-day.
@@ -425,8 +416,7 @@ std::vector<double> RunComparePoint(const Point& p) {
     for (size_t i = 0; i < 2; ++i) out.push_back(t.fits[i] ? best[i]->estimate.mfu : none);
     out.push_back(time[1] / time[0] - 1);  // NaN unless both fit
     for (size_t i = 0; i < 2; ++i) {
-      const double usd = TrainingUsdPerPflopsDay(r, t, i);
-      out.push_back(usd > 0 ? usd : none);
+      out.push_back(t.usd_per_pflops_day[i] > 0 ? t.usd_per_pflops_day[i] : none);
     }
   }
   // The MoE side: each network's best time over both dispatch algorithms.
