@@ -5,6 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DRAILSIM_TESTS=OFF -DRAILSIM_MPI=ON \
-      -DRAILSIM_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
+cmake --preset release >/dev/null  # CMakePresets.json
 cmake --build build/release --target railsim railsim_python -j"$(nproc)"

@@ -13,9 +13,11 @@ cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 build="${2:-build/fuzz}"
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DRAILSIM_FUZZ=ON -DRAILSIM_TESTS=OFF \
-        -DRAILSIM_BENCH=OFF -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+  if [[ "$build" == build/asan ]]; then
+    cmake --preset asan >/dev/null  # CMakePresets.json (tests too)
+  else
+    cmake -S . -B "$build" --preset asan -DRAILSIM_TESTS=OFF >/dev/null
+  fi
 fi
 targets=$(cd fuzz && ls *_fuzzer.cc | sed 's/\.cc$//')
 cmake --build "$build" -j"$(nproc)" --target $targets

@@ -16,8 +16,7 @@ jobs="$(nproc)"
 stage() { echo "== $1 (at ${SECONDS}s)" >&2; }
 
 stage "release build and tests"
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DRAILSIM_MPI=ON -DRAILSIM_TESTS=ON \
-      -DRAILSIM_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
+cmake --preset ci >/dev/null  # CMakePresets.json: Release, every test, warnings as errors
 cmake --build build/release -j"$jobs"
 (cd build/release && ctest --output-on-failure -j"$jobs")
 stage "python module tests"
@@ -28,9 +27,7 @@ stage "sanitizer build (ASan + UBSan, with the fuzz targets) and tests"
 # libFuzzer targets (their coverage instrumentation costs the tests little;
 # a second build of the library cost CI about 4 minutes). -O1 and line
 # tables: all a sanitizer report needs, in less than half the time of -O2 -g.
-cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
-      -DRAILSIM_SANITIZE=ON -DRAILSIM_FUZZ=ON -DRAILSIM_BENCH=OFF >/dev/null
+cmake --preset asan >/dev/null
 cmake --build build/asan -j"$jobs"
 # End-to-end runs of whole studies (compare and its scenarios, the report in
 # Chromium, the determinism and progress checks that run them twice, the
