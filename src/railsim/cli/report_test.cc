@@ -1,8 +1,9 @@
 // The report end to end: `railsim report` writes the page and a CSV per
 // figure for the default scenario; headless Chromium (Debian's chromium)
-// opens it from file:// with the network unreachable, the page reports no
-// error and no network attempt, and a screenshot shows every chart drawn
-// (enough non-background pixels inside each chart's box).
+// opens a copy of it, with this test's probe added, from file:// with the
+// network unreachable: the page reports no error and no network attempt, and
+// a screenshot shows every chart drawn (enough non-background pixels inside
+// each chart's box). The probe is the test's: users' pages do not carry it.
 #include <cairo.h>
 
 #include <cstdio>
@@ -44,6 +45,47 @@ std::vector<std::string> Chromium(const std::string& url, int width, int height,
           url};
 }
 
+// Added first in <head>: records errors, console errors and any network
+// attempt before the page's own scripts run.
+constexpr char kProbeHead[] = R"(<script>
+window.__errors = [];
+window.addEventListener('error', function (e) { window.__errors.push('error: ' + e.message); });
+(function () {
+  const original = console.error;
+  console.error = function () { window.__errors.push('console.error: ' + Array.from(arguments).join(' ')); original.apply(console, arguments); };
+  window.fetch = function () { window.__errors.push('network request (fetch)'); return Promise.reject(new Error('offline')); };
+  const open = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function () { window.__errors.push('network request (XMLHttpRequest)'); return open.apply(this, arguments); };
+})();
+</script>
+)";
+
+// Added last in <body>: once the charts are drawn, writes the page's status,
+// height and every chart's box into <body>'s data attributes, which
+// --dump-dom shows.
+constexpr char kProbeEnd[] = R"(<script>
+function railsimProbeDone() {
+  const boxes = [];
+  document.querySelectorAll('.chart, .figure img').forEach(function (el) {
+    const b = el.getBoundingClientRect();
+    boxes.push([el.id, Math.round(b.left + window.scrollX), Math.round(b.top + window.scrollY), Math.round(b.width), Math.round(b.height)].join(','));
+  });
+  document.body.dataset.boxes = boxes.join(';');
+  document.body.dataset.height = String(document.documentElement.scrollHeight);
+  document.body.dataset.errors = window.__errors.join(' | ');
+  document.body.dataset.status = window.__errors.length ? 'error' : 'ready';
+}
+requestAnimationFrame(function () { requestAnimationFrame(railsimProbeDone); });
+</script>
+)";
+
+// `html` with the probe's two scripts added.
+std::string WithProbe(std::string html) {
+  html.insert(html.find("<head>") + 6, std::string("\n") + kProbeHead);
+  html.insert(html.rfind("</body>"), kProbeEnd);
+  return html;
+}
+
 TEST(ReportTest, PageLoadsOfflineInChromiumAndEveryChartIsDrawn) {
   const std::string dir = MakeTempDir();
   RunResult r = RunRailsim({"report", "--out", dir, "--quiet"}, 120);
@@ -68,7 +110,12 @@ TEST(ReportTest, PageLoadsOfflineInChromiumAndEveryChartIsDrawn) {
     EXPECT_NE(std::string::npos, html.find(std::string("id=\"figure-") + figure + "\"")) << figure;
   }
 
-  const std::string url = "file://" + dir + "/index.html";
+  EXPECT_EQ(std::string::npos, html.find("window.__errors")) << "the test's probe ships in the page";
+  {
+    std::ofstream probed(dir + "/probed.html");
+    probed << WithProbe(html);
+  }
+  const std::string url = "file://" + dir + "/probed.html";
   RunResult dom = RunProgram("chromium", Chromium(url, 1200, 900, "--dump-dom"), 120);
   ASSERT_EQ(0, dom.status) << "chromium --dump-dom failed (is Debian's chromium installed?): " << dom.err;
   EXPECT_EQ("ready", BodyAttribute(dom.out, "data-status")) << BodyAttribute(dom.out, "data-errors");
