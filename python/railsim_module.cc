@@ -39,6 +39,7 @@
 #include "railsim/study/collective_flags.h"
 #include "railsim/study/failure_flags.h"
 #include "railsim/study/idle_search.h"
+#include "railsim/study/flag_table.h"
 #include "railsim/study/job_flags.h"
 #include "railsim/study/network_flags.h"
 #include "railsim/study/traffic.h"
@@ -276,47 +277,26 @@ void BindModel(Keywords& k, study::ModelFlags* f) {
   k.Text("seq_length", &f->seq_length);
 }
 
-void BindMoe(Keywords& k, study::MoeFlags* f) {
-  k.Text("moe_alltoall", &f->alltoall);
-  k.Text("moe_imbalance", &f->imbalance);
-  k.Text("moe_max_domains", &f->max_domains);
-  k.Text("moe_dispatch_precision", &f->dispatch_precision);
-  k.Flag("moe_overlap", &f->overlap);
+// Binds every row of a flag table (study/flag_table.h) as the keyword its
+// flag spells.
+template <typename Flags>
+void BindRows(Keywords& k, const std::vector<study::FlagRow<Flags>>& table, Flags* f) {
+  for (const study::FlagRow<Flags>& row : table) {
+    const std::string keyword = study::KeywordOf(row.flag);
+    if (row.on) {
+      k.Flag(keyword, row.on(*f));
+    } else if (k.Text(keyword, row.text(*f)) && row.given) {
+      *row.given(*f) = true;
+    }
+  }
 }
 
+void BindMoe(Keywords& k, study::MoeFlags* f) { BindRows(k, study::MoeFlagTable(), f); }
+
 void BindStrategy(Keywords& k, study::StrategyFlags* f) {
-  for (auto [name, field] : {std::pair{"tp", &f->tp}, {"pp", &f->pp}, {"dp", &f->dp}, {"cp", &f->cp}, {"ep", &f->ep},
-                             {"expert_tensor_parallel_size", &f->etp},
-                             {"vp", &f->vp}, {"micro_batch_size", &f->micro_batch}, {"recompute", &f->recompute},
-                             {"precision", &f->precision},
-                             {"num_layers_at_start_in_bf16", &f->bf16_layers_at_start},
-                             {"num_layers_at_end_in_bf16", &f->bf16_layers_at_end},
-                             {"decoder_first_pipeline_num_layers", &f->decoder_first_layers},
-                             {"decoder_last_pipeline_num_layers", &f->decoder_last_layers}}) {
-    k.Text(name, field);
-  }
-  // The flag's name, and the short one the module took first.
-  if (!k.Text("microbatch_group_size_per_virtual_pipeline_stage", &f->group_size)) {
-    k.Text("microbatch_group_size_per_vp_stage", &f->group_size);
-  }
-  for (auto [name, field] : {std::pair{"sequence_parallel", &f->sequence_parallel},
-                             {"distributed_optimizer", &f->distributed_optimizer},
-                             {"no_dp_overlap", &f->no_dp_overlap}, {"grad_reduce_in_bf16", &f->grad_reduce_in_bf16},
-                             {"tp_comm_overlap", &f->tp_comm_overlap},
-                             {"no_overlap_p2p_communication", &f->no_p2p_overlap},
-                             {"fp8_params", &f->fp8_params}, {"fp4_params", &f->fp4_params},
-                             {"account_for_embedding_in_pipeline_split", &f->account_for_embedding},
-                             {"account_for_loss_in_pipeline_split", &f->account_for_loss}}) {
-    k.Flag(name, field);
-  }
-  study::OptimizerFlags& o = f->optimizer;
-  k.Text("main_grads_dtype", &o.main_grads_dtype);
-  k.Text("main_params_dtype", &o.main_params_dtype);
-  k.Text("exp_avg_dtype", &o.exp_avg_dtype);
-  k.Text("exp_avg_sq_dtype", &o.exp_avg_sq_dtype);
-  o.data_parallel_sharding_given = k.Text("data_parallel_sharding", &o.data_parallel_sharding);
-  k.Text("fsdp_shard_group_size", &o.fsdp_shard_group_size);
-  BindMoe(k, &f->moe);
+  BindRows(k, study::StrategyFlagTable(), f);
+  // The short keyword the module took first, kept beside the flag's own.
+  k.Text("microbatch_group_size_per_vp_stage", &f->group_size);
 }
 
 // The job flags; `design`: traffic calls --network --design; `search`:

@@ -87,6 +87,16 @@ def test_estimate_iteration_overhead_is_a_run_input():
         railsim.estimate(iteration_overhead="61s", **ESTIMATE)
 
 
+def test_every_strategy_keyword_is_its_flags_name():
+    """Keywords come from the flags' table: the flag's own name works, and the module's first spelling too."""
+    job = dict(model="gpt3-175b", system="dgx-h100", gpus=1024, tp=8, pp=8, vp=2, micro_batch_size=1,
+               global_batch_size=1536)
+    by_flag = railsim.estimate(microbatch_group_size_per_virtual_pipeline_stage="16", **job)
+    assert by_flag == cli_json("estimate", *flags(microbatch_group_size_per_virtual_pipeline_stage="16", **job))
+    assert by_flag == railsim.estimate(microbatch_group_size_per_vp_stage="16", **job)
+    assert by_flag != railsim.estimate(**job)
+
+
 def test_estimate_cuda_graph_impl_is_a_run_input():
     """cuda_graph_impl= is --cuda-graph-impl: an eager run at tp 8 on GB200 is host-bound, a graphed one is not."""
     job = dict(model="llama3.1-8b", system="gb200-nvl72", gpus=72, tp=8, pp=1, micro_batch_size=1,

@@ -1,5 +1,6 @@
 // The strategy flags (--tp, --pp, --micro-batch-size, --recompute, ...) that
-// estimate, traffic and failures share (read by study/job_flags.h).
+// estimate, traffic and failures share, declared from study/flag_table.h's
+// rows (read by study/job_flags.h).
 #pragma once
 
 #include "railsim/study/job_flags.h"
@@ -20,19 +21,14 @@ using study::ParsePrecision;
 using study::ParseStrategy;
 using study::StrategyFlags;
 
-/// Declares --moe-alltoall, --moe-imbalance, --moe-max-domains, --moe-overlap,
-/// --moe-dispatch-precision.
+/// Declares the MoE rows of study::MoeFlagTable on `sub`.
 void AddMoeFlags(CLI::App* sub, MoeFlags* f);
 
-/// Declares --main-grads-dtype, --main-params-dtype, --exp-avg-dtype,
-/// --exp-avg-sq-dtype, --data-parallel-sharding and --fsdp-shard-group-size.
-/// Returns --data-parallel-sharding's option: the caller sets
-/// f->data_parallel_sharding_given from its count() after parsing.
-CLI::Option* AddOptimizerFlags(CLI::App* sub, OptimizerFlags* f);
-
-/// Declares the flags on `sub`; --tp, --pp and --micro-batch-size are
-/// required unless `optional` (a command whose job is optional). Returns
-/// --data-parallel-sharding's option (see AddOptimizerFlags).
+/// Declares every row of study::StrategyFlagTable on `sub`; --tp, --pp and
+/// --micro-batch-size are required unless `optional` (a command whose job is
+/// optional). Returns --data-parallel-sharding's option (its count() says
+/// whether it was given; the table's row also sets
+/// OptimizerFlags::data_parallel_sharding_given).
 CLI::Option* AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional = false);
 
 }  // namespace railsim::cli

@@ -1,0 +1,170 @@
+#include "railsim/study/flag_table.h"
+
+#include <algorithm>
+
+namespace railsim::study {
+namespace {
+
+template <typename F>
+FlagRow<F> Option(const char* flag, const char* help, std::string* (*text)(F&), bool show_default = true) {
+  FlagRow<F> row;
+  row.flag = flag;
+  row.help = help;
+  row.text = text;
+  row.show_default = show_default;
+  return row;
+}
+
+template <typename F>
+FlagRow<F> Switch(const char* flag, const char* help, bool* (*on)(F&)) {
+  FlagRow<F> row;
+  row.flag = flag;
+  row.help = help;
+  row.on = on;
+  row.show_default = false;
+  return row;
+}
+
+template <typename F>
+FlagRow<F> Required(FlagRow<F> row) {
+  row.required = true;
+  row.show_default = false;
+  return row;
+}
+
+template <typename F>
+FlagRow<F> Given(FlagRow<F> row, bool* (*given)(F&)) {
+  row.given = given;
+  return row;
+}
+
+using S = StrategyFlags;
+using M = MoeFlags;
+
+}  // namespace
+
+std::string KeywordOf(const std::string& flag) {
+  std::string keyword = flag.substr(flag.find_first_not_of('-'));
+  std::replace(keyword.begin(), keyword.end(), '-', '_');
+  return keyword;
+}
+
+const std::vector<FlagRow<MoeFlags>>& MoeFlagTable() {
+  static const std::vector<FlagRow<M>> rows = {
+      Option<M>("--moe-alltoall",
+                "MoE dispatch: forwarded (NIC once per HB domain reached, then NVLink), direct (any NIC to any "
+                "NIC) or auto (forwarded on Rail-only)",
+                [](M& f) { return &f.alltoall; }),
+      Option<M>("--moe-imbalance", "busiest expert rank's load over the mean (1 = balanced)",
+                [](M& f) { return &f.imbalance; }),
+      Option<M>("--moe-max-domains", "node-limited routing: HB domains each token may reach (DeepSeek-V3: 4), or any",
+                [](M& f) { return &f.max_domains; }),
+      Option<M>("--moe-dispatch-precision",
+                "MoE dispatch payload: bf16, or fp8 with one fp32 scale per 128 values (DeepEP, DeepSeek-V3); "
+                "the combine stays bf16",
+                [](M& f) { return &f.dispatch_precision; }),
+      Switch<M>("--moe-overlap", "run dispatch and combine behind the layer's compute of another micro-batch",
+                [](M& f) { return &f.overlap; }),
+  };
+  return rows;
+}
+
+const std::vector<FlagRow<StrategyFlags>>& StrategyFlagTable() {
+  static const std::vector<FlagRow<S>> rows = [] {
+    std::vector<FlagRow<S>> r = {
+        Required(Option<S>("--tp", "tensor-parallel degree", [](S& f) { return &f.tp; })),
+        Required(Option<S>("--pp", "pipeline-parallel degree", [](S& f) { return &f.pp; })),
+        Option<S>("--dp", "data-parallel degree (default N / (tp x pp x cp))", [](S& f) { return &f.dp; }, false),
+        Option<S>("--cp", "context-parallel degree", [](S& f) { return &f.cp; }),
+        Option<S>("--ep", "expert-parallel degree (MoE)", [](S& f) { return &f.ep; }),
+        Option<S>("--expert-tensor-parallel-size",
+                  "MoE: tensor-parallel degree of the routed experts, or tp (Megatron-Core's default); ep x this "
+                  "must divide tp x cp x dp (MoE parallel folding)",
+                  [](S& f) { return &f.etp; }),
+        Option<S>("--vp", "virtual pipeline stages per rank (1 = no interleaving)", [](S& f) { return &f.vp; }),
+        Option<S>("--microbatch-group-size-per-virtual-pipeline-stage",
+                  "with --vp > 1, micro-batches run through one virtual stage before the next (Megatron-Core's "
+                  "N, in [pp, micro-batches]; larger holds more warm-up activations, hides the wrap-around sends)",
+                  [](S& f) { return &f.group_size; }),
+        Switch<S>("--account-for-embedding-in-pipeline-split",
+                  "Megatron-Core's uneven split: the input embedding counts as one layer of the pipeline split "
+                  "(the first stage holds one transformer layer fewer)",
+                  [](S& f) { return &f.account_for_embedding; }),
+        Switch<S>("--account-for-loss-in-pipeline-split",
+                  "the same for the loss (the last stage holds one transformer layer fewer)",
+                  [](S& f) { return &f.account_for_loss; }),
+        Option<S>("--decoder-first-pipeline-num-layers",
+                  "transformer layers on the first pipeline stage; the middle stages share the rest evenly "
+                  "(Megatron-Core's uneven split)",
+                  [](S& f) { return &f.decoder_first_layers; }, false),
+        Option<S>("--decoder-last-pipeline-num-layers", "transformer layers on the last pipeline stage",
+                  [](S& f) { return &f.decoder_last_layers; }, false),
+        Required(Option<S>("--micro-batch-size", "sequences per micro-batch", [](S& f) { return &f.micro_batch; })),
+        Option<S>("--recompute", "none, selective or full", [](S& f) { return &f.recompute; }),
+        Switch<S>("--sequence-parallel", "sequence parallelism (with tp > 1)",
+                  [](S& f) { return &f.sequence_parallel; }),
+        Switch<S>("--distributed-optimizer", "shard optimizer states (ZeRO-1)",
+                  [](S& f) { return &f.distributed_optimizer; }),
+        Switch<S>("--no-dp-overlap", "do not overlap data-parallel communication with compute",
+                  [](S& f) { return &f.no_dp_overlap; }),
+        Switch<S>("--grad-reduce-in-bf16", "reduce gradients in 16-bit, not fp32",
+                  [](S& f) { return &f.grad_reduce_in_bf16; }),
+        Switch<S>("--tp-comm-overlap",
+                  "overlap the sequence-parallel all-gathers and reduce-scatters with the GEMMs (needs "
+                  "--sequence-parallel)",
+                  [](S& f) { return &f.tp_comm_overlap; }),
+        Switch<S>("--no-overlap-p2p-communication",
+                  "with --vp > 1, send between pipeline stages in the critical path instead of behind compute",
+                  [](S& f) { return &f.no_p2p_overlap; }),
+        Option<S>("--precision",
+                  "the transformer layers' GEMM format: bf16, fp8 (one scale per tensor), mxfp8 (FP8 with a scale "
+                  "per 32 values) or fp4 (NVFP4); mxfp8 and fp4 need Blackwell's block-scaled tensor cores",
+                  [](S& f) { return &f.precision; }),
+        Switch<S>("--fp8-params",
+                  "keep the weights only in FP8 (Megatron-Core's --fp8-param-gather: no 16-bit copy, 1-byte "
+                  "parameter all-gather); with --precision fp8 or mxfp8",
+                  [](S& f) { return &f.fp8_params; }),
+        Switch<S>("--fp4-params",
+                  "keep the weights only in NVFP4 (Megatron-Core's --fp4-param-gather); with --precision fp4",
+                  [](S& f) { return &f.fp4_params; }),
+        Option<S>("--num-layers-at-start-in-bf16",
+                  "transformer layers at the start kept in bf16 under a low precision (auto: none)",
+                  [](S& f) { return &f.bf16_layers_at_start; }),
+        Option<S>("--num-layers-at-end-in-bf16",
+                  "transformer layers at the end kept in bf16 under a low precision (auto: none; NVIDIA's NVFP4 "
+                  "recipe keeps about 15% of them, most at the end)",
+                  [](S& f) { return &f.bf16_layers_at_end; }),
+        Option<S>("--main-grads-dtype", "main-gradient buffer: fp32, bf16 or stack (the stack profile's)",
+                  [](S& f) { return &f.optimizer.main_grads_dtype; }),
+        Option<S>("--main-params-dtype", "master weights: fp32, fp16 (16-bit remainders of the fp32 master), none or stack",
+                  [](S& f) { return &f.optimizer.main_params_dtype; }),
+        Option<S>("--exp-avg-dtype", "Adam's first moment: fp32, bf16 or stack",
+                  [](S& f) { return &f.optimizer.exp_avg_dtype; }),
+        Option<S>("--exp-avg-sq-dtype", "Adam's second moment: fp32, bf16 or stack",
+                  [](S& f) { return &f.optimizer.exp_avg_sq_dtype; }),
+        Given<S>(Option<S>("--data-parallel-sharding",
+                        "shard over data-parallel ranks: optimizer (ZeRO-1), gradients (ZeRO-2) or full "
+                        "(ZeRO-3/FSDP)",
+                        [](S& f) { return &f.optimizer.data_parallel_sharding; }, false),
+              [](S& f) { return &f.optimizer.data_parallel_sharding_given; }),
+        Option<S>("--fsdp-shard-group-size",
+                  "hybrid sharding: shard within groups of this many data-parallel ranks, replicate across them "
+                  "(all = no replicas)",
+                  [](S& f) { return &f.optimizer.fsdp_shard_group_size; }),
+    };
+    // The MoE rows, reaching into the strategy's MoeFlags.
+    for (const FlagRow<M>& m : MoeFlagTable()) {
+      FlagRow<S> row;
+      row.flag = m.flag;
+      row.help = m.help;
+      row.show_default = m.show_default;
+      if (m.text) row.text = [text = m.text](S& f) { return text(f.moe); };
+      if (m.on) row.on = [on = m.on](S& f) { return on(f.moe); };
+      r.push_back(row);
+    }
+    return r;
+  }();
+  return rows;
+}
+
+}  // namespace railsim::study

@@ -1,0 +1,44 @@
+// The strategy and MoE flags as one table each: a row per flag with its
+// command-line spelling, its help text and where its text lands in the flag
+// struct. The CLI declares its options from these rows, the Python module
+// binds its keywords from them (the flag's name with '_' for '-'), and
+// FlagTableTest checks the CLI's --help, the module's keywords, the sweep's
+// keys and the docs against them, so a flag is written once.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "railsim/study/job_flags.h"
+
+namespace railsim::study {
+
+template <typename Flags>
+struct FlagRow {
+  const char* flag = "";  ///< "--micro-batch-size"
+  const char* help = "";
+  /// Where an option's text lands; empty for a switch.
+  std::function<std::string*(Flags&)> text;
+  /// Where a switch lands; empty for an option.
+  std::function<bool*(Flags&)> on;
+  /// Set when the option is given at all (even as ""); empty when nobody asks.
+  std::function<bool*(Flags&)> given;
+  /// Required unless the command's job is optional (--tp, --pp, --micro-batch-size).
+  bool required = false;
+  /// --help shows the default (the struct's initial text).
+  bool show_default = true;
+};
+
+/// The flag's name as a Python keyword or sweep key: "--micro-batch-size" ->
+/// "micro_batch_size".
+std::string KeywordOf(const std::string& flag);
+
+/// --moe-alltoall, --moe-imbalance, --moe-max-domains, --moe-dispatch-precision, --moe-overlap.
+const std::vector<FlagRow<MoeFlags>>& MoeFlagTable();
+
+/// Every flag of StrategyFlags: the degrees, micro-batching, recomputation,
+/// overlaps, precision, the optimizer's dtypes and sharding, and the MoE rows.
+const std::vector<FlagRow<StrategyFlags>>& StrategyFlagTable();
+
+}  // namespace railsim::study

@@ -1,0 +1,85 @@
+// The strategy flag table is the one place a strategy flag is written: the
+// CLI declares its rows, the Python module binds them as keywords, the sweep
+// takes them as keys and the docs list them. Checked here against the binary,
+// the sweep's key list and the docs pages.
+#include "railsim/study/flag_table.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "railsim/cli/run_binary_test_util.h"
+#include "railsim/spec/sweep_config.h"
+
+namespace railsim::study {
+namespace {
+
+std::string Page(const std::string& name) {
+  std::ifstream in(std::string(RAILSIM_SOURCE_DIR) + "/docs/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(FlagTableTest, KeywordsAreTheFlagsNames) {
+  EXPECT_EQ("micro_batch_size", KeywordOf("--micro-batch-size"));
+  EXPECT_EQ("microbatch_group_size_per_virtual_pipeline_stage",
+            KeywordOf("--microbatch-group-size-per-virtual-pipeline-stage"));
+  EXPECT_EQ("moe_overlap", KeywordOf("--moe-overlap"));
+}
+
+TEST(FlagTableTest, EveryRowLandsInItsOwnField) {
+  // Writing through every row's accessor reaches a field no other row
+  // reaches: two rows sharing a field would be one flag written twice.
+  StrategyFlags f;
+  std::set<const void*> fields;
+  for (const FlagRow<StrategyFlags>& row : StrategyFlagTable()) {
+    const void* field = row.text ? static_cast<const void*>(row.text(f)) : static_cast<const void*>(row.on(f));
+    EXPECT_TRUE(fields.insert(field).second) << row.flag << " shares its field with another row";
+    EXPECT_NE(nullptr, field) << row.flag;
+    EXPECT_NE(std::string(""), row.help) << row.flag;
+  }
+  EXPECT_EQ(StrategyFlagTable().size(), fields.size());
+}
+
+TEST(FlagTableTest, EveryCommandThatTakesAStrategyDeclaresEveryRow) {
+  for (const char* command : {"estimate", "traffic", "failures"}) {
+    const testutil::RunResult help = testutil::RunRailsim({command, "--help"});
+    ASSERT_EQ(0, help.status) << command;
+    for (const FlagRow<StrategyFlags>& row : StrategyFlagTable()) {
+      const bool listed = help.out.find(std::string("  ") + row.flag + " ") != std::string::npos ||
+                          help.out.find(std::string("  ") + row.flag + "\n") != std::string::npos;
+      EXPECT_TRUE(listed) << command << " --help lacks " << row.flag;
+    }
+  }
+}
+
+TEST(FlagTableTest, TheSweepTakesEveryRowAsAKeyOrSaysWhyNot) {
+  // Rows a sweep point does not take: a grid over them is not a study yet.
+  const std::set<std::string> not_swept = {
+      "microbatch_group_size_per_virtual_pipeline_stage", "main_grads_dtype", "main_params_dtype", "exp_avg_dtype",
+      "exp_avg_sq_dtype", "data_parallel_sharding", "fsdp_shard_group_size", "moe_dispatch_precision"};
+  const std::vector<std::string> keys = spec::SweepParamKeys(spec::SweepStudy::kEstimate);
+  for (const FlagRow<StrategyFlags>& row : StrategyFlagTable()) {
+    const std::string keyword = KeywordOf(row.flag);
+    const bool swept = std::find(keys.begin(), keys.end(), keyword) != keys.end();
+    EXPECT_NE(swept, not_swept.contains(keyword))
+        << keyword << (swept ? " is a sweep key: take it off the not-swept list" : " is no sweep key of estimate");
+  }
+}
+
+TEST(FlagTableTest, TheDocsListEveryRowOnEveryPageThatTakesIt) {
+  for (const char* page : {"estimate.md", "traffic.md", "failures.md"}) {
+    const std::string text = Page(page);
+    for (const FlagRow<StrategyFlags>& row : StrategyFlagTable()) {
+      EXPECT_NE(std::string::npos, text.find(std::string("`") + row.flag + "`")) << page << " lacks " << row.flag;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace railsim::study
