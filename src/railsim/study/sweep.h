@@ -1,5 +1,6 @@
 // The sweep study behind `railsim sweep`: one study (network, estimate,
-// search, alltoall) at every point of a spec::SweepConfig grid, on worker threads, on
+// search, alltoall, collective, failures, cluster or compare; spec::SweepStudy)
+// at every point of a spec::SweepConfig grid, on worker threads, on
 // one shard of the points, or fed by a distributor (MPI, study/sweep_mpi.h).
 //
 // Each point gives one SweepRow: its index, its parameters and the study's
