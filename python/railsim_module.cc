@@ -285,7 +285,7 @@ void BindRows(Keywords& k, const std::vector<study::FlagRow<Flags>>& table, Flag
     const std::string keyword = study::KeywordOf(row.flag);
     if (row.on) {
       k.Flag(keyword, row.on(*f));
-    } else if (k.Text(keyword, row.text(*f)) && row.given) {
+    } else if ((row.list ? k.List(keyword, row.text(*f)) : k.Text(keyword, row.text(*f))) && row.given) {
       *row.given(*f) = true;
     }
   }
@@ -303,22 +303,7 @@ void BindStrategy(Keywords& k, study::StrategyFlags* f) {
 // gpus_per_domain may be a list (search tries each).
 void BindJob(Keywords& k, study::JobFlags* f, bool design, bool search = false) {
   BindModel(k, &f->model);
-  k.Text("system", &f->system);
-  k.Text("gpus", &f->gpus);
-  k.Text("global_batch_size", &f->global_batch);
-  k.Text(design ? "design" : "network", &f->network);
-  for (auto [name, field] : {std::pair{"hb_size", &f->hb_size}, {"attention", &f->attention},
-                             {"cuda_graph_impl", &f->cuda_graph_impl}, {"stack", &f->stack},
-                             {"iteration_overhead", &f->iteration_overhead},
-                             {"radix", &f->radix}, {"oversubscription", &f->oversubscription},
-                             {"placement", &f->placement}}) {
-    k.Text(name, field);
-  }
-  if (search) {
-    k.List("gpus_per_domain", &f->gpus_per_domain);
-  } else {
-    k.Text("gpus_per_domain", &f->gpus_per_domain);
-  }
+  BindRows(k, study::JobFlagTable(design, search), f);
 }
 
 py::object Estimate(const py::args& args, const py::kwargs& kwargs) {

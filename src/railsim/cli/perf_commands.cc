@@ -9,6 +9,7 @@
 
 #include "railsim/cli/commands.h"
 #include "railsim/cli/flags.h"
+#include "railsim/cli/flag_rows.h"
 #include "railsim/cli/model_flags.h"
 #include "railsim/cli/strategy_flags.h"
 #include "railsim/core/error.h"
@@ -42,39 +43,7 @@ struct JobFlags {
 void AddJobFlags(CLI::App* sub, JobFlags* flags, bool design_flag = false) {
   study::JobFlags* f = &flags->job;
   AddModelFlags(sub, &f->model, "the model", true);
-  sub->add_option("--system", f->system, "system preset or JSON file")->required();
-  sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
-  sub->add_option("--global-batch-size", f->global_batch, "sequences per iteration")->required();
-  if (design_flag) {
-    sub->add_option("--design,--network", f->network, "rail-optimized, rail-only or fat-tree")->capture_default_str();
-  } else {
-    sub->add_option("--network,--design", f->network, "rail-only, rail-optimized or ideal (one HB domain, K = N)")
-        ->capture_default_str();
-  }
-  sub->add_option("--placement", f->placement,
-                  "rank order fastest first (tp-cp-ep-dp-pp is Megatron's; e.g. dp-tp-pp) or a placement JSON file")
-      ->capture_default_str();
-  sub->add_option("--hb-size", f->hb_size, "override the system's HB domain size K (what-if)");
-  sub->add_option("--gpus-per-domain", f->gpus_per_domain,
-                  "the job uses N GPUs of each HB domain (default: all K); --gpus is a multiple of N, the domains "
-                  "and the network are built whole, the other K - N GPUs of each domain stay idle");
-  sub->add_option("--attention", f->attention, "flash, classic (materialised softmax) or stack (the stack's)")
-      ->capture_default_str();
-  sub->add_option("--cuda-graph-impl", f->cuda_graph_impl,
-                  "none (eager: a layer's pass is no faster than the host issues its kernels, the system's "
-                  "host_launch), local or transformer_engine (captured layers); not given: the host keeps up");
-  sub->add_option("--stack", f->stack,
-                  "software stack profile: megatron-2021, megatron-core, nemo, torchtitan or fsdp (its attention, "
-                  "overlaps, optimizer defaults and fixed costs; flags given override them)")
-      ->capture_default_str();
-  sub->add_option("--iteration-overhead", f->iteration_overhead,
-                  "the run's fixed cost per iteration (logging, timers, data loading), e.g. 227ms for Megatron-LM's "
-                  "functional tests (default: the stack's, else the system's; the presets' is none, as production "
-                  "runs at scale show)");
-  sub->add_option("--radix", f->radix,
-                  "switch radix of the NIC network timed (default 64, larger if 64 needs over three tiers)");
-  sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio of the NIC network")
-      ->capture_default_str();
+  AddFlagRows(sub, study::JobFlagTable(design_flag, false), f);
   sub->add_option("--format", flags->format,
                   design_flag ? "table or json"
                               : "table, json, megatron-args or nemo-overrides (the strategy as launcher flags; "

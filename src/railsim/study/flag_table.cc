@@ -38,8 +38,15 @@ FlagRow<F> Given(FlagRow<F> row, bool* (*given)(F&)) {
   return row;
 }
 
+template <typename F>
+FlagRow<F> Alias(FlagRow<F> row, const char* alias) {
+  row.alias = alias;
+  return row;
+}
+
 using S = StrategyFlags;
 using M = MoeFlags;
+using J = JobFlags;
 
 }  // namespace
 
@@ -67,6 +74,54 @@ const std::vector<FlagRow<MoeFlags>>& MoeFlagTable() {
                 [](M& f) { return &f.overlap; }),
   };
   return rows;
+}
+
+const std::vector<FlagRow<JobFlags>>& JobFlagTable(bool design, bool search) {
+  auto table = [](bool design, bool search) {
+    std::vector<FlagRow<J>> r = {
+        Required(Option<J>("--system", "system preset or JSON file", [](J& f) { return &f.system; })),
+        Required(Option<J>("--gpus", "total GPUs N", [](J& f) { return &f.gpus; })),
+        Required(Option<J>("--global-batch-size", "sequences per iteration", [](J& f) { return &f.global_batch; })),
+        design ? Alias(Option<J>("--design", "rail-optimized, rail-only or fat-tree", [](J& f) { return &f.network; }),
+                       "--network")
+               : Alias(Option<J>("--network", "rail-only, rail-optimized or ideal (one HB domain, K = N)",
+                                 [](J& f) { return &f.network; }),
+                       "--design"),
+        Option<J>("--placement",
+                  "rank order fastest first (tp-cp-ep-dp-pp is Megatron's; e.g. dp-tp-pp) or a placement JSON file",
+                  [](J& f) { return &f.placement; }),
+        Option<J>("--hb-size", "override the system's HB domain size K (what-if)", [](J& f) { return &f.hb_size; },
+                  false),
+        Option<J>("--gpus-per-domain",
+                  "the job uses N GPUs of each HB domain (default: all K); --gpus is a multiple of N, the domains "
+                  "and the network are built whole, the other K - N GPUs of each domain stay idle",
+                  [](J& f) { return &f.gpus_per_domain; }, false),
+        Option<J>("--attention", "flash, classic (materialised softmax) or stack (the stack's)",
+                  [](J& f) { return &f.attention; }),
+        Option<J>("--cuda-graph-impl",
+                  "none (eager: a layer's pass is no faster than the host issues its kernels, the system's "
+                  "host_launch), local or transformer_engine (captured layers); not given: the host keeps up",
+                  [](J& f) { return &f.cuda_graph_impl; }, false),
+        Option<J>("--stack",
+                  "software stack profile: megatron-2021, megatron-core, nemo, torchtitan or fsdp (its attention, "
+                  "overlaps, optimizer defaults and fixed costs; flags given override them)",
+                  [](J& f) { return &f.stack; }),
+        Option<J>("--iteration-overhead",
+                  "the run's fixed cost per iteration (logging, timers, data loading), e.g. 227ms for Megatron-LM's "
+                  "functional tests (default: the stack's, else the system's; the presets' is none, as production "
+                  "runs at scale show)",
+                  [](J& f) { return &f.iteration_overhead; }, false),
+        Option<J>("--radix", "switch radix of the NIC network timed (default 64, larger if 64 needs over three tiers)",
+                  [](J& f) { return &f.radix; }, false),
+        Option<J>("--oversubscription", "leaf down:up ratio of the NIC network",
+                  [](J& f) { return &f.oversubscription; }),
+    };
+    for (FlagRow<J>& row : r) row.list = search && std::string(row.flag) == "--gpus-per-domain";
+    return r;
+  };
+  static const std::vector<FlagRow<J>> tables[2][2] = {{table(false, false), table(false, true)},
+                                                        {table(true, false), table(true, true)}};
+  return tables[design][search];
 }
 
 const std::vector<FlagRow<StrategyFlags>>& StrategyFlagTable() {

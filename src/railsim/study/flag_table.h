@@ -1,4 +1,4 @@
-// The strategy and MoE flags as one table each: a row per flag with its
+// The job, strategy and MoE flags as one table each: a row per flag with its
 // command-line spelling, its help text and where its text lands in the flag
 // struct. The CLI declares its options from these rows, the Python module
 // binds its keywords from them (the flag's name with '_' for '-'), and
@@ -17,6 +17,7 @@ namespace railsim::study {
 template <typename Flags>
 struct FlagRow {
   const char* flag = "";  ///< "--micro-batch-size"
+  const char* alias = nullptr;  ///< a second spelling the CLI also takes ("--design" for "--network")
   const char* help = "";
   /// Where an option's text lands; empty for a switch.
   std::function<std::string*(Flags&)> text;
@@ -28,6 +29,8 @@ struct FlagRow {
   bool required = false;
   /// --help shows the default (the struct's initial text).
   bool show_default = true;
+  /// The Python keyword takes a list (joined with commas into the text).
+  bool list = false;
 };
 
 /// The flag's name as a Python keyword or sweep key: "--micro-batch-size" ->
@@ -36,6 +39,14 @@ std::string KeywordOf(const std::string& flag);
 
 /// --moe-alltoall, --moe-imbalance, --moe-max-domains, --moe-dispatch-precision, --moe-overlap.
 const std::vector<FlagRow<MoeFlags>>& MoeFlagTable();
+
+/// The job and its cluster (estimate, search, traffic): --system, --gpus,
+/// --global-batch-size, the network (traffic: --design, the built network
+/// whose links carry the bytes), --placement, --hb-size, --gpus-per-domain
+/// (`search`: a list), --attention, --cuda-graph-impl, --stack,
+/// --iteration-overhead, --radix, --oversubscription. Not the model's flags
+/// (ModelFlags, declared with each command's own help).
+const std::vector<FlagRow<JobFlags>>& JobFlagTable(bool design, bool search);
 
 /// Every flag of StrategyFlags: the degrees, micro-batching, recomputation,
 /// overlaps, precision, the optimizer's dtypes and sharding, and the MoE rows.

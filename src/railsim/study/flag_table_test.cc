@@ -81,5 +81,29 @@ TEST(FlagTableTest, TheDocsListEveryRowOnEveryPageThatTakesIt) {
   }
 }
 
+TEST(FlagTableTest, TheJobsRowsAreDeclaredSweptAndDocumented) {
+  struct Command {
+    const char* name;
+    bool design, search;
+    spec::SweepStudy study;
+  };
+  for (const Command& c : {Command{"estimate", false, false, spec::SweepStudy::kEstimate},
+                           Command{"search", false, true, spec::SweepStudy::kSearch},
+                           Command{"traffic", true, false, spec::SweepStudy::kEstimate}}) {
+    const testutil::RunResult help = testutil::RunRailsim({c.name, "--help"});
+    ASSERT_EQ(0, help.status) << c.name;
+    const std::string page = Page(std::string(c.name) + ".md");
+    const std::vector<std::string> keys = spec::SweepParamKeys(c.study);
+    for (const FlagRow<JobFlags>& row : JobFlagTable(c.design, c.search)) {
+      EXPECT_NE(std::string::npos, help.out.find(std::string("  ") + row.flag)) << c.name << " lacks " << row.flag;
+      EXPECT_NE(std::string::npos, page.find(std::string("`") + row.flag + "`")) << c.name << ".md lacks " << row.flag;
+      // traffic's --design is the built network, which no sweep study has.
+      if (c.design && std::string(row.flag) == "--design") continue;
+      EXPECT_NE(keys.end(), std::find(keys.begin(), keys.end(), KeywordOf(row.flag)))
+          << KeywordOf(row.flag) << " is no sweep key of " << spec::SweepStudyName(c.study);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace railsim::study
