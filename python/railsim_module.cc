@@ -331,15 +331,7 @@ py::object Search(const py::args& args, const py::kwargs& kwargs) {
   k.Flag("document", &document, "document");
   k.Flag("timing", &timing);
   BindJob(k, &job, false, true);
-  for (auto [name, field] : {std::pair{"top", &search.top}, {"threads", &search.threads},
-                             {"max_strategies", &search.max_strategies}, {"precision", &search.precision},
-                             {"allow_idle_gpus", &search.allow_idle},
-                             {"expert_tensor_parallel_size", &search.etp}}) {
-    k.Text(name, field);
-  }
-  k.Flag("no_tp_comm_overlap", &search.no_tp_comm_overlap);
-  k.Flag("explore_optimizer", &search.explore_optimizer);
-  BindMoe(k, &search.moe);
+  BindRows(k, study::SearchFlagTable(), &search);
   k.Finish();
   py::object out = RunReleased([&] {
     const std::vector<study::Job> jobs = study::ParseSearchJobs(job);

@@ -40,10 +40,10 @@ struct JobFlags {
 
 // `network_flag`: --network (what estimate and search time), or --design
 // (traffic: the built network whose links carry the bytes).
-void AddJobFlags(CLI::App* sub, JobFlags* flags, bool design_flag = false) {
+void AddJobFlags(CLI::App* sub, JobFlags* flags, bool design_flag = false, bool search = false) {
   study::JobFlags* f = &flags->job;
   AddModelFlags(sub, &f->model, "the model", true);
-  AddFlagRows(sub, study::JobFlagTable(design_flag, false), f);
+  AddFlagRows(sub, study::JobFlagTable(design_flag, search), f);
   sub->add_option("--format", flags->format,
                   design_flag ? "table or json"
                               : "table, json, megatron-args or nemo-overrides (the strategy as launcher flags; "
@@ -173,32 +173,10 @@ Action SetupSearch(CLI::App* sub) {
   };
   auto f = std::make_shared<Flags>();
   study::SearchFlags* s = &f->search;
-  AddJobFlags(sub, &f->job);
-  sub->add_option("--top", s->top, "how many of the best strategies to print")->capture_default_str();
-  sub->add_option("--threads", s->threads, "worker threads (default: all cores)");
-  sub->add_option("--max-strategies", s->max_strategies, "refuse searches larger than this")
-      ->capture_default_str();
-  sub->add_option("--precision", s->precision, "GEMM precision to explore: bf16, fp8, mxfp8, fp4 or any (every one the GPU runs)")
-      ->capture_default_str();
-  sub->add_flag("--no-tp-comm-overlap", s->no_tp_comm_overlap,
-                "sequence-parallel strategies without TP-communication overlap (frameworks without it)");
-  sub->add_flag("--explore-optimizer", s->explore_optimizer,
-                "also try every data-parallel sharding (ZeRO-0 to 3) and optimizer precision (main grads, "
-                "master weights, Adam moments)");
-  AddMoeFlags(sub, &s->moe);
-  sub->add_option("--expert-tensor-parallel-size", s->etp,
-                  "MoE: expert tensor-parallel degrees to try: any (tp and 1), tp (Megatron-Core's default) or one "
-                  "degree; ep ranges over tp x cp x dp (MoE parallel folding)")
-      ->capture_default_str();
-  sub->add_option("--allow-idle-gpus", s->allow_idle,
-                  "also search layouts that leave up to this many GPUs idle (whole HB domains), reporting how many")
-      ->capture_default_str();
+  AddJobFlags(sub, &f->job, false, true);
+  AddFlagRows(sub, study::SearchFlagTable(), s);
   sub->add_flag("--timing", f->timing,
                 "JSON: add elapsed_s and threads (they differ run to run; without them the output is deterministic)");
-  sub->get_option("--gpus-per-domain")
-      ->description("the job uses N GPUs of each HB domain (default: all K), or tries several: a list (64,16) or "
-                    "auto (the whole domain and Slurm segments of 64, 16 and 4 GPUs); --gpus is a multiple of N, the "
-                    "domains and the network are built whole");
   return [f]() {
     Output out = ParseOutput(f->job.format, true, true);
     const std::vector<study::Job> jobs = study::ParseSearchJobs(f->job.job);

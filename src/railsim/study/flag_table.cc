@@ -44,9 +44,22 @@ FlagRow<F> Alias(FlagRow<F> row, const char* alias) {
   return row;
 }
 
+// `inner`'s row as a row of the struct that holds an M at `holder`.
+template <typename F>
+FlagRow<F> Nested(const FlagRow<MoeFlags>& inner, MoeFlags* (*holder)(F&)) {
+  FlagRow<F> row;
+  row.flag = inner.flag;
+  row.help = inner.help;
+  row.show_default = inner.show_default;
+  if (inner.text) row.text = [text = inner.text, holder](F& f) { return text(*holder(f)); };
+  if (inner.on) row.on = [on = inner.on, holder](F& f) { return on(*holder(f)); };
+  return row;
+}
+
 using S = StrategyFlags;
 using M = MoeFlags;
 using J = JobFlags;
+using Q = SearchFlags;
 
 }  // namespace
 
@@ -116,12 +129,48 @@ const std::vector<FlagRow<JobFlags>>& JobFlagTable(bool design, bool search) {
         Option<J>("--oversubscription", "leaf down:up ratio of the NIC network",
                   [](J& f) { return &f.oversubscription; }),
     };
-    for (FlagRow<J>& row : r) row.list = search && std::string(row.flag) == "--gpus-per-domain";
+    for (FlagRow<J>& row : r) {
+      if (!search || std::string(row.flag) != "--gpus-per-domain") continue;
+      row.list = true;
+      row.help = "the job uses N GPUs of each HB domain (default: all K), or tries several: a list (64,16) or "
+                 "auto (the whole domain and Slurm segments of 64, 16 and 4 GPUs); --gpus is a multiple of N, the "
+                 "domains and the network are built whole";
+    }
     return r;
   };
   static const std::vector<FlagRow<J>> tables[2][2] = {{table(false, false), table(false, true)},
                                                         {table(true, false), table(true, true)}};
   return tables[design][search];
+}
+
+const std::vector<FlagRow<SearchFlags>>& SearchFlagTable() {
+  static const std::vector<FlagRow<Q>> rows = [] {
+    std::vector<FlagRow<Q>> r = {
+        Option<Q>("--top", "how many of the best strategies to print", [](Q& f) { return &f.top; }),
+        Option<Q>("--threads", "worker threads (default: all cores)", [](Q& f) { return &f.threads; }, false),
+        Option<Q>("--max-strategies", "refuse searches larger than this", [](Q& f) { return &f.max_strategies; }),
+        Option<Q>("--precision", "GEMM precision to explore: bf16, fp8, mxfp8, fp4 or any (every one the GPU runs)",
+                  [](Q& f) { return &f.precision; }),
+        Switch<Q>("--no-tp-comm-overlap",
+                  "sequence-parallel strategies without TP-communication overlap (frameworks without it)",
+                  [](Q& f) { return &f.no_tp_comm_overlap; }),
+        Switch<Q>("--explore-optimizer",
+                  "also try every data-parallel sharding (ZeRO-0 to 3) and optimizer precision (main grads, "
+                  "master weights, Adam moments)",
+                  [](Q& f) { return &f.explore_optimizer; }),
+    };
+    for (const FlagRow<M>& m : MoeFlagTable()) r.push_back(Nested<Q>(m, [](Q& f) { return &f.moe; }));
+    r.push_back(Option<Q>("--expert-tensor-parallel-size",
+                          "MoE: expert tensor-parallel degrees to try: any (tp and 1), tp (Megatron-Core's default) "
+                          "or one degree; ep ranges over tp x cp x dp (MoE parallel folding)",
+                          [](Q& f) { return &f.etp; }));
+    r.push_back(Option<Q>("--allow-idle-gpus",
+                          "also search layouts that leave up to this many GPUs idle (whole HB domains), reporting "
+                          "how many",
+                          [](Q& f) { return &f.allow_idle; }));
+    return r;
+  }();
+  return rows;
 }
 
 const std::vector<FlagRow<StrategyFlags>>& StrategyFlagTable() {
@@ -207,16 +256,7 @@ const std::vector<FlagRow<StrategyFlags>>& StrategyFlagTable() {
                   "(all = no replicas)",
                   [](S& f) { return &f.optimizer.fsdp_shard_group_size; }),
     };
-    // The MoE rows, reaching into the strategy's MoeFlags.
-    for (const FlagRow<M>& m : MoeFlagTable()) {
-      FlagRow<S> row;
-      row.flag = m.flag;
-      row.help = m.help;
-      row.show_default = m.show_default;
-      if (m.text) row.text = [text = m.text](S& f) { return text(f.moe); };
-      if (m.on) row.on = [on = m.on](S& f) { return on(f.moe); };
-      r.push_back(row);
-    }
+    for (const FlagRow<M>& m : MoeFlagTable()) r.push_back(Nested<S>(m, [](S& f) { return &f.moe; }));
     return r;
   }();
   return rows;

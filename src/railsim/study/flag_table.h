@@ -1,4 +1,4 @@
-// The job, strategy and MoE flags as one table each: a row per flag with its
+// The job, strategy, search and MoE flags as one table each: a row per flag with its
 // command-line spelling, its help text and where its text lands in the flag
 // struct. The CLI declares its options from these rows, the Python module
 // binds its keywords from them (the flag's name with '_' for '-'), and
@@ -47,6 +47,11 @@ const std::vector<FlagRow<MoeFlags>>& MoeFlagTable();
 /// --iteration-overhead, --radix, --oversubscription. Not the model's flags
 /// (ModelFlags, declared with each command's own help).
 const std::vector<FlagRow<JobFlags>>& JobFlagTable(bool design, bool search);
+
+/// search's own flags: --top, --threads, --max-strategies, --precision (a
+/// list to explore), --no-tp-comm-overlap, --explore-optimizer, the MoE rows,
+/// --expert-tensor-parallel-size (degrees to try), --allow-idle-gpus.
+const std::vector<FlagRow<SearchFlags>>& SearchFlagTable();
 
 /// Every flag of StrategyFlags: the degrees, micro-batching, recomputation,
 /// overlaps, precision, the optimizer's dtypes and sharding, and the MoE rows.

@@ -105,5 +105,22 @@ TEST(FlagTableTest, TheJobsRowsAreDeclaredSweptAndDocumented) {
   }
 }
 
+TEST(FlagTableTest, SearchsOwnRowsAreDeclaredSweptAndDocumented) {
+  // A sweep point runs one search on one thread and keeps its best strategy.
+  const std::set<std::string> not_swept = {"top", "threads", "explore_optimizer", "moe_dispatch_precision"};
+  const testutil::RunResult help = testutil::RunRailsim({"search", "--help"});
+  ASSERT_EQ(0, help.status);
+  const std::string page = Page("search.md");
+  const std::vector<std::string> keys = spec::SweepParamKeys(spec::SweepStudy::kSearch);
+  for (const FlagRow<SearchFlags>& row : SearchFlagTable()) {
+    EXPECT_NE(std::string::npos, help.out.find(std::string("  ") + row.flag)) << "search lacks " << row.flag;
+    EXPECT_NE(std::string::npos, page.find(std::string("`") + row.flag + "`")) << "search.md lacks " << row.flag;
+    const std::string keyword = KeywordOf(row.flag);
+    const bool swept = std::find(keys.begin(), keys.end(), keyword) != keys.end();
+    EXPECT_NE(swept, not_swept.contains(keyword))
+        << keyword << (swept ? " is a sweep key: take it off the not-swept list" : " is no sweep key of search");
+  }
+}
+
 }  // namespace
 }  // namespace railsim::study
