@@ -3,7 +3,8 @@
 // output line it shows must appear in what the command prints, in order.
 // Words and punctuation match exactly; numbers match within 1% or one unit
 // of their last printed digit, so a page goes stale when a figure moves, not
-// when a last digit does. A line "..." stands for lines left out. Commands run
+// when a last digit does. A line "..." stands for lines left out (pages leave
+// out what differs run to run: elapsed times, thread counts). Commands run
 // in a fresh directory where tests/, examples/ and presets/ are the
 // repository's, so pages name files as a user in a checkout does.
 #include <dirent.h>
