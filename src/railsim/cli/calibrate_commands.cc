@@ -10,7 +10,7 @@
 #include "railsim/core/file.h"
 #include "railsim/report/calibrate_report.h"
 #include "railsim/spec/presets.h"
-#include "railsim/study/calibrate.h"
+#include "railsim/calibrate/calibrate.h"
 
 namespace railsim::cli {
 namespace {
@@ -34,17 +34,17 @@ Action SetupCalibrate(CLI::App* sub) {
   sub->add_option("--format", f->format, "table or json")->capture_default_str();
   return [f]() {
     Format format = ParseFormatFlag(f->format, false);
-    study::CalibrationOptions o;
-    o.holdout = ParseNumberFlag("--holdout", f->holdout, 0, study::kMaxHoldout);
+    calibrate::CalibrationOptions o;
+    o.holdout = ParseNumberFlag("--holdout", f->holdout, 0, calibrate::kMaxHoldout);
     spec::SystemSpec base = spec::LoadSystem(f->system, "--system");
-    std::vector<study::NcclTestsRun> runs;
+    std::vector<calibrate::NcclTestsRun> runs;
     for (const std::string& path : f->nccl_tests) {
-      std::vector<study::NcclTestsRun> more = study::ReadNcclTests(path, "--nccl-tests");
+      std::vector<calibrate::NcclTestsRun> more = calibrate::ReadNcclTests(path, "--nccl-tests");
       runs.insert(runs.end(), more.begin(), more.end());
     }
-    std::vector<study::StepRun> steps;
-    if (!f->steps.empty()) steps = study::ReadSteps(f->steps, "--steps");
-    study::CalibrationResult r = study::Calibrate(base, runs, steps, o);
+    std::vector<calibrate::StepRun> steps;
+    if (!f->steps.empty()) steps = calibrate::ReadSteps(f->steps, "--steps");
+    calibrate::CalibrationResult r = calibrate::Calibrate(base, runs, steps, o);
     if (!f->out.empty()) WriteTextFile(f->out, spec::SystemToJson(r.system), "--out");
     std::string text = format == Format::kJson ? report::CalibrateJson(r) : report::CalibrateTable(r);
     if (format == Format::kTable && !f->out.empty() && CheckOutputPath(f->out, "--out").kind != OutputKind::kStdout) {

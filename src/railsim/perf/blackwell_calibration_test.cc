@@ -7,7 +7,7 @@
 //  - BlackwellRefitTest (RAILSIM_FIT=1 only) re-derives the presets' fitted
 //    values: per die, the FP8 and NVFP4 GEMM efficiencies and the MoE layer
 //    overhead, least squares on log(predicted / measured) over the rows
-//    testutil::IsBlackwellFitRow names (study::FitLeastSquares).
+//    testutil::IsBlackwellFitRow names (calibrate::FitLeastSquares).
 // The BF16 GEMM efficiency has no BF16 row to be fitted on: it is the FP8
 // one times the H100 fit's BF16 / FP8 ratio (0.6491 / 0.539). The attention
 // rate, fixed costs and straggler jitter stay the H100 fit's.
@@ -22,7 +22,7 @@
 
 #include "railsim/perf/blackwell_rows_test_util.h"
 #include "railsim/spec/presets.h"
-#include "railsim/study/least_squares.h"
+#include "railsim/calibrate/least_squares.h"
 
 namespace railsim::testutil {
 namespace {
@@ -129,9 +129,9 @@ TEST(BlackwellRefitTest, GemmEfficienciesAndMoeOverhead) {
     }
     return out;
   };
-  study::Bounds bounds{{0.2, 0.1, 0, 0.2, 0.1, 0}, {0.95, 0.95, 5e-3, 0.95, 0.95, 5e-3}};
+  calibrate::Bounds bounds{{0.2, 0.1, 0, 0.2, 0.1, 0}, {0.95, 0.95, 5e-3, 0.95, 0.95, 5e-3}};
   const std::vector<double> x =
-      study::FitLeastSquares(residuals, {{0.54, 0.54, 0.2e-3, 0.54, 0.54, 0.2e-3}}, bounds);
+      calibrate::FitLeastSquares(residuals, {{0.54, 0.54, 0.2e-3, 0.54, 0.54, 0.2e-3}}, bounds);
   for (size_t d = 0; d < dies.size(); ++d) {
     std::printf("%s: fp8 and mxfp8 %.4f, fp4 %.4f, MoE layer overhead %.1f us (BF16 %.4f)\n", dies[d].name,
                 x[3 * d], x[3 * d + 1], 1e6 * x[3 * d + 2], x[3 * d] * 0.6491 / 0.539);

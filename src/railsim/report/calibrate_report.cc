@@ -9,22 +9,22 @@
 namespace railsim::report {
 namespace {
 
-std::string Value(const study::FittedParameter& p, double v) {
+std::string Value(const calibrate::FittedParameter& p, double v) {
   return p.seconds ? units::FormatDuration(v) : fmt::format("{:.4g}", v);
 }
 
 // The status, and "at bound" after a status that does not say it (as the
 // notes name it).
-std::string Status(const study::FittedParameter& p) {
-  std::string s = study::ParamStatusName(p.status);
-  const bool named = p.status != study::ParamStatus::kAtBound && p.status != study::ParamStatus::kNotConstrained &&
-                     p.status != study::ParamStatus::kKept;
+std::string Status(const calibrate::FittedParameter& p) {
+  std::string s = calibrate::ParamStatusName(p.status);
+  const bool named = p.status != calibrate::ParamStatus::kAtBound && p.status != calibrate::ParamStatus::kNotConstrained &&
+                     p.status != calibrate::ParamStatus::kKept;
   return p.at_bound && named ? s + "; at bound" : s;
 }
 
 std::string Signed(double fraction) { return fmt::format("{:+.1f}%", 100 * fraction); }
 
-std::string SummaryLine(const char* what, const study::ErrorSummary& fit, const study::ErrorSummary& held) {
+std::string SummaryLine(const char* what, const calibrate::ErrorSummary& fit, const calibrate::ErrorSummary& held) {
   if (fit.rows == 0) return fmt::format("{}: not fitted\n", what);
   std::string line = fmt::format("{}: {} fitted rows, mean error {}, worst {}", what, fit.rows, Percent(fit.mean_abs),
                                  Percent(fit.worst));
@@ -35,7 +35,7 @@ std::string SummaryLine(const char* what, const study::ErrorSummary& fit, const 
   return line + "\n";
 }
 
-Json SummaryObject(const study::ErrorSummary& s) {
+Json SummaryObject(const calibrate::ErrorSummary& s) {
   Json j;
   j["rows"] = s.rows;
   j["mean_abs_error"] = s.mean_abs;
@@ -45,7 +45,7 @@ Json SummaryObject(const study::ErrorSummary& s) {
 
 }  // namespace
 
-std::string CalibrateTable(const study::CalibrationResult& r) {
+std::string CalibrateTable(const calibrate::CalibrationResult& r) {
   std::string out = fmt::format("railsim calibrate: {} (seed {}, {} of {} rows held out)\n\n", r.system.name, r.seed,
                                 r.held_out_rows(), r.rows.size());
   TextTable params;
@@ -55,7 +55,7 @@ std::string CalibrateTable(const study::CalibrationResult& r) {
   params.AddColumn("bounds");
   params.AddColumn("rows");
   params.AddColumn("status", TextTable::Align::kLeft);
-  for (const study::FittedParameter& p : r.parameters) {
+  for (const calibrate::FittedParameter& p : r.parameters) {
     const std::string bounds = fmt::format("[{}, {}]", Value(p, p.lo), Value(p, p.hi));
     params.AddRow({p.key, Value(p, p.before), Value(p, p.after), bounds, std::to_string(p.rows), Status(p)});
   }
@@ -68,7 +68,7 @@ std::string CalibrateTable(const study::CalibrationResult& r) {
   rows.AddColumn("before");
   rows.AddColumn("predicted");
   rows.AddColumn("error");
-  for (const study::CalibrationRow& row : r.rows) {
+  for (const calibrate::CalibrationRow& row : r.rows) {
     rows.AddRow({row.label, row.source, row.held_out ? "held out" : "fitted", Seconds(row.measured_s),
                  Seconds(row.before_s), Seconds(row.predicted_s), Signed(row.error())});
   }
@@ -84,11 +84,11 @@ std::string CalibrateTable(const study::CalibrationResult& r) {
   return out;
 }
 
-std::string CalibrateJson(const study::CalibrationResult& r) {
+std::string CalibrateJson(const calibrate::CalibrationResult& r) {
   Json j;
   j["system"] = Json::parse(spec::SystemToJson(r.system));
   Json params = Json::array();
-  for (const study::FittedParameter& p : r.parameters) {
+  for (const calibrate::FittedParameter& p : r.parameters) {
     Json o;
     o["key"] = p.key;
     o["unit"] = p.seconds ? "s" : "";
@@ -97,7 +97,7 @@ std::string CalibrateJson(const study::CalibrationResult& r) {
     o["lower_bound"] = p.lo;
     o["upper_bound"] = p.hi;
     o["fitted"] = p.fitted;
-    o["status"] = study::ParamStatusName(p.status);
+    o["status"] = calibrate::ParamStatusName(p.status);
     o["at_bound"] = p.at_bound;
     o["rows"] = p.rows;
     o["provenance"] = p.provenance;
@@ -105,9 +105,9 @@ std::string CalibrateJson(const study::CalibrationResult& r) {
   }
   j["parameters"] = params;
   Json rows = Json::array();
-  for (const study::CalibrationRow& row : r.rows) {
+  for (const calibrate::CalibrationRow& row : r.rows) {
     Json o;
-    o["kind"] = row.kind == study::RowKind::kCollective ? "collective" : "step";
+    o["kind"] = row.kind == calibrate::RowKind::kCollective ? "collective" : "step";
     o["label"] = row.label;
     o["source"] = row.source;
     o["held_out"] = row.held_out;

@@ -5,15 +5,15 @@
 
 #include <string>
 
-#include "railsim/study/calibrate.h"
+#include "railsim/calibrate/calibrate.h"
 
 namespace railsim::report {
 
 /// The terminal form.
-std::string CalibrateTable(const study::CalibrationResult& r);
+std::string CalibrateTable(const calibrate::CalibrationResult& r);
 
 /// One JSON document: "system" (the calibrated system file's content),
 /// "parameters", "rows", "errors", "holdout", "seed", "notes", "trust".
-std::string CalibrateJson(const study::CalibrationResult& r);
+std::string CalibrateJson(const calibrate::CalibrationResult& r);
 
 }  // namespace railsim::report

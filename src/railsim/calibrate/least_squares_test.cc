@@ -1,10 +1,10 @@
-#include "railsim/study/least_squares.h"
+#include "railsim/calibrate/least_squares.h"
 
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-namespace railsim::study {
+namespace railsim::calibrate {
 namespace {
 
 // y = a / x + b on x = 1..10 with a = 3, b = 0.5 (exact data): the fit
@@ -36,4 +36,4 @@ TEST(LeastSquaresTest, StopsAtABound) {
 }
 
 }  // namespace
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

@@ -1,4 +1,4 @@
-#include "railsim/study/nccl_tests.h"
+#include "railsim/calibrate/nccl_tests.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +14,7 @@
 #include "railsim/core/spellcheck.h"
 #include "railsim/core/text_fields.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 namespace {
 
 struct CollectiveName {
@@ -478,4 +478,4 @@ std::vector<NcclTestsRun> ReadNcclTests(const std::string& path, const std::stri
   return {ParseNcclTestsText(text, path)};
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

@@ -42,10 +42,10 @@
 #include <vector>
 
 #include "railsim/spec/system.h"
-#include "railsim/study/nccl_tests.h"
-#include "railsim/study/step_times.h"
+#include "railsim/calibrate/nccl_tests.h"
+#include "railsim/calibrate/step_times.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 
 /// Seed of the held-out split (printed with every result).
 constexpr uint64_t kCalibrationSeed = 23;
@@ -156,4 +156,4 @@ double PredictCollective(const spec::SystemSpec& system, const NcclTestsRun& run
 /// The predicted step time of one measured run on `system` (seconds).
 double PredictStep(const spec::SystemSpec& system, const StepRun& step);
 
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

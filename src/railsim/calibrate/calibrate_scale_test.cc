@@ -2,7 +2,7 @@
 // system at 2 to 64 nodes, fitted at one node count and predicting the
 // others; and what calibrate says about parameters it cannot fit (at a
 // bound, not constrained by the rows, left at the base with one node count).
-#include "railsim/study/calibrate.h"
+#include "railsim/calibrate/calibrate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@
 #include "railsim/report/calibrate_report.h"
 #include "railsim/spec/presets.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 namespace {
 
 constexpr int kGpusPerNode = 8;
@@ -295,4 +295,4 @@ TEST(CalibrateScaleTest, ABaseFromAnotherFabricFitsTheLatenciesAtOneNodeCount) {
 }
 
 }  // namespace
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

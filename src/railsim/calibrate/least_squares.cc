@@ -1,10 +1,10 @@
-#include "railsim/study/least_squares.h"
+#include "railsim/calibrate/least_squares.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 
-namespace railsim::study {
+namespace railsim::calibrate {
 
 double SumOfSquares(const std::vector<double>& r) {
   double s = 0;
@@ -167,4 +167,4 @@ std::vector<double> FitLeastSquares(const ResidualFunction& residuals, const std
   return best;
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

@@ -1,6 +1,6 @@
 // How the step-time parameters of presets/systems/dgx-h100.json (and the
 // H100-based presets that copy them) and the nemo stack's per-step cost are
-// fitted, all with study::Calibrate (what `railsim calibrate --steps` runs:
+// fitted, all with Calibrate (what `railsim calibrate --steps` runs:
 // least squares on log(predicted / measured)):
 //   1. the GPU: the 20 BF16 rows of tests/data/h100-steps.csv (NeMo recipes)
 //      plus the NeMo rows of step-times-public.csv that testutil::IsFitRow
@@ -29,9 +29,9 @@
 #include "railsim/perf/estimate.h"
 #include "railsim/perf/public_step_times_test_util.h"
 #include "railsim/spec/presets.h"
-#include "railsim/study/calibrate.h"
+#include "railsim/calibrate/calibrate.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 namespace {
 
 std::string DataPath(const std::string& name) { return std::string(RAILSIM_SOURCE_DIR) + "/tests/data/" + name; }
@@ -164,4 +164,4 @@ TEST(H100RefitTest, StepTimeParameters) {
 }
 
 }  // namespace
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

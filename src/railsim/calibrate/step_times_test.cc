@@ -1,7 +1,7 @@
 // The --steps reader against the published runs it was written from
 // (tests/data/h100-steps.csv holds the rows of h100-calibration.csv), and its
 // error messages word for word.
-#include "railsim/study/step_times.h"
+#include "railsim/calibrate/step_times.h"
 
 #include <string>
 #include <vector>
@@ -11,7 +11,7 @@
 #include "railsim/core/error.h"
 #include "railsim/core/reference_data_test_util.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 namespace {
 
 TEST(StepTimesTest, RowsEqualThePublishedRuns) {
@@ -99,4 +99,4 @@ TEST(StepTimesTest, StrategyChecksNameTheColumn) {
 }
 
 }  // namespace
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

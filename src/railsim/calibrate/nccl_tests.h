@@ -43,7 +43,7 @@
 #include <string_view>
 #include <vector>
 
-namespace railsim::study {
+namespace railsim::calibrate {
 
 /// Plausible ranges of an nccl-tests row: one collective from 1 ns to about
 /// 3 hours, buffers up to 1 PB, bandwidths up to 1 PB/s. Beyond them a value
@@ -107,4 +107,4 @@ std::vector<NcclTestsRun> ParseNcclTestsCsv(std::string_view text, const std::st
 /// naming `flag` when the file cannot be read, and as the parsers do.
 std::vector<NcclTestsRun> ReadNcclTests(const std::string& path, const std::string& flag);
 
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-namespace railsim::study {
+namespace railsim::calibrate {
 
 /// Box constraints, one pair per parameter; lo[j] < hi[j].
 struct Bounds {
@@ -33,4 +33,4 @@ constexpr int kMaxLeastSquaresIterations = 40;
 std::vector<double> FitLeastSquares(const ResidualFunction& residuals, const std::vector<std::vector<double>>& starts,
                                     const Bounds& bounds);
 
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

@@ -26,7 +26,7 @@
 #include "railsim/spec/model.h"
 #include "railsim/spec/strategy.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 
 /// One measured training run.
 struct StepRun {
@@ -50,4 +50,4 @@ std::vector<StepRun> ParseStepsCsv(std::string_view text, const std::string& fil
 /// Reads and parses `path`. Throws Error naming `flag` when it cannot be read.
 std::vector<StepRun> ReadSteps(const std::string& path, const std::string& flag);
 
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

@@ -1,4 +1,4 @@
-#include "railsim/study/calibrate.h"
+#include "railsim/calibrate/calibrate.h"
 
 #include <algorithm>
 #include <cassert>
@@ -15,9 +15,9 @@
 #include "railsim/core/units.h"
 #include "railsim/perf/context.h"
 #include "railsim/perf/estimate.h"
-#include "railsim/study/least_squares.h"
+#include "railsim/calibrate/least_squares.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 namespace {
 
 // A system parameter the fit may move, its bounds and the rows that see it.
@@ -754,4 +754,4 @@ int CalibrationResult::held_out_rows() const {
   return int(std::count_if(rows.begin(), rows.end(), [](const CalibrationRow& row) { return row.held_out; }));
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

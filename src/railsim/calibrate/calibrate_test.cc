@@ -4,7 +4,7 @@
 // the target (mean 1.5%, worst 4%; perf/h100_calibration_test.cc),
 // reports held-out rows, and reads the nccl-tests text and CSV forms of the
 // same rows to the same answer. Prints predicted against measured.
-#include "railsim/study/calibrate.h"
+#include "railsim/calibrate/calibrate.h"
 
 #include <cmath>
 #include <cstdio>
@@ -19,7 +19,7 @@
 #include "railsim/report/calibrate_report.h"
 #include "railsim/spec/presets.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 namespace {
 
 std::string DataPath(const std::string& name) { return std::string(RAILSIM_SOURCE_DIR) + "/tests/data/" + name; }
@@ -334,4 +334,4 @@ TEST(CalibrateTest, TooFewRowsWarnAndGiveNoTrustSentence) {
 }
 
 }  // namespace
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

@@ -1,4 +1,4 @@
-#include "railsim/study/step_times.h"
+#include "railsim/calibrate/step_times.h"
 
 #include <algorithm>
 #include <map>
@@ -12,7 +12,7 @@
 #include "railsim/spec/presets.h"
 #include "railsim/study/job_flags.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 namespace {
 
 const std::vector<std::string> kColumns = {
@@ -114,7 +114,7 @@ spec::Strategy StrategyOf(const Cells& c, const spec::ModelSpec& model, int64_t 
   s.attention = c.Choice("attention", {"flash", "classic"}) == "classic" ? spec::Attention::kClassic
                                                                           : spec::Attention::kFlash;
   s.precision = *spec::PrecisionFromName(c.Choice("precision", {"bf16", "fp8", "mxfp8", "fp4"}));
-  s.low_precision_params = LowPrecisionParams(c.Switch("fp8-params"), c.Switch("fp4-params"), s.precision,
+  s.low_precision_params = study::LowPrecisionParams(c.Switch("fp8-params"), c.Switch("fp4-params"), s.precision,
                                               where + ": fp8-params", where + ": fp4-params");
   s.sequence_parallel = c.Switch("sequence-parallel");
   s.dp_sharding = c.Switch("distributed-optimizer") ? spec::DpSharding::kOptimizer : spec::DpSharding::kNone;
@@ -209,4 +209,4 @@ std::vector<StepRun> ReadSteps(const std::string& path, const std::string& flag)
   return ParseStepsCsv(text, path, slash == std::string::npos ? std::string() : path.substr(0, slash));
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::calibrate

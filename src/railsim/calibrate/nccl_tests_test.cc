@@ -2,7 +2,7 @@
 // (tests/data/nccl-tests/p5-8nodes.csv; the text files are those rows in the
 // exact format the *_perf binaries print, made by make_p5_text.py there), and
 // every error message, word for word.
-#include "railsim/study/nccl_tests.h"
+#include "railsim/calibrate/nccl_tests.h"
 
 #include <string>
 #include <vector>
@@ -13,7 +13,7 @@
 #include "railsim/core/file.h"
 #include "railsim/core/reference_data_test_util.h"
 
-namespace railsim::study {
+namespace railsim::calibrate {
 namespace {
 
 std::string DataPath(const std::string& name) { return std::string(RAILSIM_SOURCE_DIR) + "/tests/data/" + name; }
@@ -286,4 +286,4 @@ TEST(NcclTestsTest, RefusesRowsThatWouldMisleadTheFit) {
 }
 
 }  // namespace
-}  // namespace railsim::study
+}  // namespace railsim::calibrate
