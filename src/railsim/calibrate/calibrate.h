@@ -4,12 +4,12 @@
 // The communication parameters (the NIC efficiency of rings, trees and
 // all-to-all, NVLink and in-switch efficiency, the net plugin's latency and
 // the all-to-all's per-peer cost of NCCL's model, the older model's NIC and
-// NVLink latencies) are fitted to nccl-tests rows (study/nccl_tests.h), each
+// NVLink latencies) are fitted to nccl-tests rows (calibrate/nccl_tests.h), each
 // timed with comm::'s collective times on the fabrics
 // perf::MakeClusterNetwork builds from the system; then the compute
 // parameters (GEMM, FP8 GEMM and attention efficiency, the fixed costs per
 // iteration and per pipeline chunk, the TP-overlap cost) to measured step
-// times (study/step_times.h), each timed with perf::EstimateIteration on the
+// times (calibrate/step_times.h), each timed with perf::EstimateIteration on the
 // system with the fitted communication. The fit goes through those public
 // functions only, so it follows whatever model they implement.
 //

@@ -1,6 +1,6 @@
 // A small bounded nonlinear least-squares solver (Levenberg-Marquardt with
 // an active set at the bounds) for fits of a handful of parameters, as
-// `railsim calibrate` runs (study/calibrate.h). Deterministic: the same
+// `railsim calibrate` runs (calibrate/calibrate.h). Deterministic: the same
 // residual function and starts give the same answer bit for bit.
 #pragma once
 

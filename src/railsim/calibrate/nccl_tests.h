@@ -1,6 +1,6 @@
 // Readers of nccl-tests results (github.com/NVIDIA/nccl-tests): the text the
 // *_perf binaries print, and a CSV of the same rows. What `railsim calibrate`
-// fits the system's communication parameters to (study/calibrate.h).
+// fits the system's communication parameters to (calibrate/calibrate.h).
 //
 // Text: the `# nThread ... nGpus ...` header, one `#  Rank R Group G Pid P
 // on HOST device D [...] NAME` line per rank (ranks and hosts), the

@@ -1,7 +1,7 @@
 // Reader of measured training step times (`railsim calibrate --steps`): a
 // CSV whose columns are named after `railsim estimate`'s flags, one measured
 // run per row. What calibrate fits the system's compute parameters to
-// (study/calibrate.h).
+// (calibrate/calibrate.h).
 //
 // Columns (header row required, any order, `#` lines are comments):
 //   required: model (preset or JSON file; a relative path is read from the

@@ -1,6 +1,6 @@
 // `railsim calibrate`: fit a system's communication and compute parameters
 // to the user's own nccl-tests output and measured step times, and write a
-// system file that --system accepts (study/calibrate.h, docs/calibrate.md).
+// system file that --system accepts (calibrate/calibrate.h, docs/calibrate.md).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

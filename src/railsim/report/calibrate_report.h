@@ -1,4 +1,4 @@
-// How `railsim calibrate` prints a calibration (study/calibrate.h): the
+// How `railsim calibrate` prints a calibration (calibrate/calibrate.h): the
 // fitted parameters with their provenance, predicted against measured for
 // every row, the errors and the sentence on how far to trust the fit.
 #pragma once
