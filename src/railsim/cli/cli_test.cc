@@ -24,7 +24,7 @@
 #include "railsim/cli/run_binary_test_util.h"
 #include "railsim/spec/launcher_args.h"
 #include "railsim/spec/presets.h"
-#include "railsim/study/sweep_mpi.h"
+#include "railsim/mpi/session.h"
 
 namespace railsim::testutil {
 namespace {
@@ -103,7 +103,7 @@ TEST(CliTest, SimulationsAreRefusedOverMaxMemoryAndBaselineNeedsRailOnly) {
   EXPECT_EQ(std::string("railsim: error: --max-memory: the simulation would hold 128 flows at once and need about "
                         "64 MiB, more than the limit 1 MiB; fewer GPUs, a larger --max-memory on a machine that "
                         "has it, or more MPI ranks (mpirun -np P: each holds about 1/P of the flows") +
-                (study::MpiCompiledIn() ? "" : "; this railsim needs a build with -DRAILSIM_MPI=ON") +
+                (mpi::MpiCompiledIn() ? "" : "; this railsim needs a build with -DRAILSIM_MPI=ON") +
                 ") can help\n",
             r.err);
 #ifndef RAILSIM_SANITIZED  // the sanitizers' shadow memory does not fit under `ulimit -v`

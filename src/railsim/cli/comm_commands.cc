@@ -26,7 +26,7 @@
 #include "railsim/spec/presets.h"
 #include "railsim/spec/strategy.h"
 #include "railsim/study/collective_flags.h"
-#include "railsim/study/mpi_partition.h"
+#include "railsim/mpi/partition.h"
 
 namespace railsim::cli {
 namespace {
@@ -47,18 +47,18 @@ auto WithProgress(Run run) {
 
 // Runs `run(progress, partition)` and hands its result to `print`. Under
 // mpirun (MPI built in; cli/mpi_ranks.h) every rank runs it with its share
-// of every simulation's flows (study/mpi_partition.h), and rank 0 alone
+// of every simulation's flows (mpi/partition.h), and rank 0 alone
 // shows progress and prints; otherwise one process runs it all.
 template <typename Run, typename Print>
 int RunOnRanks(Run run, Print print) {
-  const study::MpiSession* ranks = RankSession();
+  const mpi::MpiSession* ranks = RankSession();
   if (!ranks) {
     print(WithProgress([&](auto progress) { return run(progress, nullptr); }));
     return 0;
   }
-  const study::MpiSession& mpi = *ranks;
+  const mpi::MpiSession& mpi = *ranks;
   try {
-    std::unique_ptr<sim::Partition> partition = study::NewMpiPartition(mpi);
+    std::unique_ptr<sim::Partition> partition = mpi::NewMpiPartition(mpi);
     if (mpi.rank() == 0) {
       print(WithProgress([&](auto progress) { return run(progress, partition.get()); }));
     } else {

@@ -50,7 +50,7 @@ std::map<std::string, std::set<std::string>> DocumentedFloors() {
 
 TEST(LayeringTest, TheArchitecturePageNamesEveryLibraryLayer) {
   const std::map<std::string, std::set<std::string>> floors = DocumentedFloors();
-  for (const char* layer : {"core", "spec", "net", "comm", "sim", "perf", "search", "study", "calibrate", "report"}) {
+  for (const char* layer : {"core", "spec", "net", "comm", "sim", "mpi", "perf", "search", "study", "calibrate", "sweep", "report"}) {
     EXPECT_TRUE(floors.count(layer)) << layer;
   }
   EXPECT_EQ((std::set<std::string>{"comm", "net", "spec", "core"}), floors.at("perf"));

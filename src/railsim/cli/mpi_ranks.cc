@@ -13,7 +13,7 @@
 namespace railsim::cli {
 namespace {
 
-const study::MpiSession* g_session = nullptr;
+const mpi::MpiSession* g_session = nullptr;
 
 // The commands whose work is split over the ranks; help and version are
 // printed by rank 0 alone.
@@ -31,12 +31,12 @@ bool SplitsWork(const std::vector<std::string>& args) {
 }  // namespace
 
 MpiRanks::MpiRanks(const std::vector<std::string>& args) {
-  if (!study::LaunchedByMpirun()) return;
-  if (!study::MpiCompiledIn()) {
-    if (study::RankFromEnvironment() != 0) runs_command_ = false;
+  if (!mpi::LaunchedByMpirun()) return;
+  if (!mpi::MpiCompiledIn()) {
+    if (mpi::RankFromEnvironment() != 0) runs_command_ = false;
     return;
   }
-  session_ = std::make_unique<study::MpiSession>();
+  session_ = std::make_unique<mpi::MpiSession>();
   const study::RankCommand mine = study::DescribeRankCommand(RAILSIM_VERSION, args);
   const std::optional<study::RankCommand> zero =
       study::DecodeRankCommand(session_->Broadcast(study::EncodeRankCommand(mine)));
@@ -72,9 +72,9 @@ void MpiRanks::PrintError(const Error& error) {
   PrintStderr("railsim: error: " + Printable(error.what()) + "\n");
 }
 
-const study::MpiSession* RankSession() { return g_session; }
+const mpi::MpiSession* RankSession() { return g_session; }
 
-void AgreeOnFilesRead(const study::MpiSession& mpi) {
+void AgreeOnFilesRead(const mpi::MpiSession& mpi) {
   std::vector<study::FlagPath> files;
   if (const InputFileRecord* record = InputFileRecord::Current()) {
     for (const InputFileRecord::Input& input : record->inputs()) files.push_back({input.where, input.path});
@@ -89,7 +89,7 @@ void AgreeOnFilesRead(const study::MpiSession& mpi) {
   }
 }
 
-void EndRanks(const study::MpiSession& mpi, const std::string& line, int status) {
+void EndRanks(const mpi::MpiSession& mpi, const std::string& line, int status) {
   constexpr auto kRankZeroFirst = std::chrono::seconds(3);
   if (mpi.rank() != 0) std::this_thread::sleep_for(kRankZeroFirst);
   PrintStderr(line);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "railsim/core/error.h"
-#include "railsim/study/sweep_mpi.h"
+#include "railsim/mpi/session.h"
 
 namespace railsim::cli {
 
@@ -49,7 +49,7 @@ class MpiRanks {
 
  private:
   static void PrintError(const Error& error);
-  std::unique_ptr<study::MpiSession> session_;
+  std::unique_ptr<mpi::MpiSession> session_;
   bool runs_command_ = true, silent_ = false;
   int status_ = 0;
 };
@@ -57,19 +57,19 @@ class MpiRanks {
 /// The MPI session of a command that splits its work over the ranks, when
 /// mpirun started it with MPI built in; null otherwise (one process does
 /// all the work).
-const study::MpiSession* RankSession();
+const mpi::MpiSession* RankSession();
 
 /// Throws Error("mpirun", ...) on every rank of `mpi` when a file one of
 /// them read since Run() began (InputFileRecord) differs from rank 0's: the
 /// files a command's arguments do not name, such as the models a sweep's
 /// config names. Every rank calls it, after reading its inputs.
-void AgreeOnFilesRead(const study::MpiSession& mpi);
+void AgreeOnFilesRead(const mpi::MpiSession& mpi);
 
 /// A rank's error under mpirun: the one `line`, then every rank ends with
 /// `status`. Errors from the flags and inputs are checked before any work,
 /// so every rank meets the same one: rank 0 prints it and ends them all, and
 /// another rank prints only if rank 0 has not ended it after a while (then
 /// the error is its own, such as memory refused).
-[[noreturn]] void EndRanks(const study::MpiSession& mpi, const std::string& line, int status);
+[[noreturn]] void EndRanks(const mpi::MpiSession& mpi, const std::string& line, int status);
 
 }  // namespace railsim::cli

@@ -18,8 +18,8 @@
 #include "railsim/report/sweep_report.h"
 #include "railsim/report/sweep_rows.h"
 #include "railsim/spec/sweep_config.h"
-#include "railsim/study/sweep.h"
-#include "railsim/study/sweep_mpi.h"
+#include "railsim/sweep/sweep.h"
+#include "railsim/sweep/sweep_mpi.h"
 
 namespace railsim::cli {
 namespace {
@@ -150,7 +150,7 @@ spec::SweepConfig LoadConfig(const std::string& path) {
 
 struct SweepSetup {
   spec::SweepConfig config;
-  study::SweepSpecs specs;
+  sweep::SweepSpecs specs;
   bool csv = false;
   int threads = 1;
 };
@@ -164,7 +164,7 @@ SweepSetup LoadSweep(const SweepFlags& f) {
   s.threads = f.threads.empty() ? DefaultThreads() : study::ParseThreadsFlag(f.threads);
   s.config = LoadConfig(f.config);
   try {
-    s.specs = study::LoadSweepSpecs(s.config);
+    s.specs = sweep::LoadSweepSpecs(s.config);
   } catch (const Error& e) {
     throw e.WithContext("--config " + f.config);
   }
@@ -173,7 +173,7 @@ SweepSetup LoadSweep(const SweepFlags& f) {
 
 // Runs the sweep's points of this shard not yet in --out, here or, when
 // `mpi` is given, on its worker ranks (this is rank 0).
-void RunPoints(const SweepFlags& f, const SweepSetup& s, const study::MpiSession* mpi) {
+void RunPoints(const SweepFlags& f, const SweepSetup& s, const mpi::MpiSession* mpi) {
   const Shard shard = ParseShard(f.shard);
   if (f.resume && CheckOutputPath(f.out, "--out").kind == OutputKind::kStdout) {
     throw Error("--resume", fmt::format("expected a file to resume, got {} (standard output)", Quoted(f.out)));
@@ -181,20 +181,20 @@ void RunPoints(const SweepFlags& f, const SweepSetup& s, const study::MpiSession
   std::vector<int64_t> done;
   const std::string start =
       f.resume ? ResumeFrom(f.out, s.config, s.csv, &done) : (s.csv ? report::SweepCsvHeader(s.config) : "");
-  const std::vector<int64_t> indices = study::ShardPoints(s.config.points, shard.index, shard.count, done);
+  const std::vector<int64_t> indices = sweep::ShardPoints(s.config.points, shard.index, shard.count, done);
   RowFile out(f.out, start);
   SweepProgress progress(int64_t(indices.size()));
-  auto write = [&](const study::SweepRow& row) {
+  auto write = [&](const sweep::SweepRow& row) {
     out.Append(s.csv ? report::SweepRowCsv(row, s.config) : report::SweepRowJson(row, s.config));
     progress.Row(!row.error.empty());
   };
   if (!mpi) {
-    study::RunSweepPoints(s.config, s.specs, indices, s.threads, write);
+    sweep::RunSweepPoints(s.config, s.specs, indices, s.threads, write);
     out.Finish();
     return;
   }
   std::vector<int64_t> per_rank(size_t(mpi->size()), 0);
-  study::RunSweepPointsMpi(*mpi, s.config, s.specs, indices, s.threads, [&](const study::SweepRow& row, int rank) {
+  sweep::RunSweepPointsMpi(*mpi, s.config, s.specs, indices, s.threads, [&](const sweep::SweepRow& row, int rank) {
     write(row);
     ++per_rank[size_t(rank)];
   });
@@ -209,7 +209,7 @@ void RunPoints(const SweepFlags& f, const SweepSetup& s, const study::MpiSession
 // Under mpirun (with MPI built in) every rank runs this: rank 0 reads and
 // writes the files and hands out points; the other ranks run them. An
 // error on any rank ends them all.
-int RunSweepOverMpi(const study::MpiSession& mpi, const SweepFlags& f) {
+int RunSweepOverMpi(const mpi::MpiSession& mpi, const SweepFlags& f) {
   try {
     const SweepSetup s = LoadSweep(f);
     AgreeOnFilesRead(mpi);  // the models and systems the config names
@@ -218,7 +218,7 @@ int RunSweepOverMpi(const study::MpiSession& mpi, const SweepFlags& f) {
     } else if (mpi.rank() == 0) {
       RunPoints(f, s, &mpi);
     } else {
-      study::RunSweepPointsMpi(mpi, s.config, s.specs, {}, s.threads, {});
+      sweep::RunSweepPointsMpi(mpi, s.config, s.specs, {}, s.threads, {});
     }
   } catch (const Error& e) {
     EndRanks(mpi, fmt::format("railsim: error: {}\n", e.what()), 2);
@@ -227,8 +227,8 @@ int RunSweepOverMpi(const study::MpiSession& mpi, const SweepFlags& f) {
 }
 
 int RunSweep(const SweepFlags& f) {
-  if (study::LaunchedByMpirun()) {
-    if (const study::MpiSession* mpi = RankSession()) return RunSweepOverMpi(*mpi, f);
+  if (mpi::LaunchedByMpirun()) {
+    if (const mpi::MpiSession* mpi = RankSession()) return RunSweepOverMpi(*mpi, f);
     // Every rank would run the whole sweep into the same file.
     throw Error("mpirun", "this railsim was built without MPI (CMake option RAILSIM_MPI); rebuild with "
                           "-DRAILSIM_MPI=ON, or give each rank its own --shard and --out");

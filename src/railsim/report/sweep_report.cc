@@ -55,14 +55,14 @@ std::vector<std::string> ParamColumns(const spec::SweepConfig& config) {
 std::vector<std::string> Header(const spec::SweepConfig& config) {
   std::vector<std::string> header = {"index", "points"};
   for (const std::string& key : ParamColumns(config)) header.push_back(key);
-  for (const std::string& key : study::SweepResultKeys(config.study)) header.push_back(key);
+  for (const std::string& key : sweep::SweepResultKeys(config.study)) header.push_back(key);
   header.push_back("error");
   return header;
 }
 
 }  // namespace
 
-std::string SweepRowJson(const study::SweepRow& row, const spec::SweepConfig& config) {
+std::string SweepRowJson(const sweep::SweepRow& row, const spec::SweepConfig& config) {
   Json j;
   j["index"] = row.index;
   j["points"] = config.points;
@@ -73,7 +73,7 @@ std::string SweepRowJson(const study::SweepRow& row, const spec::SweepConfig& co
     j["error"] = row.error;
   } else {
     Json results = Json::object();
-    const std::vector<std::string> keys = study::SweepResultKeys(config.study);
+    const std::vector<std::string> keys = sweep::SweepResultKeys(config.study);
     for (size_t i = 0; i < keys.size(); ++i) {
       if (!std::isnan(row.results[i])) results[keys[i]] = NumberJson(row.results[i]);  // NaN: not computed
     }
@@ -84,10 +84,10 @@ std::string SweepRowJson(const study::SweepRow& row, const spec::SweepConfig& co
 
 std::string SweepCsvHeader(const spec::SweepConfig& config) { return CsvTable(Header(config)).Render(); }
 
-std::string SweepRowCsv(const study::SweepRow& row, const spec::SweepConfig& config) {
+std::string SweepRowCsv(const sweep::SweepRow& row, const spec::SweepConfig& config) {
   std::vector<std::string> cells = {std::to_string(row.index), std::to_string(config.points)};
   for (const spec::SweepParam& p : row.point) cells.push_back(ValueText(p.value));
-  const size_t results = study::SweepResultKeys(config.study).size();
+  const size_t results = sweep::SweepResultKeys(config.study).size();
   for (size_t i = 0; i < results; ++i) {
     cells.push_back(row.error.empty() && !std::isnan(row.results[i]) ? CsvNumber(row.results[i]) : "");
   }

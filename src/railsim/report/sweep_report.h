@@ -13,17 +13,17 @@
 #include <vector>
 
 #include "railsim/spec/sweep_config.h"
-#include "railsim/study/sweep.h"
+#include "railsim/sweep/sweep.h"
 
 namespace railsim::report {
 
 /// One JSON Lines record, ending in "\n". Numbers print in the shortest form
 /// that reads back exactly, so equal rows are equal bytes.
-std::string SweepRowJson(const study::SweepRow& row, const spec::SweepConfig& config);
+std::string SweepRowJson(const sweep::SweepRow& row, const spec::SweepConfig& config);
 
 /// The CSV header line for `config`'s rows, ending in "\n".
 std::string SweepCsvHeader(const spec::SweepConfig& config);
 /// One CSV line, ending in "\n".
-std::string SweepRowCsv(const study::SweepRow& row, const spec::SweepConfig& config);
+std::string SweepRowCsv(const sweep::SweepRow& row, const spec::SweepConfig& config);
 
 }  // namespace railsim::report

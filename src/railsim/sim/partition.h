@@ -12,7 +12,7 @@
 // do not depend on the order of the ranks).
 //
 // The calls are collective: every rank makes the same calls in the same
-// order with the same sizes. study/mpi_partition.h implements it with MPI;
+// order with the same sizes. mpi/partition.h implements it with MPI;
 // tests use ranks on threads.
 #pragma once
 

@@ -6,7 +6,7 @@
 
 #include "railsim/core/error.h"
 #include "railsim/net/builder.h"
-#include "railsim/study/sweep_mpi.h"
+#include "railsim/mpi/session.h"
 
 namespace railsim::study {
 namespace {
@@ -119,7 +119,7 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
                             "-np P: each holds about 1/P of the flows{}) can help",
                             sim::PeakFlows(out.plan, r.gpus), Memory(memory),
                             ranks > 1 ? fmt::format(" on each of {} ranks", ranks) : "", Memory(r.max_memory_bytes),
-                            MpiCompiledIn() ? "" : "; this railsim needs a build with -DRAILSIM_MPI=ON"));
+                            mpi::MpiCompiledIn() ? "" : "; this railsim needs a build with -DRAILSIM_MPI=ON"));
   }
   out.routing = RoutingOf(r);
   out.seed = r.seed;

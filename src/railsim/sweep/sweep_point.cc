@@ -1,5 +1,5 @@
 // One point of a sweep: the study's library calls on the point's
-// parameters, and its results as numbers. Part of study/sweep.h.
+// parameters, and its results as numbers. Part of sweep/sweep.h.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -25,10 +25,33 @@
 #include "railsim/study/network_study.h"
 #include "railsim/study/idle_search.h"
 #include "railsim/study/job_flags.h"
-#include "railsim/study/sweep.h"
+#include "railsim/sweep/sweep.h"
 
-namespace railsim::study {
+namespace railsim::sweep {
 namespace {
+
+// A point is mapped onto study/'s library calls; these are the study types
+// it fills and reads.
+using study::ClusterCost;
+using study::ClusterResult;
+using study::ClusterRun;
+using study::ClusterSetup;
+using study::ClusterStudyFlags;
+using study::CollectiveOutcome;
+using study::CollectiveRequest;
+using study::CompareResult;
+using study::ComponentEffect;
+using study::DesignResult;
+using study::DesignSetup;
+using study::GroupKind;
+using study::MoeCase;
+using study::MonteCarloOptions;
+using study::MonteCarloResult;
+using study::NetworkCase;
+using study::ScenarioInputs;
+using study::ScenarioOverrides;
+using study::SparePolicy;
+using study::TrainingCase;
 
 using Point = std::vector<spec::SweepParam>;
 
@@ -60,7 +83,7 @@ std::vector<double> RunNetwork(const Point& p, const SweepSpecs& specs) {
   t.oversubscription = NumberOr(p, "oversubscription", 1);
   net::ValidateTopologyParams(t, IntOr(p, "max_gpus", net::kMaxBuildGpus));
   const spec::Catalog& catalog = specs.catalogs.at(TextOr(p, "catalog", "default"));
-  const DesignResult result = EvaluateDesign(t, PortClassFor(catalog, t.port_speed_Bps, "port_speed"));
+  const DesignResult result = study::EvaluateDesign(t, study::PortClassFor(catalog, t.port_speed_Bps, "port_speed"));
   const net::BillOfMaterials& b = result.bom;
   std::vector<double> out = {double(b.tiers),        double(b.switches),    double(b.switch_ports),
                              double(b.links),        double(b.transceivers), b.switch_cost_usd,
@@ -73,7 +96,7 @@ std::vector<double> RunNetwork(const Point& p, const SweepSpecs& specs) {
   }
   const std::optional<spec::ServerClass> s = catalog.FindServer(server);
   if (!s) throw Error("server", fmt::format("catalog '{}' has no server {}", catalog.name, Quoted(server)));
-  const ClusterCost c = WholeClusterCost(result, *s, FastestPortClass(catalog));
+  const ClusterCost c = WholeClusterCost(result, *s, study::FastestPortClass(catalog));
   out.insert(out.end(), {c.cost_usd, c.power_w, c.network_cost_share, c.network_power_share});
   return out;
 }
@@ -158,13 +181,13 @@ spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   if (Flag(p, "grad_reduce_in_bf16")) s.grad_reduce_16bit = true;
   if (Flag(p, "tp_comm_overlap")) s.tp_comm_overlap = true;
   if (Flag(p, "no_overlap_p2p_communication")) s.overlap_p2p_comm = false;
-  s.precision = ParsePrecision(TextOr(p, "precision", "bf16"), c, "precision");
-  s.low_precision_params = LowPrecisionParams(Flag(p, "fp8_params"), Flag(p, "fp4_params"), s.precision, "fp8_params",
+  s.precision = study::ParsePrecision(TextOr(p, "precision", "bf16"), c, "precision");
+  s.low_precision_params = study::LowPrecisionParams(Flag(p, "fp8_params"), Flag(p, "fp4_params"), s.precision, "fp8_params",
                                               "fp4_params");
   s.bf16_layers_at_start = int(IntOr(p, "num_layers_at_start_in_bf16", -1));
   s.bf16_layers_at_end = int(IntOr(p, "num_layers_at_end_in_bf16", -1));
   if (spec::FindParam(p, "attention")) s.attention = AttentionOf(p);
-  s.cuda_graph_impl = ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
+  s.cuda_graph_impl = study::ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
   ReadMoe(p, &s);
   spec::ValidateStrategy(c.model, c.gpus, s);
   spec::ValidatePlacement(c.placement, s, "placement");
@@ -193,7 +216,7 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   search::SearchOptions o = search::OptionsForStack(c.stack);
   o.global_batch = IntOr(p, "global_batch_size", 1);
   if (spec::FindParam(p, "attention")) o.attention = AttentionOf(p);
-  o.cuda_graph_impl = ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
+  o.cuda_graph_impl = study::ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
   if (Flag(p, "no_tp_comm_overlap")) o.tp_comm_overlap = false;
   ReadMoe(p, &o.moe);
   spec::ValidateMoeOptions(c.model, o.moe);
@@ -202,7 +225,7 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   if (o.expert_tp > 0 && !c.model.is_moe()) {
     throw Error("expert_tensor_parallel_size", "applies to MoE models only (num_experts is 0)");
   }
-  o.precisions = ParseSearchPrecisions(TextOr(p, "precision", "bf16"), c, "precision");
+  o.precisions = study::ParseSearchPrecisions(TextOr(p, "precision", "bf16"), c, "precision");
   o.top_k = 1;
   o.threads = 1;  // the sweep runs points in parallel
   const int64_t idle = IntOr(p, "allow_idle_gpus", 0);
@@ -210,13 +233,13 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
     throw Error("allow_idle_gpus", fmt::format("expected an integer in [0, {}] (half the GPUs), got {}",
                                                c.gpus / 2, idle));
   }
-  const int64_t count = CountStrategiesAllowingIdle(c, o, idle);
+  const int64_t count = study::CountStrategiesAllowingIdle(c, o, idle);
   const int64_t limit = IntOr(p, "max_strategies", kDefaultMaxStrategies);
   if (count > limit) {
     throw Error("max_strategies", fmt::format("the search would enumerate {} strategies, more than the limit {}",
                                               count, limit));
   }
-  const search::SearchResult r = SearchAllowingIdle(c, o, idle);
+  const search::SearchResult r = study::SearchAllowingIdle(c, o, idle);
   if (r.results.empty()) throw Error("", "no strategy fits in memory");
   const spec::Strategy& s = r.results.front().strategy;
   std::vector<double> out = {double(r.candidates), double(r.evaluated), double(r.pruned),
@@ -299,9 +322,9 @@ std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) 
   }
   const spec::Placement& placement = specs.placements.at(TextOr(p, "placement", "tp-cp-ep-dp-pp"));
   spec::ValidatePlacement(placement, s, "placement");
-  const std::vector<std::string>& kinds = GroupKindNames();
+  const std::vector<std::string>& kinds = study::GroupKindNames();
   const auto kind = GroupKind(std::find(kinds.begin(), kinds.end(), TextOr(p, "group", "")) - kinds.begin());
-  r.group = PlacedGroupFamily(s, placement, kind, JobDomainSize(r));
+  r.group = study::PlacedGroupFamily(s, placement, kind, study::JobDomainSize(r));
   const CollectiveOutcome o = RunCollective(r);
   const double not_simulated = std::numeric_limits<double>::quiet_NaN();
   return {o.analytic_s, r.bytes / o.analytic_s, o.simulated ? o.sim.time_s : not_simulated,
@@ -327,17 +350,17 @@ std::vector<double> RunFailuresPoint(const Point& p, const SweepSpecs& specs) {
   o.restart_time_s = NumberOr(p, "restart_time", o.restart_time_s);
   o.target_availability = NumberOr(p, "target_availability", o.target_availability);
   o.catalog = specs.failure_catalogs.at(TextOr(p, "failure_catalog", "h100-fleet"));
-  SparePolicy policy = DefaultSparePolicy(design);
+  SparePolicy policy = study::DefaultSparePolicy(design);
   if (spec::FindParam(p, "spare_policy")) {
-    policy = *ParseSparePolicy(TextOr(p, "spare_policy", ""));
+    policy = *study::ParseSparePolicy(TextOr(p, "spare_policy", ""));
     if (policy == SparePolicy::kAny && design == net::Design::kRailOnly) {
       throw Error("spare_policy", "any needs a network that joins the rails; a Rail-only spare must sit on the "
                                   "failed GPU's rail: use same-rail, domain or ocs");
     }
   }
   const DesignSetup d = SetUpDesign(setup, design);
-  const std::vector<ComponentEffect> components = ComponentEffects(setup, d, o.catalog, o.days);
-  CheckMonteCarloWork(EstimateMonteCarloWork(components, policy, o), o, "trials", "failure_catalog");
+  const std::vector<ComponentEffect> components = study::ComponentEffects(setup, d, o.catalog, o.days);
+  study::CheckMonteCarloWork(study::EstimateMonteCarloWork(components, policy, o), o, "trials", "failure_catalog");
   const MonteCarloResult m = RunMonteCarlo(d, components, policy, o);
   return {m.interruptions_mean, m.interruptions_ci95,    double(m.interruptions_p05), double(m.interruptions_p95),
           m.gpu_hours_lost_mean, m.goodput,             m.network_share,             double(m.spares_needed),
@@ -384,7 +407,7 @@ std::vector<double> RunComparePoint(const Point& p) {
   one("hb_size", sc.hb_domain_sizes.size(), "HB domain size");
   one("radix", sc.radixes.size(), "radix");
   one("global_batch_size", sc.global_batch_sizes.size(), "global batch size");
-  ValidateScenarioNetworks(sc);
+  study::ValidateScenarioNetworks(sc);
   perf::NetworkOptions timed;
   timed.oversubscription = sc.oversubscription;
   CompareResult r = RunCompare(sc, in.port_class, in.model ? &*in.model : nullptr, in.Systems(),
@@ -558,4 +581,4 @@ SweepRow RunSweepPoint(const spec::SweepConfig& config, const SweepSpecs& specs,
   return row;
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::sweep

@@ -1,4 +1,4 @@
-#include "railsim/study/sweep.h"
+#include "railsim/sweep/sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +14,20 @@
 #include "railsim/study/failures.h"
 #include "railsim/study/network_study.h"
 
-namespace railsim::study {
+namespace railsim::sweep {
 namespace {
+
+using study::ClusterSetup;
+using study::CollectiveOutcome;
+using study::CollectiveRequest;
+using study::DesignSetup;
+using study::EvaluateDesign;
+using study::MonteCarloOptions;
+using study::MonteCarloResult;
+using study::RunCollective;
+using study::DefaultSparePolicy;
+using study::RunMonteCarlo;
+using study::ComponentEffects;
 
 std::vector<SweepRow> RunAll(const spec::SweepConfig& c, int threads) {
   SweepSpecs specs = LoadSweepSpecs(c);
@@ -325,4 +337,4 @@ TEST(SweepTest, ExpertTensorParallelSizeIsAStrategyParameter) {
 }
 
 }  // namespace
-}  // namespace railsim::study
+}  // namespace railsim::sweep

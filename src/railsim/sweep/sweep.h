@@ -1,7 +1,7 @@
 // The sweep study behind `railsim sweep`: one study (network, estimate,
 // search, alltoall, collective, failures, cluster or compare; spec::SweepStudy)
 // at every point of a spec::SweepConfig grid, on worker threads, on
-// one shard of the points, or fed by a distributor (MPI, study/sweep_mpi.h).
+// one shard of the points, or fed by a distributor (MPI, sweep/sweep_mpi.h).
 //
 // Each point gives one SweepRow: its index, its parameters and the study's
 // numeric results, or the message of the error that stopped it (a point
@@ -28,7 +28,7 @@
 #include "railsim/spec/sweep_config.h"
 #include "railsim/spec/system.h"
 
-namespace railsim::study {
+namespace railsim::sweep {
 
 /// The presets and files a config names, loaded once and shared read-only
 /// by every worker (keyed by the name as written in the config).
@@ -74,4 +74,4 @@ std::vector<int64_t> ShardPoints(int64_t points, int shard, int shards, const st
 void RunSweepPoints(const spec::SweepConfig& config, const SweepSpecs& specs, const std::vector<int64_t>& indices,
                     int threads, const std::function<void(const SweepRow&)>& emit);
 
-}  // namespace railsim::study
+}  // namespace railsim::sweep

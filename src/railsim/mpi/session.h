@@ -1,11 +1,10 @@
 // MPI for railsim under mpirun: the session every command opens there (its
-// ranks first check that they run the same command, cli/mpi_ranks.h), and
-// sweeps over it: `mpirun -np P railsim sweep ...`. Rank 0 hands out points
-// (a few at a time, to whichever rank asks next) and receives every row, so
-// one file holds the sweep; ranks 1..P-1 run points. With mpi_partition.cc,
-// the one place railsim talks MPI; it is compiled in by the CMake option
-// RAILSIM_MPI (Open MPI), and without it MpiCompiledIn() is false and no
-// session can start.
+// ranks first check that they run the same command, cli/mpi_ranks.h), with
+// the few messages railsim sends: a broadcast, the first report of any rank,
+// and bytes from one rank to another (the sweep's points and rows,
+// sweep/sweep_mpi.h). mpi/ is the one place railsim talks MPI; the CMake
+// option RAILSIM_MPI (Open MPI) compiles it in, and without it
+// MpiCompiledIn() is false and no session can start.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "railsim/spec/sweep_config.h"
-#include "railsim/study/sweep.h"
 
-namespace railsim::study {
+namespace railsim::mpi {
 
 /// True when railsim was built with RAILSIM_MPI.
 bool MpiCompiledIn();
@@ -52,6 +49,12 @@ class MpiSession {
   /// rank; nullopt when every rank's is empty. Every rank calls it.
   std::optional<std::pair<int, std::string>> FirstReport(const std::string& report) const;
 
+  /// Sends `bytes` to rank `to` with `tag` (blocking until it can be reused).
+  void Send(int to, int tag, const std::string& bytes) const;
+
+  /// The next message with `tag` from any rank: (its sender, its bytes).
+  std::pair<int, std::string> ReceiveFromAny(int tag) const;
+
   int rank() const { return rank_; }
   int size() const { return size_; }
 
@@ -59,13 +62,4 @@ class MpiSession {
   int rank_ = 0, size_ = 1;
 };
 
-/// Runs a sweep on every rank of `session` (all ranks call it with the same
-/// config and specs). Rank 0 gives out `indices` (only rank 0's are read),
-/// `threads` points at a time, and calls `emit(row, rank)` for each row as
-/// it arrives, rank being the rank that ran it; ranks >= 1 run points on
-/// `threads` threads and never call emit. Requires session.size() >= 2.
-void RunSweepPointsMpi(const MpiSession& session, const spec::SweepConfig& config, const SweepSpecs& specs,
-                       const std::vector<int64_t>& indices, int threads,
-                       const std::function<void(const SweepRow&, int rank)>& emit);
-
-}  // namespace railsim::study
+}  // namespace railsim::mpi

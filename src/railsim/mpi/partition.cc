@@ -1,4 +1,4 @@
-#include "railsim/study/mpi_partition.h"
+#include "railsim/mpi/partition.h"
 
 #include <cassert>
 #include <climits>
@@ -7,7 +7,7 @@
 #include <mpi.h>
 #endif
 
-namespace railsim::study {
+namespace railsim::mpi {
 
 #ifndef RAILSIM_WITH_MPI
 
@@ -71,4 +71,4 @@ std::unique_ptr<sim::Partition> NewMpiPartition(const MpiSession& session) {
 
 #endif
 
-}  // namespace railsim::study
+}  // namespace railsim::mpi

@@ -1,4 +1,4 @@
-#include "railsim/study/sweep.h"
+#include "railsim/sweep/sweep.h"
 
 #include <algorithm>
 #include <atomic>
@@ -14,7 +14,7 @@
 #include "railsim/spec/scenario.h"
 #include "railsim/study/job_flags.h"
 
-namespace railsim::study {
+namespace railsim::sweep {
 namespace {
 
 // Calls visit(name, where) for every string value of `key` in the config.
@@ -53,7 +53,7 @@ SweepSpecs LoadSweepSpecs(const spec::SweepConfig& config) {
     if (compare && name == spec::kNoModel) return spec::ModelSpec();
     spec::ModelSpec m = spec::LoadModel(name, where);
     // Once per model, not once per point.
-    if (const std::string warning = ContextLengthWarning(m, where); !warning.empty()) {
+    if (const std::string warning = study::ContextLengthWarning(m, where); !warning.empty()) {
       std::fputs(fmt::format("railsim: warning: {}\n", warning).c_str(), stderr);
     }
     return m;
@@ -118,4 +118,4 @@ void RunSweepPoints(const spec::SweepConfig& config, const SweepSpecs& specs, co
   if (failure) std::rethrow_exception(failure);
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::sweep
