@@ -1,3 +1,5 @@
+// The rows of the flag tables (study/flag_table.h): each flag's spelling, help
+// and field, written once.
 #include "railsim/study/flag_table.h"
 
 #include <algorithm>
@@ -44,7 +46,7 @@ FlagRow<F> Alias(FlagRow<F> row, const char* alias) {
   return row;
 }
 
-// `inner`'s row as a row of the struct that holds an M at `holder`.
+// A MoE row as a row of a struct that holds MoeFlags (where `holder` says).
 template <typename F>
 FlagRow<F> Nested(const FlagRow<MoeFlags>& inner, MoeFlags* (*holder)(F&)) {
   FlagRow<F> row;
@@ -56,6 +58,7 @@ FlagRow<F> Nested(const FlagRow<MoeFlags>& inner, MoeFlags* (*holder)(F&)) {
   return row;
 }
 
+// Short names for the tables' accessor lambdas.
 using S = StrategyFlags;
 using M = MoeFlags;
 using J = JobFlags;
