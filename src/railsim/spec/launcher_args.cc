@@ -626,7 +626,7 @@ Strategy ReadMegatron(const Reader& r, const ModelSpec& m) {
   }
   s.attention = r.Has("--use-flash-attn") ? Attention::kFlash : Attention::kClassic;
   if (r.Has("--cuda-graph-impl")) {
-    s.cuda_graph_impl = CudaGraphImplFromName(r.Choice("--cuda-graph-impl", {"none", "local", "transformer_engine"}));
+    s.cuda_graph_impl = CudaGraphImplFromName(r.Choice("--cuda-graph-impl", CudaGraphImplNames()));
   }
   return s;
 }

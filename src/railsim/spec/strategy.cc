@@ -220,11 +220,20 @@ const char* CudaGraphImplName(CudaGraphImpl c) {
   return "?";
 }
 
+constexpr CudaGraphImpl kAllCudaGraphImpls[] = {CudaGraphImpl::kNone, CudaGraphImpl::kLocal,
+                                                 CudaGraphImpl::kTransformerEngine};
+
 std::optional<CudaGraphImpl> CudaGraphImplFromName(std::string_view name) {
-  for (CudaGraphImpl c : {CudaGraphImpl::kNone, CudaGraphImpl::kLocal, CudaGraphImpl::kTransformerEngine}) {
+  for (CudaGraphImpl c : kAllCudaGraphImpls) {
     if (name == CudaGraphImplName(c)) return c;
   }
   return std::nullopt;
+}
+
+std::vector<std::string> CudaGraphImplNames() {
+  std::vector<std::string> names;
+  for (CudaGraphImpl c : kAllCudaGraphImpls) names.push_back(CudaGraphImplName(c));
+  return names;
 }
 
 const char* PrecisionName(Precision p) {

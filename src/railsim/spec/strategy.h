@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "railsim/spec/model.h"
 
@@ -78,6 +79,9 @@ const char* AttentionName(Attention a);
 const char* CudaGraphImplName(CudaGraphImpl c);  ///< "none", "local", "transformer_engine"
 /// The implementation named `name` (as CudaGraphImplName spells it), if any.
 std::optional<CudaGraphImpl> CudaGraphImplFromName(std::string_view name);
+/// Every CudaGraphImplName, in the enum's order: what --cuda-graph-impl, the
+/// sweep key and Megatron-LM's flag accept.
+std::vector<std::string> CudaGraphImplNames();
 
 /// Plain value; copyable on purpose (the search makes millions).
 struct Strategy {

@@ -53,7 +53,7 @@ std::vector<ParamInfo> JobParams() {
       {"hb_size", Type::kInt, 1, kMaxGpus},
       {"gpus_per_domain", Type::kInt, 1, kMaxGpus},
       {"attention", Type::kChoice, 0, 0, {"flash", "classic"}},
-      {"cuda_graph_impl", Type::kChoice, 0, 0, {"none", "local", "transformer_engine"}},
+      {"cuda_graph_impl", Type::kChoice, 0, 0, CudaGraphImplNames()},
       {"stack", Type::kChoice, 0, 0, StackNames()},
       {"iteration_overhead", Type::kDuration, 0, kMaxIterationOverheadS},
       {"radix", Type::kInt, 2, 65536},

@@ -256,7 +256,7 @@ std::optional<double> ParseIterationOverheadFlag(const std::string& text) {
 
 std::optional<spec::CudaGraphImpl> ParseCudaGraphImplFlag(const std::string& where, const std::string& text) {
   if (text.empty()) return std::nullopt;
-  return spec::CudaGraphImplFromName(ParseChoiceFlag(where, text, {"none", "local", "transformer_engine"}));
+  return spec::CudaGraphImplFromName(ParseChoiceFlag(where, text, spec::CudaGraphImplNames()));
 }
 
 Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
