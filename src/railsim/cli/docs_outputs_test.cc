@@ -7,8 +7,6 @@
 // out what differs run to run: elapsed times, thread counts). Commands run
 // in a fresh directory where tests/, examples/ and presets/ are the
 // repository's, so pages name files as a user in a checkout does.
-#include <dirent.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,13 +14,13 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "railsim/cli/run_binary_test_util.h"
+#include "railsim/core/text_fields.h"
 
 namespace railsim::testutil {
 namespace {
@@ -61,10 +59,8 @@ std::vector<std::string> SplitWords(const std::string& line) {
 }
 
 std::vector<std::string> LinesOf(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
+  const std::vector<std::string_view> views = SplitLines(text);
+  return {views.begin(), views.end()};
 }
 
 // Every "$ " command of every fenced block of `page`, with the lines after
@@ -160,12 +156,6 @@ std::string Head(const std::vector<std::string>& args) {
   return out;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(DocsOutputsTest, EveryPastedOutputIsWhatTheCommandPrints) {
   namespace fs = std::filesystem;
@@ -181,7 +171,7 @@ TEST(DocsOutputsTest, EveryPastedOutputIsWhatTheCommandPrints) {
   fs::current_path(dir);
   int commands = 0;
   for (const fs::path& page : pages) {
-    for (const DocCommand& c : CommandsOf(ReadFile(page), page.filename().string())) {
+    for (const DocCommand& c : CommandsOf(Slurp(page), page.filename().string())) {
       ASSERT_FALSE(c.args.empty()) << c.where;
       std::string printed;
       if (c.args[0] == "railsim") {

@@ -5,9 +5,7 @@
 #include "railsim/study/flag_table.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -18,12 +16,7 @@
 namespace railsim::study {
 namespace {
 
-std::string Page(const std::string& name) {
-  std::ifstream in(std::string(RAILSIM_SOURCE_DIR) + "/docs/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string Page(const std::string& name) { return testutil::Slurp(std::string(RAILSIM_SOURCE_DIR) + "/docs/" + name); }
 
 TEST(FlagTableTest, KeywordsAreTheFlagsNames) {
   EXPECT_EQ("micro_batch_size", KeywordOf("--micro-batch-size"));
