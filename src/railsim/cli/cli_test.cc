@@ -796,6 +796,10 @@ TEST(CliTest, JsonOutputIsDeterministic) {
   commands.push_back(stacked);
   commands.push_back(grouped);
   commands.push_back(stacked_search);
+  // An eager run on GB200, whose host's issue floor binds at tp 8.
+  commands.push_back({"estimate", "--model", "llama3.1-8b", "--system", "gb200-nvl72", "--gpus", "72", "--tp", "8",
+                      "--pp", "1", "--micro-batch-size", "1", "--global-batch-size", "72", "--sequence-parallel",
+                      "--cuda-graph-impl", "none", "--format", "json"});
   commands.push_back(sharded);
   commands.push_back(sharded_traffic);
   commands.push_back(explore);
