@@ -45,7 +45,6 @@ std::pair<int, std::string> MpiSession::ReceiveFromAny(int) const { std::abort()
 
 #else
 
-
 bool MpiCompiledIn() { return true; }
 
 MpiSession::MpiSession() {

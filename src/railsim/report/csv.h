@@ -19,7 +19,7 @@ class CsvTable {
 
    private:
     friend class CsvTable;
-    NamedRow(const CsvTable* table) : table_(table), cells_(table->header_.size()) {}
+    explicit NamedRow(const CsvTable* table) : table_(table), cells_(table->header_.size()) {}
     const CsvTable* table_;
     std::vector<std::string> cells_;
   };
