@@ -24,10 +24,10 @@
 
 #include <gtest/gtest.h>
 
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 #include "railsim/perf/context.h"
 #include "railsim/perf/estimate.h"
-#include "railsim/perf/public_step_times_test_util.h"
+#include "testutil/public_step_times.h"
 #include "railsim/spec/presets.h"
 #include "railsim/calibrate/calibrate.h"
 

@@ -11,7 +11,7 @@
 
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 
 namespace railsim::calibrate {
 namespace {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "railsim/core/error.h"
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 
 namespace railsim::calibrate {
 namespace {

@@ -21,7 +21,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "railsim/cli/run_binary_test_util.h"
+#include "testutil/run_binary.h"
 
 namespace railsim::testutil {
 namespace {

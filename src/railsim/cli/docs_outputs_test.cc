@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "railsim/cli/run_binary_test_util.h"
+#include "testutil/run_binary.h"
 #include "railsim/core/text_fields.h"
 
 namespace railsim::testutil {

@@ -78,5 +78,25 @@ TEST(LayeringTest, LibraryAndBenchmarkFilesIncludeOnlyDownward) {
   EXPECT_GT(files, 100);
 }
 
+// The build links each floor's library (railsim_<layer>, CMakeLists.txt)
+// with exactly the floors its arrow lists, so a call up a floor fails to
+// link even where no include shows it.
+TEST(LayeringTest, TheBuildLinksEachFloorOnlyToTheFloorsBelowIt) {
+  const std::map<std::string, std::set<std::string>> floors = DocumentedFloors();
+  const std::string cmake = Slurp(fs::path(RAILSIM_SOURCE_DIR) / "CMakeLists.txt");
+  const std::regex link_line(R"(target_link_libraries\(railsim_(\w+) PUBLIC([^\n]*))"), lib(R"(railsim_(\w+))");
+  std::map<std::string, std::set<std::string>> linked;
+  for (std::sregex_iterator it(cmake.begin(), cmake.end(), link_line), e; it != e; ++it) {
+    const std::string deps = (*it)[2];
+    std::set<std::string>& below = linked[(*it)[1]];
+    for (std::sregex_iterator d(deps.begin(), deps.end(), lib); d != e; ++d) below.insert((*d)[1]);
+  }
+  for (const auto& [layer, allowed] : floors) {
+    ASSERT_TRUE(linked.count(layer)) << "CMakeLists.txt has no railsim_" << layer << " library";
+    EXPECT_EQ(allowed, linked.at(layer)) << "railsim_" << layer << " links other floors than docs/ARCHITECTURE.md's arrow";
+  }
+  EXPECT_EQ(floors.size(), linked.size());
+}
+
 }  // namespace
 }  // namespace railsim

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "railsim/cli/run_binary_test_util.h"
+#include "testutil/run_binary.h"
 
 namespace railsim::testutil {
 namespace {

@@ -8,9 +8,9 @@
 #include <gtest/gtest.h>
 
 #include "railsim/core/error.h"
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 #include "railsim/net/bom.h"
-#include "railsim/net/topology_test_util.h"
+#include "testutil/topology.h"
 #include "railsim/study/network_study.h"
 
 namespace railsim::net {

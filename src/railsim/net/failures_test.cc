@@ -9,7 +9,7 @@
 
 #include "railsim/core/error.h"
 #include "railsim/net/builder.h"
-#include "railsim/net/topology_test_util.h"
+#include "testutil/topology.h"
 
 namespace railsim::net {
 namespace {

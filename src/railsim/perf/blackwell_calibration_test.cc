@@ -20,7 +20,7 @@
 
 #include <gtest/gtest.h>
 
-#include "railsim/perf/blackwell_rows_test_util.h"
+#include "testutil/blackwell_rows.h"
 #include "railsim/spec/presets.h"
 #include "railsim/calibrate/least_squares.h"
 

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 #include "railsim/perf/estimate.h"
 #include "railsim/spec/presets.h"
 

@@ -20,7 +20,7 @@
 
 #include <gtest/gtest.h>
 
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 #include "railsim/perf/compute.h"
 #include "railsim/spec/presets.h"
 

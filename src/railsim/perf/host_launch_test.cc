@@ -7,7 +7,7 @@
 #include "railsim/perf/context.h"
 #include "railsim/perf/layer_cost.h"
 #include "railsim/spec/presets.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 
 namespace railsim::perf {
 namespace {

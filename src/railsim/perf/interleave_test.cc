@@ -7,7 +7,7 @@
 #include "railsim/core/error.h"
 #include "railsim/perf/estimate.h"
 #include "railsim/spec/presets.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 
 namespace railsim::perf {
 namespace {

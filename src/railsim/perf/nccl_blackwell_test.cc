@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "railsim/comm/algorithms.h"
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 #include "railsim/perf/context.h"
 #include "railsim/spec/presets.h"
 

@@ -10,7 +10,7 @@
 #include "railsim/perf/memory.h"
 #include "railsim/perf/model_stats.h"
 #include "railsim/spec/presets.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 
 namespace railsim::perf {
 namespace {

@@ -18,9 +18,9 @@
 #include <gtest/gtest.h>
 
 #include "railsim/core/error.h"
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 #include "railsim/perf/estimate.h"
-#include "railsim/perf/public_step_times_test_util.h"
+#include "testutil/public_step_times.h"
 #include "railsim/spec/presets.h"
 
 namespace railsim::perf {

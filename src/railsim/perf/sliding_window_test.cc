@@ -18,7 +18,7 @@
 #include "railsim/perf/stage_load.h"
 #include "railsim/perf/model_stats.h"
 #include "railsim/spec/presets.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 
 namespace railsim::perf {
 namespace {

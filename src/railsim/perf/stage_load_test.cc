@@ -11,7 +11,7 @@
 #include "railsim/perf/estimate.h"
 #include "railsim/perf/layer_cost.h"
 #include "railsim/spec/presets.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 
 namespace railsim::perf {
 namespace {

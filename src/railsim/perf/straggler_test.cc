@@ -9,7 +9,7 @@
 #include "railsim/perf/context.h"
 #include "railsim/perf/estimate.h"
 #include "railsim/spec/presets.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 
 namespace railsim::perf {
 namespace {

@@ -12,7 +12,7 @@
 #include "railsim/spec/model.h"
 #include "railsim/spec/presets.h"
 #include "railsim/spec/scenario.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 #include "railsim/study/collective_study.h"
 #include "railsim/study/compare.h"
 #include "railsim/study/design_setup.h"

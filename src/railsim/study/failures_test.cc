@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "railsim/spec/presets.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 
 namespace railsim::study {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "railsim/cli/run_binary_test_util.h"
+#include "testutil/run_binary.h"
 #include "railsim/spec/sweep_config.h"
 
 namespace railsim::study {

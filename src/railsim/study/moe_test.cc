@@ -10,7 +10,7 @@
 #include "railsim/perf/layer_cost.h"
 #include "railsim/sim/simulator.h"
 #include "railsim/spec/presets.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 #include "railsim/study/design_setup.h"
 #include "railsim/study/traffic.h"
 

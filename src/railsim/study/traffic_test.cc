@@ -11,7 +11,7 @@
 #include "railsim/perf/estimate.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/presets.h"
-#include "railsim/spec/strategy_test_util.h"
+#include "testutil/strategy.h"
 #include "railsim/study/design_setup.h"
 
 namespace railsim::study {

@@ -1,9 +1,9 @@
-#include "railsim/perf/blackwell_rows_test_util.h"
+#include "testutil/blackwell_rows.h"
 
 #include <cstdlib>
 #include <map>
 
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 #include "railsim/perf/context.h"
 #include "railsim/spec/presets.h"
 #include "railsim/spec/stack.h"

@@ -1,4 +1,4 @@
-#include "railsim/cli/run_binary_test_util.h"
+#include "testutil/run_binary.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,10 +1,10 @@
-#include "railsim/perf/public_step_times_test_util.h"
+#include "testutil/public_step_times.h"
 
 #include <algorithm>
 #include <cstdlib>
 
 #include "railsim/core/error.h"
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 #include "railsim/spec/presets.h"
 
 namespace railsim::testutil {

@@ -1,4 +1,4 @@
-#include "railsim/core/reference_data_test_util.h"
+#include "testutil/reference_data.h"
 
 #include <fstream>
 
