@@ -8,6 +8,15 @@
 #include "railsim/comm/algorithms.h"
 
 namespace railsim::comm {
+
+const char* NetworkKindName(NetworkKind n) {
+  switch (n) {
+    case NetworkKind::kRailOnly: return "rail-only";
+    case NetworkKind::kRailOptimized: return "rail-optimized";
+    case NetworkKind::kIdeal: return "ideal";
+  }
+  return "?";
+}
 GroupLayout LayoutOf(int64_t size, int64_t stride, int64_t k) {
   assert(size >= 1 && stride >= 1 && k >= 1);
   GroupLayout g;

@@ -30,6 +30,8 @@
 namespace railsim::comm {
 
 enum class NetworkKind { kRailOnly, kRailOptimized, kIdeal };
+/// "rail-only", "rail-optimized", "ideal": the --network spelling.
+const char* NetworkKindName(NetworkKind n);
 
 /// One tier's achieved bandwidth and per-step latency.
 struct Fabric {

@@ -35,10 +35,13 @@ const study::MoeCase* MoeAt(const study::CompareResult& result, int64_t k) {
 }
 
 std::string NoFitSentence(const study::CompareResult& result, const study::TrainingCase& t) {
-  static const char* kNetworks[] = {"rail-optimized", "Rail-only", "the ideal network"};
   std::vector<std::string> layout, memory;
-  for (size_t i = 0; i < 3; ++i) {
-    if (!t.fits[i]) (t.why[i] == study::NoFit::kNoLayout ? layout : memory).push_back(kNetworks[i]);
+  for (const study::TrainingOnNetwork* on : t.networks()) {
+    if (on->fits) continue;
+    const char* name = on->kind == comm::NetworkKind::kRailOptimized ? "rail-optimized"
+                       : on->kind == comm::NetworkKind::kRailOnly    ? "Rail-only"
+                                                                     : "the ideal network";
+    (on->why == study::NoFit::kNoLayout ? layout : memory).push_back(name);
   }
   auto networks = [](const std::vector<std::string>& names) {
     return names.size() == 3 ? std::string("any network") : fmt::format("{}", fmt::join(names, " and "));
@@ -65,11 +68,9 @@ std::string NoFitSentence(const study::CompareResult& result, const study::Train
 std::string Change(double ratio) { return fmt::format("{:+.1f}%", 100 * (ratio - 1)); }
 
 double MoeOverhead(const study::MoeCase& m) {
-  const int opt = m.best_rail_optimized(), only = m.best_rail_only();
-  if (opt < 0 || only < 0) return 0;
-  return m.rail_only[size_t(only)].estimate.iteration_time_s /
-             m.rail_optimized[size_t(opt)].estimate.iteration_time_s -
-         1;
+  const search::RankedStrategy *opt = m.rail_optimized.found(), *only = m.rail_only.found();
+  if (!opt || !only) return 0;
+  return only->estimate.iteration_time_s / opt->estimate.iteration_time_s - 1;
 }
 
 }  // namespace railsim::report

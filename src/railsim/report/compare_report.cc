@@ -19,8 +19,6 @@
 namespace railsim::report {
 namespace {
 
-const char* kMoeAlgorithms[] = {"forwarded", "direct"};
-
 // Rail-only's network cost saving at each radix of the scenario for HB
 // domain `k`: (radix, dollars).
 std::vector<std::pair<int, double>> CostSaved(const study::CompareResult& result, int64_t k) {
@@ -95,16 +93,15 @@ class SideBySideBuilder {
 };
 
 // `railsim estimate` with every flag that times `s` as the comparison did
-// (network is 0 rail-optimized, 1 Rail-only, 2 ideal), with the stack and
-// fixed cost of the training job or, `moe`, of the MoE job.
+// on `network`, with the stack and fixed cost of the training job or,
+// `moe`, of the MoE job.
 std::string EstimateCommand(const study::CompareResult& result, const std::string& model, int64_t seq_length,
-                            size_t network, int64_t k, const spec::Strategy& s, bool moe = false) {
-  static const char* kNetworks[] = {"rail-optimized", "rail-only", "ideal"};
+                            comm::NetworkKind network, int64_t k, const spec::Strategy& s, bool moe = false) {
   std::string line = fmt::format("railsim estimate --model {} --seq-length {} --system {} --gpus {} "
                                  "--global-batch-size {} --network {} --hb-size {}",
                                  ShellWord(model), seq_length, ShellWord(result.scenario.SystemFor(int(k))), s.gpus(),
-                                 s.global_batch, kNetworks[network], k);
-  if (result.scenario.GpusPerDomain(k) < k && network != 2) {
+                                 s.global_batch, comm::NetworkKindName(network), k);
+  if (result.scenario.GpusPerDomain(k) < k && network != comm::NetworkKind::kIdeal) {
     line += fmt::format(" --gpus-per-domain {}", result.scenario.GpusPerDomain(k));
   }
   if (result.timed.radix > 0) line += fmt::format(" --radix {}", result.timed.radix);
@@ -134,9 +131,9 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
   }
   for (const study::TrainingCase& t : result.training) {
     if (t.hb_domain_size != k) continue;
-    out.title += fmt::format("; jobs timed on the radix-{} networks", t.rail_optimized_network.radix);
-    if (t.rail_optimized_network.oversubscription > 1) {
-      out.title += fmt::format(" with {:g}:1 leaves", t.rail_optimized_network.oversubscription);
+    out.title += fmt::format("; jobs timed on the radix-{} networks", t.rail_optimized.shape.radix);
+    if (t.rail_optimized.shape.oversubscription > 1) {
+      out.title += fmt::format(" with {:g}:1 leaves", t.rail_optimized.shape.oversubscription);
     }
     break;
   }
@@ -173,53 +170,49 @@ SideBySideTable CompareSideBySide(const study::CompareResult& result, int64_t k)
     if (t.hb_domain_size != k) continue;
     table.Section(fmt::format("{} at global batch {} (sequence length {})", result.model_name,
                               Grouped(t.global_batch), Grouped(result.seq_length)));
-    const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
-    Cells times;
+    const std::array<const study::TrainingOnNetwork*, 3> networks = t.networks();
+    Cells times, usd = {"-", "-", "-"};
+    std::array<const search::RankedStrategy*, 3> best;
     for (size_t i = 0; i < 3; ++i) {
-      times[i] = t.fits[i] ? Time(best[i]->estimate.iteration_time_s)
-                           : t.why[i] == study::NoFit::kNoLayout ? "no layout" : "no fit (memory)";
+      const study::TrainingOnNetwork& on = *networks[i];
+      times[i] = on.fits ? Time(on.time_s()) : on.why == study::NoFit::kNoLayout ? "no layout" : "no fit (memory)";
+      if (on.usd_per_pflops_day > 0) usd[i] = Dollars(on.usd_per_pflops_day);
+      best[i] = on.found();
     }
     table.Row("iteration time", times);
-    if (result.ServerFor(int(k))) {
-      Cells usd = {"-", "-", "-"};
-      for (size_t i = 0; i < 2; ++i) {
-        if (t.usd_per_pflops_day[i] > 0) usd[i] = Dollars(t.usd_per_pflops_day[i]);
-      }
-      table.Row("cost per PFLOP/s-day", usd);
-    }
-    table.Best({t.fits[0] ? best[0] : nullptr, t.fits[1] ? best[1] : nullptr, t.fits[2] ? best[2] : nullptr},
-               {k, k, sc.gpus});
+    if (result.ServerFor(int(k))) table.Row("cost per PFLOP/s-day", usd);
+    table.Best(best, {k, k, sc.gpus});
     for (size_t i = 0; i < 3; ++i) {
-      if (!t.fits[i]) continue;
+      if (!best[i]) continue;
       out.commands.push_back(fmt::format("{}, {} at batch {}: {}", out.columns[i], result.model_name,
                                          Grouped(t.global_batch),
-                                         EstimateCommand(result, sc.model, result.seq_length, i, k,
+                                         EstimateCommand(result, sc.model, result.seq_length, networks[i]->kind, k,
                                                          best[i]->strategy)));
     }
   }
   if (const study::MoeCase* m = MoeAt(result, k)) {
     table.Section(fmt::format("{} at global batch {} (sequence length {})", result.moe_model_name,
                               Grouped(m->global_batch), Grouped(result.moe_seq_length)));
-    for (int a = 0; a < 2; ++a) {
-      auto cell = [&](const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits) {
-        return fits[size_t(a)] ? Time(r[size_t(a)].estimate.iteration_time_s) : std::string("no fit");
-      };
-      const std::string ideal = a == 1 ? "-" : m->ideal_fits ? Time(m->ideal.estimate.iteration_time_s) : "no fit";
-      table.Row(fmt::format("iteration time, {} dispatch", kMoeAlgorithms[a]),
-                {cell(m->rail_optimized, m->rail_optimized_fits), cell(m->rail_only, m->rail_only_fits), ideal});
+    for (spec::MoeAllToAll a : study::kMoeAlgorithms) {
+      auto cell = [](const study::BestStrategy& b) { return b.fits ? Time(b.time_s()) : std::string("no fit"); };
+      const std::string ideal = a == spec::MoeAllToAll::kDirect ? "-" : cell(m->ideal);
+      table.Row(fmt::format("iteration time, {} dispatch", spec::MoeAllToAllName(a)),
+                {cell(m->rail_optimized.of(a)), cell(m->rail_only.of(a)), ideal});
     }
-    const int opt = m->best_rail_optimized(), only = m->best_rail_only();
-    table.Row("faster dispatch",
-              {opt >= 0 ? kMoeAlgorithms[opt] : "", only >= 0 ? kMoeAlgorithms[only] : "", ""});
-    const std::array<const search::RankedStrategy*, 3> moe_best = {
-        opt >= 0 ? &m->rail_optimized[size_t(opt)] : nullptr, only >= 0 ? &m->rail_only[size_t(only)] : nullptr,
-        m->ideal_fits ? &m->ideal : nullptr};
+    auto faster = [](const study::MoeOnNetwork& on) {
+      return on.found() ? std::string(spec::MoeAllToAllName(on.faster())) : std::string();
+    };
+    table.Row("faster dispatch", {faster(m->rail_optimized), faster(m->rail_only), ""});
+    const std::array<const search::RankedStrategy*, 3> moe_best = {m->rail_optimized.found(), m->rail_only.found(),
+                                                                   m->ideal.found()};
+    const comm::NetworkKind kinds[] = {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly,
+                                       comm::NetworkKind::kIdeal};
     table.Best(moe_best, {k, k, sc.gpus});
     for (size_t i = 0; i < 3; ++i) {
       if (!moe_best[i]) continue;
       out.commands.push_back(fmt::format("{}, {} at batch {}: {}", out.columns[i], result.moe_model_name,
                                          Grouped(m->global_batch),
-                                         EstimateCommand(result, sc.moe_model, result.moe_seq_length, i, k,
+                                         EstimateCommand(result, sc.moe_model, result.moe_seq_length, kinds[i], k,
                                                          moe_best[i]->strategy, true)));
     }
     if (m->alltoall_gpus > 0) {
@@ -269,37 +262,25 @@ Json MoeJson(const study::CompareResult& result) {
       c["gpus_per_domain"] = sc.GpusPerDomain(m.hb_domain_size);
       c["job_gpus"] = sc.JobGpus(m.hb_domain_size);
     }
-    auto network = [&](const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits,
-                       size_t index) {
-      Json j;
-      for (int i = 0; i < 2; ++i) {
-        Json a;
-        a["fits"] = fits[size_t(i)];
-        if (fits[size_t(i)]) {
-          a["iteration_time_s"] = r[size_t(i)].estimate.iteration_time_s;
-          a["mfu"] = r[size_t(i)].estimate.mfu;
-          a["strategy"] = StrategyObject(r[size_t(i)].strategy);
-          a["estimate_command"] = EstimateCommand(result, sc.moe_model, result.moe_seq_length, index,
-                                                  m.hb_domain_size, r[size_t(i)].strategy, true);
-        }
-        j[kMoeAlgorithms[i]] = a;
+    auto search = [&](const study::BestStrategy& b, comm::NetworkKind kind) {
+      Json a;
+      a["fits"] = b.fits;
+      if (b.fits) {
+        a["iteration_time_s"] = b.time_s();
+        a["mfu"] = b.best.estimate.mfu;
+        a["strategy"] = StrategyObject(b.best.strategy);
+        a["estimate_command"] = EstimateCommand(result, sc.moe_model, result.moe_seq_length, kind, m.hb_domain_size,
+                                                b.best.strategy, true);
       }
-      return j;
+      return a;
     };
-    c["rail_optimized"] = network(m.rail_optimized, m.rail_optimized_fits, 0);
-    c["rail_only"] = network(m.rail_only, m.rail_only_fits, 1);
-    Json ideal;
-    ideal["fits"] = m.ideal_fits;
-    if (m.ideal_fits) {
-      ideal["iteration_time_s"] = m.ideal.estimate.iteration_time_s;
-      ideal["mfu"] = m.ideal.estimate.mfu;
-      ideal["strategy"] = StrategyObject(m.ideal.strategy);
-      ideal["estimate_command"] =
-          EstimateCommand(result, sc.moe_model, result.moe_seq_length, 2, m.hb_domain_size, m.ideal.strategy,
-                          true);
+    for (const study::MoeOnNetwork* on : {&m.rail_optimized, &m.rail_only}) {
+      Json j;
+      for (spec::MoeAllToAll a : study::kMoeAlgorithms) j[spec::MoeAllToAllName(a)] = search(on->of(a), on->kind);
+      c[on == &m.rail_optimized ? "rail_optimized" : "rail_only"] = j;
     }
-    c["ideal"] = ideal;
-    if (m.best_rail_optimized() >= 0 && m.best_rail_only() >= 0) c["rail_only_overhead"] = MoeOverhead(m);
+    c["ideal"] = search(m.ideal, comm::NetworkKind::kIdeal);
+    if (m.rail_optimized.found() && m.rail_only.found()) c["rail_only_overhead"] = MoeOverhead(m);
     Json saved = Json::array();
     for (auto [radix, usd] : CostSaved(result, m.hb_domain_size)) {
       saved.push_back({{"radix", radix}, {"network_cost_saved_usd", usd}});
@@ -309,12 +290,12 @@ Json MoeJson(const study::CompareResult& result) {
     for (const study::MoeSweepPoint& p : m.ep_sweep) {
       sweep.push_back({{"ep", p.ep},
                        {"hb_domains", p.domains},
-                       {"rail_optimized_direct_s", p.time_s[0][1]},
-                       {"rail_optimized_forwarded_s", p.time_s[0][0]},
-                       {"rail_only_forwarded_s", p.time_s[1][0]},
-                       {"rail_only_direct_s", p.time_s[1][1]},
-                       {"overhead_forwarded", p.overhead(0)},
-                       {"overhead_direct", p.overhead(1)}});
+                       {"rail_optimized_direct_s", p.rail_optimized.direct_s},
+                       {"rail_optimized_forwarded_s", p.rail_optimized.forwarded_s},
+                       {"rail_only_forwarded_s", p.rail_only.forwarded_s},
+                       {"rail_only_direct_s", p.rail_only.direct_s},
+                       {"overhead_forwarded", p.overhead(spec::MoeAllToAll::kForwarded)},
+                       {"overhead_direct", p.overhead(spec::MoeAllToAll::kDirect)}});
     }
     c["ep_sweep"] = sweep;
     if (m.alltoall_gpus > 0) {
@@ -464,23 +445,21 @@ std::string CompareNumbersCsv(const study::CompareResult& result) {
     }
     csv.AddRow(std::move(r));
   };
-  const char* networks[] = {"rail-optimized", "rail-only", "ideal"};
   for (const study::TrainingCase& t : result.training) {
-    const std::array<const search::RankedStrategy*, 3> best = {&t.rail_optimized, &t.rail_only, &t.ideal};
-    for (size_t i = 0; i < 3; ++i) {
-      job("training", t.hb_domain_size, t.global_batch, networks[i], "", t.fits[i] ? best[i] : nullptr,
-          t.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory", i < 2 ? t.usd_per_pflops_day[i] : 0);
+    for (const study::TrainingOnNetwork* on : t.networks()) {
+      job("training", t.hb_domain_size, t.global_batch, comm::NetworkKindName(on->kind), "", on->found(),
+          on->why == study::NoFit::kNoLayout ? "no_layout" : "memory", on->usd_per_pflops_day);
     }
   }
   for (const study::MoeCase& m : result.moe) {
-    for (size_t a = 0; a < 2; ++a) {
-      job("moe", m.hb_domain_size, m.global_batch, networks[0], kMoeAlgorithms[a],
-          m.rail_optimized_fits[a] ? &m.rail_optimized[a] : nullptr, "memory");
-      job("moe", m.hb_domain_size, m.global_batch, networks[1], kMoeAlgorithms[a],
-          m.rail_only_fits[a] ? &m.rail_only[a] : nullptr, "memory");
+    for (spec::MoeAllToAll a : study::kMoeAlgorithms) {
+      for (const study::MoeOnNetwork* on : {&m.rail_optimized, &m.rail_only}) {
+        job("moe", m.hb_domain_size, m.global_batch, comm::NetworkKindName(on->kind), spec::MoeAllToAllName(a),
+            on->of(a).found(), "memory");
+      }
     }
-    job("moe", m.hb_domain_size, m.global_batch, networks[2], kMoeAlgorithms[0], m.ideal_fits ? &m.ideal : nullptr,
-        "memory");
+    job("moe", m.hb_domain_size, m.global_batch, comm::NetworkKindName(comm::NetworkKind::kIdeal),
+        spec::MoeAllToAllName(spec::MoeAllToAll::kForwarded), m.ideal.found(), "memory");
     if (m.alltoall_gpus == 0) continue;
     const std::array<std::pair<const char*, double>, 4> alltoall = {
         std::pair{"rail-optimized", m.alltoall_rail_optimized_s}, {"rail-only", m.alltoall_sequential_s},
@@ -547,24 +526,23 @@ std::string CompareJson(const study::CompareResult& result) {
       }
       entry["global_batch_size"] = tc.global_batch;
       entry["feasible"] = tc.feasible;
-      entry["network_timed"] = {{"radix", tc.rail_optimized_network.radix},
-                                {"oversubscription", tc.rail_optimized_network.oversubscription},
-                                {"rail_optimized_tiers", tc.rail_optimized_network.tiers},
-                                {"rail_only_tiers", tc.rail_only_network.tiers}};
-      const std::array<std::pair<const char*, const search::RankedStrategy*>, 3> networks = {
-          std::pair{"rail_optimized", &tc.rail_optimized}, {"rail_only", &tc.rail_only}, {"ideal", &tc.ideal}};
-      for (size_t i = 0; i < 3; ++i) {
-        const std::string name = networks[i].first;
-        if (!tc.fits[i]) {
-          entry[name + "_no_fit"] = tc.why[i] == study::NoFit::kNoLayout ? "no_layout" : "memory";
+      entry["network_timed"] = {{"radix", tc.rail_optimized.shape.radix},
+                                {"oversubscription", tc.rail_optimized.shape.oversubscription},
+                                {"rail_optimized_tiers", tc.rail_optimized.shape.tiers},
+                                {"rail_only_tiers", tc.rail_only.shape.tiers}};
+      for (const study::TrainingOnNetwork* on : tc.networks()) {
+        std::string name = comm::NetworkKindName(on->kind);  // the JSON key: rail_optimized
+        std::replace(name.begin(), name.end(), '-', '_');
+        if (!on->fits) {
+          entry[name + "_no_fit"] = on->why == study::NoFit::kNoLayout ? "no_layout" : "memory";
           continue;
         }
-        entry[name + "_iteration_time_s"] = networks[i].second->estimate.iteration_time_s;
-        entry[name + "_mfu"] = networks[i].second->estimate.mfu;
-        if (i < 2 && tc.usd_per_pflops_day[i] > 0) entry[name + "_usd_per_pflops_day"] = tc.usd_per_pflops_day[i];
-        entry[name + "_strategy"] = StrategyObject(networks[i].second->strategy);
-        entry[name + "_estimate_command"] = EstimateCommand(result, result.scenario.model, result.seq_length, i,
-                                                            tc.hb_domain_size, networks[i].second->strategy);
+        entry[name + "_iteration_time_s"] = on->time_s();
+        entry[name + "_mfu"] = on->best.estimate.mfu;
+        if (on->usd_per_pflops_day > 0) entry[name + "_usd_per_pflops_day"] = on->usd_per_pflops_day;
+        entry[name + "_strategy"] = StrategyObject(on->best.strategy);
+        entry[name + "_estimate_command"] = EstimateCommand(result, result.scenario.model, result.seq_length, on->kind,
+                                                            tc.hb_domain_size, on->best.strategy);
       }
       if (const std::string why = NoFitSentence(result, tc); !why.empty()) entry["no_fit_reason"] = why;
       doc["training"].push_back(entry);

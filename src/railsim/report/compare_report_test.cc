@@ -59,11 +59,11 @@ study::CompareResult Result(double rail_only_k64_s) {
     t.hb_domain_size = k;
     t.global_batch = 32;
     t.feasible = true;
-    t.fits = {true, true, true};
-    t.rail_optimized = Ranked(k == 8 ? 1.0 : 2.0, 8);
-    t.rail_only = Ranked(k == 8 ? 1.0 : rail_only_k64_s, 4);
-    t.ideal = Ranked(0.5, 64);
-    t.rail_optimized_network.radix = 16;
+    t.rail_optimized.best = Ranked(k == 8 ? 1.0 : 2.0, 8);
+    t.rail_only.best = Ranked(k == 8 ? 1.0 : rail_only_k64_s, 4);
+    t.ideal.best = Ranked(0.5, 64);
+    t.rail_optimized.fits = t.rail_only.fits = t.ideal.fits = true;
+    t.rail_optimized.shape.radix = 16;
     r.training.push_back(t);
   }
   return r;

@@ -20,10 +20,10 @@ namespace {
 // Some job was timed on both rail-optimized and Rail-only.
 bool Compared(const study::CompareResult& result) {
   for (const study::TrainingCase& t : result.training) {
-    if (t.fits[0] && t.fits[1]) return true;
+    if (t.rail_optimized.fits && t.rail_only.fits) return true;
   }
   for (const study::MoeCase& m : result.moe) {
-    if (m.best_rail_optimized() >= 0 && m.best_rail_only() >= 0) return true;
+    if (m.rail_optimized.found() && m.rail_only.found()) return true;
   }
   return false;
 }
@@ -85,15 +85,14 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
     std::string line = fmt::format("HB domain {}: Rail-only {}", k, fmt::join(parts, "; "));
     std::vector<std::string> batches;
     for (const study::TrainingCase& t : result.training) {
-      if (t.hb_domain_size != k || !t.fits[0] || !t.fits[1]) continue;
-      batches.push_back(fmt::format("{} at batch {}",
-                                    Change(t.rail_only.estimate.iteration_time_s / t.rail_optimized.estimate.iteration_time_s),
+      if (t.hb_domain_size != k || !t.rail_optimized.fits || !t.rail_only.fits) continue;
+      batches.push_back(fmt::format("{} at batch {}", Change(t.rail_only.time_s() / t.rail_optimized.time_s()),
                                     Grouped(t.global_batch)));
     }
     std::vector<std::string> times;
     if (!batches.empty()) times.push_back(fmt::format("by {} for {}", fmt::join(batches, " and "), result.model_name));
     const study::MoeCase* m = MoeAt(result, k);
-    if (m && m->best_rail_only() >= 0 && m->best_rail_optimized() >= 0) {
+    if (m && m->rail_only.found() && m->rail_optimized.found()) {
       times.push_back(fmt::format("by {:+.1f}% for {}", 100 * MoeOverhead(*m), result.moe_model_name));
     }
     if (!times.empty()) {
@@ -126,8 +125,8 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
   for (int64_t batch : result.scenario.global_batch_sizes) {
     std::vector<std::string> shares;
     for (const study::TrainingCase& t : result.training) {
-      if (t.global_batch != batch || !t.fits[1] || !t.fits[2]) continue;
-      const std::string share = Percent(t.ideal.estimate.iteration_time_s / t.rail_only.estimate.iteration_time_s);
+      if (t.global_batch != batch || !t.rail_only.fits || !t.ideal.fits) continue;
+      const std::string share = Percent(t.ideal.time_s() / t.rail_only.time_s());
       shares.push_back(shares.empty() ? fmt::format("{} of the ideal network's speed (one HB domain of every GPU) "
                                                     "with HB domain {}",
                                                     share, t.hb_domain_size)
@@ -161,19 +160,19 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
     for (int64_t batch : result.scenario.global_batch_sizes) {
       const study::TrainingCase *a = nullptr, *b = nullptr;
       for (const study::TrainingCase& t : result.training) {
-        if (t.global_batch != batch || !t.fits[1]) continue;
+        if (t.global_batch != batch || !t.rail_only.fits) continue;
         if (t.hb_domain_size == small) a = &t;
         if (t.hb_domain_size == large) b = &t;
       }
       if (!a || !b || small == large) continue;
-      gain(fmt::format("{} at batch {}", result.model_name, Grouped(batch)), a->rail_only.estimate.iteration_time_s,
-           b->rail_only.estimate.iteration_time_s, a->usd_per_pflops_day[1], b->usd_per_pflops_day[1]);
+      gain(fmt::format("{} at batch {}", result.model_name, Grouped(batch)), a->rail_only.time_s(),
+           b->rail_only.time_s(), a->rail_only.usd_per_pflops_day, b->rail_only.usd_per_pflops_day);
     }
     const study::MoeCase* ma = MoeAt(result, small);
     const study::MoeCase* mb = MoeAt(result, large);
-    if (ma && mb && small != large && ma->best_rail_only() >= 0 && mb->best_rail_only() >= 0) {
-      gain(result.moe_model_name, ma->rail_only[size_t(ma->best_rail_only())].estimate.iteration_time_s,
-           mb->rail_only[size_t(mb->best_rail_only())].estimate.iteration_time_s, 0, 0);
+    if (ma && mb && small != large && ma->rail_only.found() && mb->rail_only.found()) {
+      gain(result.moe_model_name, ma->rail_only.found()->estimate.iteration_time_s,
+           mb->rail_only.found()->estimate.iteration_time_s, 0, 0);
     }
     if (!gains.empty()) {
       lines.push_back(fmt::format("HB domain {} against {}, both on Rail-only: {}.", named(large), named(small),
@@ -184,14 +183,14 @@ std::vector<std::string> CompareVerdict(const study::CompareResult& result) {
   std::string worst;
   double worst_overhead = 0.01;
   for (const study::TrainingCase& t : result.training) {
-    if (!t.fits[0] || !t.fits[1]) continue;
-    const double o = t.rail_only.estimate.iteration_time_s / t.rail_optimized.estimate.iteration_time_s - 1;
+    if (!t.rail_optimized.fits || !t.rail_only.fits) continue;
+    const double o = t.rail_only.time_s() / t.rail_optimized.time_s() - 1;
     if (o <= worst_overhead) continue;
     worst_overhead = o;
     worst = fmt::format("{} at batch {} with HB domain {} runs {:+.1f}% slower (best layouts: {} on rail-optimized, "
                         "{} on Rail-only)",
                         result.model_name, Grouped(t.global_batch), t.hb_domain_size, 100 * o,
-                        StrategyDegrees(t.rail_optimized.strategy), StrategyDegrees(t.rail_only.strategy));
+                        StrategyDegrees(t.rail_optimized.best.strategy), StrategyDegrees(t.rail_only.best.strategy));
   }
   for (const study::MoeCase& m : result.moe) {
     const double o = MoeOverhead(m);

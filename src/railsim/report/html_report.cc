@@ -450,12 +450,13 @@ Figure MoeOverhead(const study::ReportStudy& r) {
   Json labels = Json::array(), fwd = Json::array(), dir = Json::array(), algorithm = Json::array();
   for (const study::MoeSweepPoint& p : m.ep_sweep) {
     labels.push_back(fmt::format("{} ({} domain{})", p.ep, p.domains, p.domains == 1 ? "" : "s"));
-    fwd.push_back(100 * (p.time_s[1][0] / p.time_s[0][0] - 1));
-    dir.push_back(100 * (p.time_s[1][1] / p.time_s[0][1] - 1));
-    algorithm.push_back(100 * (p.time_s[0][0] / p.time_s[0][1] - 1));
-    csv.AddRow({std::to_string(p.ep), std::to_string(p.domains), CsvNumber(p.time_s[0][1]), CsvNumber(p.time_s[0][0]),
-                CsvNumber(p.time_s[1][0]), CsvNumber(p.time_s[1][1]), CsvNumber(p.overhead(0)),
-                CsvNumber(p.overhead(1))});
+    fwd.push_back(100 * (p.rail_only.forwarded_s / p.rail_optimized.forwarded_s - 1));
+    dir.push_back(100 * (p.rail_only.direct_s / p.rail_optimized.direct_s - 1));
+    algorithm.push_back(100 * (p.rail_optimized.forwarded_s / p.rail_optimized.direct_s - 1));
+    csv.AddRow({std::to_string(p.ep), std::to_string(p.domains), CsvNumber(p.rail_optimized.direct_s),
+                CsvNumber(p.rail_optimized.forwarded_s), CsvNumber(p.rail_only.forwarded_s),
+                CsvNumber(p.rail_only.direct_s), CsvNumber(p.overhead(spec::MoeAllToAll::kForwarded)),
+                CsvNumber(p.overhead(spec::MoeAllToAll::kDirect))});
   }
   Json chart;
   chart["type"] = "line";

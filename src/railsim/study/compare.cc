@@ -58,15 +58,14 @@ void ValidateScenarioNetworks(const spec::Scenario& scenario) {
 
 namespace {
 
-int BestOf(const std::array<search::RankedStrategy, 2>& r, const std::array<bool, 2>& fits) {
-  int best = -1;
-  for (int i = 0; i < 2; ++i) {
-    if (fits[size_t(i)] && (best < 0 || r[size_t(i)].estimate.iteration_time_s <
-                                            r[size_t(best)].estimate.iteration_time_s)) {
-      best = i;
-    }
+// A search's outcome into `out`: its fastest strategy, or why none fits.
+void Keep(const search::SearchResult& r, BestStrategy* out) {
+  out->fits = !r.results.empty();
+  if (out->fits) {
+    out->best = r.results[0];
+  } else {
+    out->why = WhyNothingFits(r);
   }
-  return best;
 }
 
 std::vector<MoeSweepPoint> MoeSweep(const spec::Scenario& scenario, const spec::ModelSpec& model,
@@ -92,9 +91,10 @@ std::vector<MoeSweepPoint> MoeSweep(const spec::Scenario& scenario, const spec::
     p.ep = ep;
     const comm::GroupLayout g = comm::LayoutOf(ep, 1, kj);
     p.domains = g.domains;
-    for (int n = 0; n < 2; ++n) {
-      p.time_s[n][0] = comm::MoeDispatchTime(d, comm::MoeAllToAll::kForwarded, g, fabrics[n]);
-      p.time_s[n][1] = comm::MoeDispatchTime(d, comm::MoeAllToAll::kDirect, g, fabrics[n]);
+    for (DispatchTimes* times : {&p.rail_optimized, &p.rail_only}) {
+      const comm::ClusterFabrics& f = fabrics[times == &p.rail_optimized ? 0 : 1];
+      times->forwarded_s = comm::MoeDispatchTime(d, comm::MoeAllToAll::kForwarded, g, f);
+      times->direct_s = comm::MoeDispatchTime(d, comm::MoeAllToAll::kDirect, g, f);
     }
     out.push_back(p);
   }
@@ -177,27 +177,18 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
     for (comm::NetworkKind network : {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly}) {
       perf::PerfContext c = perf::MakePerfContext(model, system, gpus, network, k, job);
       perf::ApplyStack(stack, &c, scenario.moe_iteration_overhead_s);
-      const bool optimized = network == comm::NetworkKind::kRailOptimized;
-      for (size_t a = 0; a < 2; ++a) {
-        search::SearchOptions o = options(a == 0 ? spec::MoeAllToAll::kForwarded : spec::MoeAllToAll::kDirect);
+      MoeOnNetwork& on = network == comm::NetworkKind::kRailOptimized ? m.rail_optimized : m.rail_only;
+      for (spec::MoeAllToAll a : kMoeAlgorithms) {
+        search::SearchOptions o = options(a);
         o.precisions = ParseSearchPrecisions(scenario.moe_precision, c, "/moe_precision");
-        queue->Add(c, o,
-                   [&m, optimized, a](const search::SearchResult& r) {
-                     auto& best = optimized ? m.rail_optimized : m.rail_only;
-                     auto& fits = optimized ? m.rail_optimized_fits : m.rail_only_fits;
-                     fits[a] = !r.results.empty();
-                     if (fits[a]) best[a] = r.results[0];
-                   });
+        queue->Add(c, o, [out = &on.of(a)](const search::SearchResult& r) { Keep(r, out); });
       }
     }
     perf::PerfContext ideal = perf::MakePerfContext(model, system, gpus, comm::NetworkKind::kIdeal, k, job);
     perf::ApplyStack(stack, &ideal, scenario.moe_iteration_overhead_s);
     search::SearchOptions o = options(spec::MoeAllToAll::kForwarded);
     o.precisions = ParseSearchPrecisions(scenario.moe_precision, ideal, "/moe_precision");
-    queue->Add(ideal, o, [&m](const search::SearchResult& r) {
-                 m.ideal_fits = !r.results.empty();
-                 if (m.ideal_fits) m.ideal = r.results[0];
-               });
+    queue->Add(ideal, o, [&m](const search::SearchResult& r) { Keep(r, &m.ideal); });
     m.ep_sweep = MoeSweep(scenario, model, system, k, timed);
     // One expert per GPU over max(E, K) GPUs, when the cluster has them (K:
     // the GPUs the jobs use of each domain).
@@ -265,16 +256,16 @@ void CheckSharedCluster(const spec::Scenario& scenario) {
   if (scenario.job_trace != "synthetic") spec::LoadJobTrace(scenario.job_trace, "/job_trace");
 }
 
-// Training case `t`'s TrainingCase::usd_per_pflops_day on network
-// `network` (0 rail-optimized, 1 Rail-only), from the priced designs.
-double UsdPerPflopsDay(const CompareResult& result, const TrainingCase& t, size_t network) {
-  if (!t.fits[network]) return 0;
-  const net::Design design = network == 0 ? net::Design::kRailOptimized : net::Design::kRailOnly;
-  const int radix = network == 0 ? t.rail_optimized_network.radix : t.rail_only_network.radix;
-  const perf::Estimate& e = (network == 0 ? t.rail_optimized : t.rail_only).estimate;
+// TrainingOnNetwork::usd_per_pflops_day of `on` (rail-optimized or
+// Rail-only) in training case `t`, from the priced designs.
+double UsdPerPflopsDay(const CompareResult& result, const TrainingCase& t, const TrainingOnNetwork& on) {
+  if (!on.fits || on.kind == comm::NetworkKind::kIdeal) return 0;
+  const net::Design design =
+      on.kind == comm::NetworkKind::kRailOptimized ? net::Design::kRailOptimized : net::Design::kRailOnly;
+  const perf::Estimate& e = on.best.estimate;
   if (!(e.iteration_time_s > 0)) return 0;
   for (const NetworkCase& c : result.network) {
-    if (c.params.hb_domain_size != t.hb_domain_size || c.params.radix != radix) continue;
+    if (c.params.hb_domain_size != t.hb_domain_size || c.params.radix != on.shape.radix) continue;
     for (const DesignResult& d : c.designs) {
       if (d.params.design != design || !d.cluster) continue;
       const double per_day = ClusterCostPerDay(*d.cluster, result.operating);
@@ -286,8 +277,16 @@ double UsdPerPflopsDay(const CompareResult& result, const TrainingCase& t, size_
 
 }  // namespace
 
-int MoeCase::best_rail_optimized() const { return BestOf(rail_optimized, rail_optimized_fits); }
-int MoeCase::best_rail_only() const { return BestOf(rail_only, rail_only_fits); }
+spec::MoeAllToAll MoeOnNetwork::faster() const {
+  if (!forwarded.fits) return direct.fits ? spec::MoeAllToAll::kDirect : spec::MoeAllToAll::kAuto;
+  return direct.fits && direct.time_s() < forwarded.time_s() ? spec::MoeAllToAll::kDirect
+                                                              : spec::MoeAllToAll::kForwarded;
+}
+
+const search::RankedStrategy* MoeOnNetwork::found() const {
+  const spec::MoeAllToAll a = faster();
+  return a == spec::MoeAllToAll::kAuto ? nullptr : &of(a).best;
+}
 
 CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& port_class,
                          const spec::ModelSpec* model, const ScenarioSystems& systems, int threads,
@@ -335,29 +334,20 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
         t.global_batch = batch;
         search::SearchOptions o = search::OptionsForStack(stack);
         o.global_batch = batch;
-        const comm::NetworkKind networks[] = {comm::NetworkKind::kRailOptimized, comm::NetworkKind::kRailOnly,
-                                              comm::NetworkKind::kIdeal};
-        search::RankedStrategy* outs[] = {&t.rail_optimized, &t.rail_only, &t.ideal};
         const spec::SystemSpec* system = systems.For(k);
         if (!system) continue;
-        for (size_t n = 0; n < 3; ++n) {
-          perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.JobGpus(k), networks[n], k,
+        for (TrainingOnNetwork* on : {&t.rail_optimized, &t.rail_only, &t.ideal}) {
+          perf::PerfContext c = perf::MakePerfContext(*model, *system, scenario.JobGpus(k), on->kind, k,
                                                       JobNetwork(scenario, k, timed));
           perf::ApplyStack(stack, &c, scenario.iteration_overhead_s);
-          if (n == 0) t.rail_optimized_network = c.shape;
-          if (n == 1) t.rail_only_network = c.shape;
+          if (on->kind != comm::NetworkKind::kIdeal) on->shape = c.shape;
           o.precisions = ParseSearchPrecisions(scenario.precision, c, "/precision");
-          queue.Add(c, o, [&t, n, out = outs[n], c, o](const search::SearchResult& r) {
-            t.fits[n] = !r.results.empty();
-            if (t.fits[n]) {
-              *out = r.results[0];
-            } else {
-              t.why[n] = WhyNothingFits(r);
-              if (t.why[n] == NoFit::kNoLayout && t.nearby.below == 0 && t.nearby.above == 0) {
-                t.nearby = NearestUsableGpus(c, o);
-              }
+          queue.Add(c, o, [&t, on, c, o](const search::SearchResult& r) {
+            Keep(r, on);
+            if (!on->fits && on->why == NoFit::kNoLayout && t.nearby.below == 0 && t.nearby.above == 0) {
+              t.nearby = NearestUsableGpus(c, o);
             }
-            t.feasible = t.fits[0] && t.fits[1] && t.fits[2];
+            t.feasible = t.rail_optimized.fits && t.rail_only.fits && t.ideal.fits;
           });
         }
       }
@@ -365,7 +355,9 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
   }
   queue.Run(threads, scenario.allow_idle_gpus, progress);
   for (TrainingCase& t : result.training) {
-    for (size_t n = 0; n < 2; ++n) t.usd_per_pflops_day[n] = UsdPerPflopsDay(result, t, n);
+    for (TrainingOnNetwork* on : {&t.rail_optimized, &t.rail_only}) {
+      on->usd_per_pflops_day = UsdPerPflopsDay(result, t, *on);
+    }
   }
   if (!scenario.job_trace.empty()) result.shared_cluster = RunClusterFlags(SharedClusterFlags(scenario, threads));
   return result;

@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "railsim/comm/collective.h"
 #include "railsim/perf/context.h"
 #include "railsim/search/search.h"
 #include "railsim/spec/catalog.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/scenario.h"
+#include "railsim/spec/strategy.h"
 #include "railsim/spec/system.h"
 #include "railsim/study/cluster.h"
 #include "railsim/study/idle_search.h"
@@ -29,53 +31,85 @@ struct NetworkCase {
   std::vector<DesignResult> designs;    ///< rail-optimized, rail-only, fat-tree
 };
 
+/// One network's fastest strategy for a job, or why none fits.
+struct BestStrategy {
+  bool fits = false;
+  search::RankedStrategy best;  ///< when it fits
+  NoFit why = NoFit::kNoLayout;  ///< when it does not
+  /// The best strategy, or null when none fits.
+  const search::RankedStrategy* found() const { return fits ? &best : nullptr; }
+  double time_s() const { return best.estimate.iteration_time_s; }
+};
+
+/// The training job on one network.
+struct TrainingOnNetwork : BestStrategy {
+  explicit TrainingOnNetwork(comm::NetworkKind k) : kind(k) {}
+  comm::NetworkKind kind;
+  /// The built network it was timed on (rail-optimized and Rail-only).
+  perf::NetworkShape shape;
+  /// The cost of one PFLOP/s-day of model FLOPs the best strategy delivers:
+  /// a day of the whole cluster built as this design at the radix it was
+  /// timed on (ClusterCostPerDay) over the job's model FLOP/s; 0 without a
+  /// server or a fit, and for the ideal network (no bill of materials).
+  double usd_per_pflops_day = 0;
+};
+
 /// Best iteration time of the scenario's model on each network, for one HB
 /// domain size and global batch (the training side of the headline).
 struct TrainingCase {
   int64_t hb_domain_size = 0;
   int64_t global_batch = 0;
-  search::RankedStrategy rail_optimized;
-  search::RankedStrategy rail_only;
-  search::RankedStrategy ideal;
-  /// The built networks the training side was timed on.
-  perf::NetworkShape rail_optimized_network, rail_only_network;
+  TrainingOnNetwork rail_optimized{comm::NetworkKind::kRailOptimized};
+  TrainingOnNetwork rail_only{comm::NetworkKind::kRailOnly};
+  TrainingOnNetwork ideal{comm::NetworkKind::kIdeal};
+  /// The three in the order tables list them.
+  std::array<const TrainingOnNetwork*, 3> networks() const { return {&rail_optimized, &rail_only, &ideal}; }
   bool feasible = false;  ///< some strategy fits in memory on every network
-  /// Per network (rail-optimized, Rail-only, ideal): found a strategy, and
-  /// if not, why; with the nearest cluster sizes that have a layout when
-  /// one network has none.
-  std::array<bool, 3> fits{};
-  std::array<NoFit, 3> why{};
+  /// The nearest cluster sizes that have a layout, when a network has none.
   NearbyGpus nearby;
-  /// Per network (rail-optimized, Rail-only): the cost of one PFLOP/s-day of
-  /// model FLOPs the best strategy delivers, a day of the whole cluster built
-  /// as that design at the radix it was timed on (ClusterCostPerDay) over the
-  /// job's model FLOP/s; 0 without a server or a fit (and for the ideal
-  /// network, which has no bill of materials).
-  std::array<double, 2> usd_per_pflops_day{};
+};
+
+/// One MoE layer's dispatch of one sequence on one network, by algorithm.
+struct DispatchTimes {
+  double forwarded_s = 0, direct_s = 0;
+  double of(spec::MoeAllToAll a) const { return a == spec::MoeAllToAll::kDirect ? direct_s : forwarded_s; }
 };
 
 /// One MoE layer's dispatch of one sequence at one EP degree (tp 1, EP
-/// groups of consecutive GPUs): the time on each network with each
-/// algorithm, [network: 0 rail-optimized, 1 Rail-only][0 forwarded, 1 direct].
+/// groups of consecutive GPUs) on each network with each algorithm.
 struct MoeSweepPoint {
   int64_t ep = 0;
   int64_t domains = 0;  ///< HB domains one EP group spans
-  double time_s[2][2] = {};
-  /// Rail-only with each algorithm against rail-optimized's direct dispatch
+  DispatchTimes rail_optimized, rail_only;
+  /// Rail-only with algorithm `a` against rail-optimized's direct dispatch
   /// (any NIC to any NIC: the baseline a spine allows).
-  double overhead(int algorithm) const { return time_s[1][algorithm] / time_s[0][1] - 1; }
+  double overhead(spec::MoeAllToAll a) const { return rail_only.of(a) / rail_optimized.direct_s - 1; }
 };
 
-/// The MoE side for one HB domain size: the best strategy on each network
-/// with each dispatch algorithm (index 0 forwarded, 1 direct).
+/// The MoE job on one network: its best strategy with each dispatch algorithm.
+struct MoeOnNetwork {
+  explicit MoeOnNetwork(comm::NetworkKind k) : kind(k) {}
+  comm::NetworkKind kind;
+  BestStrategy forwarded, direct;
+  BestStrategy& of(spec::MoeAllToAll a) { return a == spec::MoeAllToAll::kDirect ? direct : forwarded; }
+  const BestStrategy& of(spec::MoeAllToAll a) const { return a == spec::MoeAllToAll::kDirect ? direct : forwarded; }
+  /// The faster algorithm of those that fit (kAuto when neither does).
+  spec::MoeAllToAll faster() const;
+  /// Its best strategy, or null when neither fits.
+  const search::RankedStrategy* found() const;
+};
+
+/// The dispatch algorithms compare times, in the order its tables list them.
+inline constexpr spec::MoeAllToAll kMoeAlgorithms[] = {spec::MoeAllToAll::kForwarded, spec::MoeAllToAll::kDirect};
+
+/// The MoE side for one HB domain size.
 struct MoeCase {
   int64_t hb_domain_size = 0;
   int64_t global_batch = 0;
-  std::array<search::RankedStrategy, 2> rail_optimized, rail_only;
-  std::array<bool, 2> rail_optimized_fits{}, rail_only_fits{};
+  MoeOnNetwork rail_optimized{comm::NetworkKind::kRailOptimized};
+  MoeOnNetwork rail_only{comm::NetworkKind::kRailOnly};
   /// One HB domain of every GPU: no NIC, so one (forwarded) search.
-  search::RankedStrategy ideal;
-  bool ideal_fits = false;
+  BestStrategy ideal;
   /// Rail-only's overhead against EP degree: within one HB domain, then 2,
   /// 4, ... domains, up to the experts or the cluster.
   std::vector<MoeSweepPoint> ep_sweep;
@@ -86,9 +120,6 @@ struct MoeCase {
   double alltoall_bytes_per_pair = 0;
   double alltoall_rail_optimized_s = 0, alltoall_sequential_s = 0, alltoall_pipelined_s = 0;
   double alltoall_ideal_s = 0;
-  /// The best of each network over both algorithms (index into the arrays), or -1.
-  int best_rail_optimized() const;
-  int best_rail_only() const;
 };
 
 /// The systems a comparison's jobs run on: `fallback` (the scenario's

@@ -262,10 +262,10 @@ TEST(DomainUseTest, CompareScenarioJobUsesPartOfEachRack) {
   EXPECT_EQ(144, r.network[0].params.gpus);
   ASSERT_EQ(1u, r.training.size());
   const TrainingCase& t = r.training[0];
-  ASSERT_TRUE(t.fits[0] && t.fits[1]);
-  EXPECT_EQ(128, t.rail_optimized.strategy.gpus());
-  EXPECT_EQ(128, t.rail_only.strategy.gpus());
-  EXPECT_EQ(64, t.rail_optimized.gpus_per_domain);
+  ASSERT_TRUE(t.rail_optimized.fits && t.rail_only.fits);
+  EXPECT_EQ(128, t.rail_optimized.best.strategy.gpus());
+  EXPECT_EQ(128, t.rail_only.best.strategy.gpus());
+  EXPECT_EQ(64, t.rail_optimized.best.gpus_per_domain);
 }
 
 // GB200 NVL72 racks against DGX B200 nodes in one scenario: each domain
@@ -292,12 +292,12 @@ TEST(DomainUseTest, EachDomainSizeTimesItsJobsOnItsOwnSystem) {
   EXPECT_EQ(144, r.network[1].params.gpus);  // 2 racks
   ASSERT_EQ(2u, r.training.size());
   for (const TrainingCase& t : r.training) {
-    ASSERT_TRUE(t.fits[0]) << t.hb_domain_size;
-    EXPECT_EQ(128, t.rail_optimized.strategy.gpus());
+    ASSERT_TRUE(t.rail_optimized.fits) << t.hb_domain_size;
+    EXPECT_EQ(128, t.rail_optimized.best.strategy.gpus());
   }
   // The same job is timed on each system's own GPU: GB200's is faster.
-  const double b200 = r.training[0].rail_optimized.estimate.iteration_time_s;
-  const double gb200 = r.training[1].rail_optimized.estimate.iteration_time_s;
+  const double b200 = r.training[0].rail_optimized.time_s();
+  const double gb200 = r.training[1].rail_optimized.time_s();
   EXPECT_LT(gb200, b200);
   // A domain size the scenario does not have is refused.
   EXPECT_THROW(

@@ -432,24 +432,24 @@ std::vector<double> RunComparePoint(const Point& p) {
     out.insert(out.end(), 8, none);
   } else {
     const TrainingCase& t = r.training.front();
-    const search::RankedStrategy* best[3] = {&t.rail_optimized, &t.rail_only, &t.ideal};
-    double time[3];
-    for (size_t i = 0; i < 3; ++i) time[i] = t.fits[i] ? best[i]->estimate.iteration_time_s : none;
-    out.insert(out.end(), {time[0], time[1], time[2]});
-    for (size_t i = 0; i < 2; ++i) out.push_back(t.fits[i] ? best[i]->estimate.mfu : none);
-    out.push_back(time[1] / time[0] - 1);  // NaN unless both fit
-    for (size_t i = 0; i < 2; ++i) {
-      out.push_back(t.usd_per_pflops_day[i] > 0 ? t.usd_per_pflops_day[i] : none);
-    }
+    auto time = [&](const study::TrainingOnNetwork& on) { return on.fits ? on.time_s() : none; };
+    auto mfu = [&](const study::TrainingOnNetwork& on) { return on.fits ? on.best.estimate.mfu : none; };
+    auto usd = [&](const study::TrainingOnNetwork& on) {
+      return on.usd_per_pflops_day > 0 ? on.usd_per_pflops_day : none;
+    };
+    out.insert(out.end(), {time(t.rail_optimized), time(t.rail_only), time(t.ideal), mfu(t.rail_optimized),
+                           mfu(t.rail_only),
+                           time(t.rail_only) / time(t.rail_optimized) - 1,  // NaN unless both fit
+                           usd(t.rail_optimized), usd(t.rail_only)});
   }
   // The MoE side: each network's best time over both dispatch algorithms.
   if (r.moe.empty()) {
     out.insert(out.end(), 2, none);
   } else {
     const MoeCase& m = r.moe.front();
-    const int opt = m.best_rail_optimized(), only = m.best_rail_only();
-    out.push_back(opt >= 0 ? m.rail_optimized[size_t(opt)].estimate.iteration_time_s : none);
-    out.push_back(only >= 0 ? m.rail_only[size_t(only)].estimate.iteration_time_s : none);
+    for (const study::MoeOnNetwork* on : {&m.rail_optimized, &m.rail_only}) {
+      out.push_back(on->found() ? on->found()->estimate.iteration_time_s : none);
+    }
   }
   return out;
 }
