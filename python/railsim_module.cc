@@ -291,7 +291,6 @@ void BindRows(Keywords& k, const std::vector<study::FlagRow<Flags>>& table, Flag
   }
 }
 
-void BindMoe(Keywords& k, study::MoeFlags* f) { BindRows(k, study::MoeFlagTable(), f); }
 
 void BindStrategy(Keywords& k, study::StrategyFlags* f) {
   BindRows(k, study::StrategyFlagTable(), f);
@@ -400,27 +399,11 @@ py::object Cost(const py::args& args, const py::kwargs& kwargs) {
   });
 }
 
-void BindCluster(Keywords& k, study::ClusterFlags* f) {
-  for (auto [name, field] : {std::pair{"system", &f->system}, {"gpus", &f->gpus}, {"hb_size", &f->hb_size},
-                             {"network", &f->network}, {"radix", &f->radix},
-                             {"oversubscription", &f->oversubscription}, {"routing", &f->routing},
-                             {"seed", &f->seed}, {"max_memory", &f->max_memory}, {"threads", &f->threads},
-                             {"max_gpus", &f->max_gpus}}) {
-    k.Text(name, field);
-  }
-  k.Flag("simulate", &f->simulate);
-}
-
 py::object AllToAll(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("alltoall", args);
   study::AllToAllFlags f;
   Keywords k(kwargs);
-  BindCluster(k, &f.cluster);
-  for (auto [name, field] : {std::pair{"hb_bw", &f.hb_bw}, {"nic_bw", &f.nic_bw},
-                             {"bytes_per_pair", &f.bytes_per_pair}, {"schedule", &f.schedule},
-                             {"chunks", &f.chunks}, {"baseline", &f.baseline}}) {
-    k.Text(name, field);
-  }
+  BindRows(k, study::AllToAllFlagTable(), &f);
   k.Finish();
   if (f.bytes_per_pair.empty()) throw Error("--bytes-per-pair", "needed: the bytes each GPU sends to every other");
   return RunReleased([&] {
@@ -433,18 +416,8 @@ py::object Collective(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("collective", args);
   study::CollectiveFlags f;
   Keywords k(kwargs);
-  BindCluster(k, &f.cluster);
-  k.Text("gpus_per_domain", &f.cluster.gpus_per_domain);
+  BindRows(k, study::CollectiveFlagTable(), &f);
   BindModel(k, &f.model);
-  for (auto [name, field] : {std::pair{"op", &f.op}, {"bytes", &f.bytes}, {"group", &f.group},
-                             {"algorithm", &f.algorithm}, {"protocol", &f.protocol}, {"tp", &f.tp},
-                             {"pp", &f.pp}, {"dp", &f.dp}, {"cp", &f.cp}, {"ep", &f.ep},
-                             {"expert_tensor_parallel_size", &f.etp},
-                             {"schedule", &f.schedule}, {"chunks", &f.chunks}, {"micro_batch_size", &f.micro_batch},
-                             {"placement", &f.placement}}) {
-    k.Text(name, field);
-  }
-  BindMoe(k, &f.moe);
   k.Finish();
   return RunReleased([&] {
     study::CollectiveRun run = study::RunCollectiveFlags(f);

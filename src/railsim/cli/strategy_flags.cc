@@ -4,8 +4,6 @@
 
 namespace railsim::cli {
 
-void AddMoeFlags(CLI::App* sub, MoeFlags* f) { AddFlagRows(sub, study::MoeFlagTable(), f); }
-
 CLI::Option* AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
   AddFlagRows(sub, study::StrategyFlagTable(), f, optional);
   return sub->get_option("--data-parallel-sharding");

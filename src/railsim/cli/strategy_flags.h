@@ -21,9 +21,6 @@ using study::ParsePrecision;
 using study::ParseStrategy;
 using study::StrategyFlags;
 
-/// Declares the MoE rows of study::MoeFlagTable on `sub`.
-void AddMoeFlags(CLI::App* sub, MoeFlags* f);
-
 /// Declares every row of study::StrategyFlagTable on `sub`; --tp, --pp and
 /// --micro-batch-size are required unless `optional` (a command whose job is
 /// optional). Returns --data-parallel-sharding's option (its count() says

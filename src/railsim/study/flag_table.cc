@@ -3,6 +3,7 @@
 #include "railsim/study/flag_table.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace railsim::study {
 namespace {
@@ -46,15 +47,20 @@ FlagRow<F> Alias(FlagRow<F> row, const char* alias) {
   return row;
 }
 
-// A MoE row as a row of a struct that holds MoeFlags (where `holder` says).
-template <typename F>
-FlagRow<F> Nested(const FlagRow<MoeFlags>& inner, MoeFlags* (*holder)(F&)) {
+// A row of an inner struct (MoeFlags, ClusterFlags) as a row of a struct
+// that holds one (where `holder` says).
+template <typename F, typename Inner>
+FlagRow<F> Nested(const FlagRow<Inner>& inner, std::type_identity_t<Inner* (*)(F&)> holder) {
   FlagRow<F> row;
   row.flag = inner.flag;
+  row.alias = inner.alias;
   row.help = inner.help;
+  row.required = inner.required;
   row.show_default = inner.show_default;
+  row.list = inner.list;
   if (inner.text) row.text = [text = inner.text, holder](F& f) { return text(*holder(f)); };
   if (inner.on) row.on = [on = inner.on, holder](F& f) { return on(*holder(f)); };
+  if (inner.given) row.given = [given = inner.given, holder](F& f) { return given(*holder(f)); };
   return row;
 }
 
@@ -63,6 +69,33 @@ using S = StrategyFlags;
 using M = MoeFlags;
 using J = JobFlags;
 using Q = SearchFlags;
+using C = ClusterFlags;
+using A = AllToAllFlags;
+using L = CollectiveFlags;
+
+// The cluster, network and simulation rows alltoall and collective share;
+// `ideal`: the network may be the ideal one (collective).
+std::vector<FlagRow<C>> ClusterRows(bool ideal) {
+  return {
+      Required(Option<C>("--system", "system preset or JSON file", [](C& f) { return &f.system; })),
+      Required(Option<C>("--gpus", "total GPUs N", [](C& f) { return &f.gpus; })),
+      Option<C>("--hb-size", "override the system's HB domain size K", [](C& f) { return &f.hb_size; }, false),
+      Alias(Option<C>("--network", ideal ? "rail-only, rail-optimized or ideal" : "rail-only or rail-optimized",
+                      [](C& f) { return &f.network; }),
+            "--design"),
+      Option<C>("--radix", "switch radix (default 64, larger if 64 needs over three tiers)",
+                [](C& f) { return &f.radix; }, false),
+      Option<C>("--oversubscription", "leaf down:up ratio", [](C& f) { return &f.oversubscription; }),
+      Switch<C>("--simulate", "also simulate every flow on the built network", [](C& f) { return &f.simulate; }),
+      Option<C>("--routing", "ecmp or d-mod-k", [](C& f) { return &f.routing; }),
+      Option<C>("--seed", "ECMP hash seed", [](C& f) { return &f.seed; }),
+      Option<C>("--max-memory", "refuse simulations estimated to need more memory than this",
+                [](C& f) { return &f.max_memory; }),
+      Option<C>("--threads", "simulator threads (the results do not depend on them)",
+                [](C& f) { return &f.threads; }),
+      Option<C>("--max-gpus", "refuse to build graphs larger than this", [](C& f) { return &f.max_gpus; }),
+  };
+}
 
 }  // namespace
 
@@ -260,6 +293,87 @@ const std::vector<FlagRow<StrategyFlags>>& StrategyFlagTable() {
                   [](S& f) { return &f.optimizer.fsdp_shard_group_size; }),
     };
     for (const FlagRow<M>& m : MoeFlagTable()) r.push_back(Nested<S>(m, [](S& f) { return &f.moe; }));
+    return r;
+  }();
+  return rows;
+}
+
+const std::vector<FlagRow<AllToAllFlags>>& AllToAllFlagTable() {
+  static const std::vector<FlagRow<A>> rows = [] {
+    std::vector<FlagRow<A>> r;
+    for (const FlagRow<C>& c : ClusterRows(false)) r.push_back(Nested<A>(c, [](A& f) { return &f.cluster; }));
+    for (FlagRow<A> row : {
+             Option<A>("--hb-bw", "HB bandwidth per GPU per direction, used as given (no efficiency, no latency)",
+                       [](A& f) { return &f.hb_bw; }, false),
+             Option<A>("--nic-bw", "NIC bandwidth per GPU per direction, used as given", [](A& f) { return &f.nic_bw; },
+                       false),
+             Required(Option<A>("--bytes-per-pair", "bytes each GPU sends to every other GPU",
+                                [](A& f) { return &f.bytes_per_pair; })),
+             Option<A>("--schedule", "Rail-only forwarding: sequential or pipelined", [](A& f) { return &f.schedule; }),
+             Option<A>("--chunks", "chunks of the pipelined schedule", [](A& f) { return &f.chunks; }),
+             Option<A>("--baseline",
+                       "Rail-only with --simulate: simulate or analytic (time the rail-optimized baseline how)",
+                       [](A& f) { return &f.baseline; }),
+         }) {
+      r.push_back(row);
+    }
+    return r;
+  }();
+  return rows;
+}
+
+const std::vector<FlagRow<CollectiveFlags>>& CollectiveFlagTable() {
+  static const std::vector<FlagRow<L>> rows = [] {
+    std::vector<FlagRow<L>> r;
+    for (const FlagRow<C>& c : ClusterRows(true)) r.push_back(Nested<L>(c, [](L& f) { return &f.cluster; }));
+    for (FlagRow<L> row : {
+             Option<L>("--gpus-per-domain",
+                       "the ranks use N GPUs of each HB domain (default: all K); --gpus is a multiple of N, the "
+                       "domains and the network are built whole",
+                       [](L& f) { return &f.cluster.gpus_per_domain; }, false),
+             Required(Option<L>("--op",
+                                "all-reduce, reduce-scatter, all-gather, all-to-all, broadcast, send-recv, or "
+                                "moe-dispatch (one MoE layer's token dispatch of --model on the ep groups)",
+                                [](L& f) { return &f.op; })),
+             Option<L>("--bytes", "buffer per member (all-to-all: what each member sends in total)",
+                       [](L& f) { return &f.bytes; }, false),
+             Option<L>("--micro-batch-size", "moe-dispatch: sequences per micro-batch",
+                       [](L& f) { return &f.micro_batch; }),
+         }) {
+      r.push_back(row);
+    }
+    for (const FlagRow<M>& m : MoeFlagTable()) r.push_back(Nested<L>(m, [](L& f) { return &f.moe; }));
+    for (FlagRow<L> row : {
+             Required(Option<L>("--group", "tp, cp, ep, dp, pp or all: the groups as estimate places them",
+                                [](L& f) { return &f.group; })),
+             Option<L>("--algorithm",
+                       "auto, ring, tree, hierarchical, in-switch, direct, forwarded, nvls-tree, pat or collnet",
+                       [](L& f) { return &f.algorithm; }),
+             Option<L>("--protocol",
+                       "NCCL protocol: ll, ll128, simple, or auto (NCCL's least estimated time; needs the system's "
+                       "NCCL model)",
+                       [](L& f) { return &f.protocol; }),
+             Option<L>("--tp", "tensor-parallel degree", [](L& f) { return &f.tp; }),
+             Option<L>("--pp", "pipeline-parallel degree", [](L& f) { return &f.pp; }),
+             Option<L>("--dp", "data-parallel degree (default N / (tp x pp x cp))", [](L& f) { return &f.dp; }, false),
+             Option<L>("--cp", "context-parallel degree", [](L& f) { return &f.cp; }),
+             Option<L>("--ep", "expert-parallel degree", [](L& f) { return &f.ep; }),
+             Option<L>("--expert-tensor-parallel-size",
+                       "tensor-parallel degree of the routed experts, or tp (Megatron-Core's default): the ep groups "
+                       "run over etp x ep x expert-dp (MoE parallel folding)",
+                       [](L& f) { return &f.etp; }),
+             Option<L>("--schedule",
+                       "forwarded all-to-all and moe-dispatch: sequential, pipelined, or auto (sequential for "
+                       "all-to-all, pipelined for moe-dispatch as DeepEP runs it)",
+                       [](L& f) { return &f.schedule; }),
+             Option<L>("--chunks", "chunks of the pipelined schedule", [](L& f) { return &f.chunks; }),
+             Option<L>("--placement",
+                       "rank order fastest first (tp-cp-ep-dp-pp is Megatron's) or a placement file, as estimate "
+                       "takes it: where the group's members sit",
+                       [](L& f) { return &f.placement; }),
+         }) {
+      r.push_back(row);
+    }
     return r;
   }();
   return rows;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "railsim/study/collective_flags.h"
 #include "railsim/study/job_flags.h"
 
 namespace railsim::study {
@@ -56,5 +57,17 @@ const std::vector<FlagRow<SearchFlags>>& SearchFlagTable();
 /// Every flag of StrategyFlags: the degrees, micro-batching, recomputation,
 /// overlaps, precision, the optimizer's dtypes and sharding, and the MoE rows.
 const std::vector<FlagRow<StrategyFlags>>& StrategyFlagTable();
+
+/// alltoall's flags: the cluster, network and simulation (--system, --gpus,
+/// --network, --simulate, ...), then --hb-bw, --nic-bw, --bytes-per-pair,
+/// --schedule, --chunks, --baseline. Not --format or --export-links (the
+/// CLI's outputs).
+const std::vector<FlagRow<AllToAllFlags>>& AllToAllFlagTable();
+
+/// collective's flags: the cluster rows (the network may be ideal),
+/// --gpus-per-domain, --op, --bytes, the MoE rows, --group, --algorithm,
+/// --protocol, the degrees, --schedule, --chunks, --placement. Not the
+/// model's flags (ModelFlags), --format or --export-links.
+const std::vector<FlagRow<CollectiveFlags>>& CollectiveFlagTable();
 
 }  // namespace railsim::study

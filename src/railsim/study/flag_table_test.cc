@@ -115,5 +115,32 @@ TEST(FlagTableTest, SearchsOwnRowsAreDeclaredSweptAndDocumented) {
   }
 }
 
+// Each row of `table` reaches a field of its own, has help, and is listed by
+// `command --help` and documented on docs/<command>.md.
+template <typename Flags>
+void ExpectDeclaredAndDocumented(const char* command, const std::vector<FlagRow<Flags>>& table) {
+  const testutil::RunResult help = testutil::RunRailsim({command, "--help"});
+  ASSERT_EQ(0, help.status) << command;
+  const std::string page = Page(std::string(command) + ".md");
+  Flags f;
+  std::set<const void*> fields;
+  for (const FlagRow<Flags>& row : table) {
+    const void* field = row.text ? static_cast<const void*>(row.text(f)) : static_cast<const void*>(row.on(f));
+    EXPECT_TRUE(fields.insert(field).second) << command << " " << row.flag << " shares its field with another row";
+    EXPECT_NE(std::string(""), row.help) << row.flag;
+    EXPECT_NE(std::string::npos, help.out.find(std::string("  ") + row.flag)) << command << " lacks " << row.flag;
+    EXPECT_NE(std::string::npos, page.find(std::string("`") + row.flag + "`")) << command << ".md lacks " << row.flag;
+  }
+}
+
+TEST(FlagTableTest, AllToAllsAndCollectivesRowsAreDeclaredAndDocumented) {
+  ExpectDeclaredAndDocumented("alltoall", AllToAllFlagTable());
+  ExpectDeclaredAndDocumented("collective", CollectiveFlagTable());
+  // The shared cluster rows land in each command's own ClusterFlags.
+  CollectiveFlags c;
+  EXPECT_EQ(&c.cluster.system, CollectiveFlagTable().front().text(c));
+  EXPECT_EQ(std::string("--design"), CollectiveFlagTable()[3].alias);
+}
+
 }  // namespace
 }  // namespace railsim::study
