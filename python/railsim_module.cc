@@ -285,9 +285,11 @@ void BindRows(Keywords& k, const std::vector<study::FlagRow<Flags>>& table, Flag
     const std::string keyword = study::KeywordOf(row.flag);
     if (row.on) {
       k.Flag(keyword, row.on(*f));
-    } else if ((row.list ? k.List(keyword, row.text(*f)) : k.Text(keyword, row.text(*f))) && row.given) {
-      *row.given(*f) = true;
+      continue;
     }
+    auto bind = [&](const std::string& name) { return row.list ? k.List(name, row.text(*f)) : k.Text(name, row.text(*f)); };
+    // The alias ("network" for "design") is a keyword too, when the flag's own name is not given.
+    if ((bind(keyword) || (row.alias && bind(study::KeywordOf(row.alias)))) && row.given) *row.given(*f) = true;
   }
 }
 
@@ -363,38 +365,26 @@ py::object Traffic(const py::args& args, const py::kwargs& kwargs) {
   });
 }
 
-void BindNetwork(Keywords& k, study::NetworkFlags* f) {
-  for (auto [name, field] : {std::pair{"gpus", &f->gpus}, {"hb_size", &f->hb_size}, {"radix", &f->radix},
-                             {"port_speed", &f->port_speed}, {"oversubscription", &f->oversubscription},
-                             {"catalog", &f->catalog}, {"max_gpus", &f->max_gpus}}) {
-    k.Text(name, field);
-  }
-}
-
 py::object Network(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("network", args);
   study::NetworkFlags f;
-  std::string design;
   Keywords k(kwargs);
-  if (!k.Text("design", &design)) k.Text("network", &design);
-  BindNetwork(k, &f);
+  BindRows(k, study::NetworkFlagTable(false), &f);
   k.Finish();
-  if (design.empty()) throw Error("--design", "needed: rail-only, rail-optimized or fat-tree");
+  if (f.design.empty()) throw Error("--design", "needed: rail-only, rail-optimized or fat-tree");
   return RunReleased([&] {
-    return report::NetworkJson(study::RunNetworkFlags(f, design));
+    return report::NetworkJson(study::RunNetworkFlags(f, f.design));
   });
 }
 
 py::object Cost(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("cost", args);
   study::NetworkFlags f;
-  std::string server;
   Keywords k(kwargs);
-  BindNetwork(k, &f);
-  k.Text("server", &server);
+  BindRows(k, study::NetworkFlagTable(true), &f);
   k.Finish();
   return RunReleased([&] {
-    study::CostStudy cost = study::RunCostFlags(f, server);
+    study::CostStudy cost = study::RunCostFlags(f, f.server);
     return report::CostJson(cost.designs, cost.clusters);
   });
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "railsim/cli/commands.h"
+#include "railsim/cli/flag_rows.h"
 #include "railsim/cli/flags.h"
 #include "railsim/cli/model_flags.h"
 #include "railsim/core/error.h"
@@ -33,19 +34,12 @@ struct NetworkFlags : study::NetworkFlags {
   std::string format = "table";
 };
 
-void AddNetworkFlags(CLI::App* sub, NetworkFlags* f) {
-  sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
-  sub->add_option("--hb-size", f->hb_size, "GPUs per HB (NVLink) domain K; divides N")->required();
-  sub->add_option("--radix", f->radix, "switch radix k (ports per switch, even)")->required();
-  sub->add_option("--port-speed", f->port_speed, "network link rate")->capture_default_str();
-  sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio R >= 1")
-      ->capture_default_str();
-  sub->add_option("--catalog", f->catalog, "cost/power catalog: preset name or JSON file")
-      ->capture_default_str();
+// The fabric's rows (study::NetworkFlagTable), then the CLI's outputs.
+void AddNetworkFlags(CLI::App* sub, NetworkFlags* f, bool cost) {
+  AddFlagRows(sub, study::NetworkFlagTable(cost), static_cast<study::NetworkFlags*>(f));
   sub->add_option("--export", f->export_path,
                   "write the cabling plan (FILE.csv) or the whole graph (FILE.json)");
   sub->add_option("--format", f->format, "table or json (cost: also csv)")->capture_default_str();
-  sub->add_option("--max-gpus", f->max_gpus, "refuse to build graphs larger than this")->capture_default_str();
 }
 
 void CheckExportPath(const std::string& path) {
@@ -69,14 +63,12 @@ std::string PerDesignPath(const std::string& path, net::Design design) {
 
 Action SetupNetwork(CLI::App* sub) {
   auto flags = std::make_shared<NetworkFlags>();
-  auto design = std::make_shared<std::string>();
-  sub->add_option("--design,--network", *design, "rail-only, rail-optimized or fat-tree")->required();
-  AddNetworkFlags(sub, flags.get());
-  return [flags, design]() {
-    ParseChoiceFlag("--design", *design, net::DesignNames());
+  AddNetworkFlags(sub, flags.get(), false);
+  return [flags]() {
+    ParseChoiceFlag("--design", flags->design, net::DesignNames());
     Format format = ParseFormatFlag(flags->format, false);
     CheckExportPath(flags->export_path);
-    study::DesignResult result = study::RunNetworkFlags(*flags, *design, [&](const net::Topology& t) {
+    study::DesignResult result = study::RunNetworkFlags(*flags, flags->design, [&](const net::Topology& t) {
       if (!flags->export_path.empty()) Export(t, flags->export_path);
     });
     PrintStdout(format == Format::kJson ? report::NetworkJson(result) : report::NetworkTable(result));
@@ -86,15 +78,11 @@ Action SetupNetwork(CLI::App* sub) {
 
 Action SetupCost(CLI::App* sub) {
   auto flags = std::make_shared<NetworkFlags>();
-  auto server = std::make_shared<std::string>();
-  AddNetworkFlags(sub, flags.get());
-  sub->add_option("--server", *server,
-                  "GPU server of the catalog (dgx-h100, dgx-h200, dgx-b200, dgx-b300, gb200-nvl72, gb300-nvl72, "
-                  "rubin-nvl144): adds the whole cluster's cost and the network's share");
-  return [flags, server]() {
+  AddNetworkFlags(sub, flags.get(), true);
+  return [flags]() {
     Format format = ParseFormatFlag(flags->format, true);
     CheckExportPath(flags->export_path);
-    study::CostStudy cost = study::RunCostFlags(*flags, *server, [&](const net::Topology& t) {
+    study::CostStudy cost = study::RunCostFlags(*flags, flags->server, [&](const net::Topology& t) {
       if (!flags->export_path.empty()) Export(t, PerDesignPath(flags->export_path, t.params().design));
     });
     const net::TopologyParams& params = cost.params;

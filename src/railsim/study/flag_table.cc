@@ -69,6 +69,7 @@ using S = StrategyFlags;
 using M = MoeFlags;
 using J = JobFlags;
 using Q = SearchFlags;
+using N = NetworkFlags;
 using C = ClusterFlags;
 using A = AllToAllFlags;
 using L = CollectiveFlags;
@@ -377,6 +378,38 @@ const std::vector<FlagRow<CollectiveFlags>>& CollectiveFlagTable() {
     return r;
   }();
   return rows;
+}
+
+const std::vector<FlagRow<NetworkFlags>>& NetworkFlagTable(bool cost) {
+  auto table = [](bool cost) {
+    std::vector<FlagRow<N>> r;
+    if (!cost) {
+      r.push_back(Alias(Required(Option<N>("--design", "rail-only, rail-optimized or fat-tree",
+                                           [](N& f) { return &f.design; })),
+                        "--network"));
+    }
+    for (FlagRow<N> row : {
+             Required(Option<N>("--gpus", "total GPUs N", [](N& f) { return &f.gpus; })),
+             Required(Option<N>("--hb-size", "GPUs per HB (NVLink) domain K; divides N",
+                                [](N& f) { return &f.hb_size; })),
+             Required(Option<N>("--radix", "switch radix k (ports per switch, even)", [](N& f) { return &f.radix; })),
+             Option<N>("--port-speed", "network link rate", [](N& f) { return &f.port_speed; }),
+             Option<N>("--oversubscription", "leaf down:up ratio R >= 1", [](N& f) { return &f.oversubscription; }),
+             Option<N>("--catalog", "cost/power catalog: preset name or JSON file", [](N& f) { return &f.catalog; }),
+             Option<N>("--max-gpus", "refuse to build graphs larger than this", [](N& f) { return &f.max_gpus; }),
+         }) {
+      r.push_back(row);
+    }
+    if (cost) {
+      r.push_back(Option<N>("--server",
+                            "GPU server of the catalog (dgx-h100, dgx-h200, dgx-b200, dgx-b300, gb200-nvl72, "
+                            "gb300-nvl72, rubin-nvl144): adds the whole cluster's cost and the network's share",
+                            [](N& f) { return &f.server; }, false));
+    }
+    return r;
+  };
+  static const std::vector<FlagRow<N>> network = table(false), cost_rows = table(true);
+  return cost ? cost_rows : network;
 }
 
 }  // namespace railsim::study

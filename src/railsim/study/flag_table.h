@@ -12,6 +12,7 @@
 
 #include "railsim/study/collective_flags.h"
 #include "railsim/study/job_flags.h"
+#include "railsim/study/network_flags.h"
 
 namespace railsim::study {
 
@@ -57,6 +58,11 @@ const std::vector<FlagRow<SearchFlags>>& SearchFlagTable();
 /// Every flag of StrategyFlags: the degrees, micro-batching, recomputation,
 /// overlaps, precision, the optimizer's dtypes and sharding, and the MoE rows.
 const std::vector<FlagRow<StrategyFlags>>& StrategyFlagTable();
+
+/// network's flags (`cost` false: --design, the fabric, the catalog) or
+/// cost's (--server for --design). Not --export or --format (the CLI's
+/// outputs).
+const std::vector<FlagRow<NetworkFlags>>& NetworkFlagTable(bool cost);
 
 /// alltoall's flags: the cluster, network and simulation (--system, --gpus,
 /// --network, --simulate, ...), then --hb-bw, --nic-bw, --bytes-per-pair,

@@ -142,5 +142,18 @@ TEST(FlagTableTest, AllToAllsAndCollectivesRowsAreDeclaredAndDocumented) {
   EXPECT_EQ(std::string("--design"), CollectiveFlagTable()[3].alias);
 }
 
+TEST(FlagTableTest, NetworksAndCostsRowsAreDeclaredAndDocumented) {
+  ExpectDeclaredAndDocumented("network", NetworkFlagTable(false));
+  ExpectDeclaredAndDocumented("cost", NetworkFlagTable(true));
+  // --design is network's alone, --server cost's alone.
+  auto has = [](const std::vector<FlagRow<NetworkFlags>>& table, const std::string& flag) {
+    return std::any_of(table.begin(), table.end(), [&](const FlagRow<NetworkFlags>& r) { return r.flag == flag; });
+  };
+  EXPECT_TRUE(has(NetworkFlagTable(false), "--design"));
+  EXPECT_FALSE(has(NetworkFlagTable(true), "--design"));
+  EXPECT_TRUE(has(NetworkFlagTable(true), "--server"));
+  EXPECT_FALSE(has(NetworkFlagTable(false), "--server"));
+}
+
 }  // namespace
 }  // namespace railsim::study

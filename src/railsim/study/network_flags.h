@@ -22,6 +22,8 @@ namespace railsim::study {
 
 // One fabric to build (network) or every design of it (cost).
 struct NetworkFlags {
+  std::string design;  ///< network's --design
+  std::string server;  ///< cost's --server
   std::string gpus, hb_size, radix;
   std::string port_speed = "400Gbps";
   std::string oversubscription = "1";
