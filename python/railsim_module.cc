@@ -419,22 +419,10 @@ py::object Failures(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("failures", args);
   study::FailureFlags f;
   Keywords k(kwargs);
-  if (!k.Text("network", &f.network)) k.Text("design", &f.network);
-  for (auto [name, field] : {std::pair{"system", &f.system}, {"gpus", &f.gpus}, {"hb_size", &f.hb_size},
-                             {"gpus_per_domain", &f.gpus_per_domain},
-                             {"radix", &f.radix}, {"oversubscription", &f.oversubscription},
-                             {"global_batch_size", &f.global_batch}, {"attention", &f.attention},
-                             {"fail_file", &f.fail_file}, {"trials", &f.trials}, {"days", &f.days},
-                             {"seed", &f.seed}, {"failure_catalog", &f.failure_catalog},
-                             {"checkpoint_interval", &f.checkpoint_interval}, {"restart_time", &f.restart_time},
-                             {"target_availability", &f.target_availability}}) {
-    k.Text(name, field);
-  }
+  BindRows(k, study::FailureFlagTable(), &f);
   BindModel(k, &f.model);
-  BindStrategy(k, &f.strategy);
-  f.fail_given = k.List("fail", &f.fail);
-  f.policy_given = k.Text("spare_policy", &f.spare_policy);
-  k.Flag("no_simulate", &f.no_simulate);
+  // The short keyword the module took first, kept beside the flag's own.
+  k.Text("microbatch_group_size_per_vp_stage", &f.strategy.group_size);
   k.Finish();
   return RunReleased([&] {
     study::FailureStudy s = study::RunFailureFlags(f);
@@ -448,19 +436,7 @@ py::object Cluster(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("cluster", args);
   study::ClusterStudyFlags f;
   Keywords k(kwargs);
-  if (!k.Text("network", &f.network)) k.Text("design", &f.network);
-  for (auto [name, field] : {std::pair{"trace", &f.trace}, {"topology", &f.topology}, {"system", &f.system},
-                             {"gpus", &f.gpus}, {"hb_size", &f.hb_size}, {"radix", &f.radix},
-                             {"port_speed", &f.port_speed}, {"oversubscription", &f.oversubscription},
-                             {"policy", &f.policy}, {"segment", &f.segment}, {"max_wait", &f.max_wait},
-                             {"samples", &f.samples}, {"threads", &f.threads}, {"jobs", &f.jobs},
-                             {"arrivals_per_hour", &f.arrivals_per_hour}, {"size_mix", &f.size_mix},
-                             {"duration_median", &f.duration_median}, {"duration_p90", &f.duration_p90},
-                             {"seed", &f.seed}}) {
-    k.Text(name, field);
-  }
-  k.Flag("no_backfill", &f.no_backfill);
-  k.Flag("no_stretch", &f.no_stretch);
+  BindRows(k, study::ClusterStudyFlagTable(), &f);
   k.Finish();
   return RunReleased([&] { return report::ClusterJson(study::RunClusterFlags(f)); });
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "railsim/cli/commands.h"
+#include "railsim/cli/flag_rows.h"
 #include "railsim/cli/flags.h"
 #include "railsim/cli/model_flags.h"
 #include "railsim/cli/strategy_flags.h"
@@ -23,48 +24,13 @@ namespace {
 Action SetupFailures(CLI::App* sub) {
   struct Flags : study::FailureFlags {
     std::string format = "table";
-    CLI::Option *fail_option = nullptr, *policy_option = nullptr, *sharding_option = nullptr;
   };
   auto f = std::make_shared<Flags>();
-  sub->add_option("--network,--design", f->network, "rail-only, rail-optimized, fat-tree or all")->capture_default_str();
-  sub->add_option("--system", f->system, "system preset or JSON file")->capture_default_str();
-  sub->add_option("--gpus", f->gpus, "total GPUs N")->required();
-  sub->add_option("--hb-size", f->hb_size, "GPUs per HB domain K (default: the system's)");
-  sub->add_option("--gpus-per-domain", f->gpus_per_domain,
-                  "the job uses N GPUs of each HB domain (default: all K); --gpus is a multiple of N, the domains "
-                  "and the network are built whole, and a failure of an idle GPU does not stop the job");
-  sub->add_option("--radix", f->radix, "switch radix (default 64, larger if 64 needs over three tiers)");
-  sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio")->capture_default_str();
+  AddFlagRows(sub, study::FailureFlagTable(), static_cast<study::FailureFlags*>(f.get()));
   AddModelFlags(sub, &f->model, "the job whose iteration time is timed", false);
-  sub->add_option("--global-batch-size", f->global_batch, "sequences per iteration (with --model)");
-  sub->add_option("--attention", f->attention, "flash or classic")->capture_default_str();
-  f->sharding_option = AddStrategyFlags(sub, &f->strategy, true);
-  f->fail_option = sub->add_option("--fail", f->fail,
-                  "devices down, comma-separated: gpu17, nic17, hb5, switch:rail3/leaf2, switch:spine0, "
-                  "link:rail0/leaf1-rail0/spine3");
-  sub->add_option("--fail-file", f->fail_file, "a JSON array of device names, as --fail takes them");
-  sub->add_option("--trials", f->trials, "Monte Carlo trials (default 10000)");
-  sub->add_option("--days", f->days, "length of the training run simulated, days (default 30)");
-  sub->add_option("--seed", f->seed, "Monte Carlo seed")->capture_default_str();
-  sub->add_option("--failure-catalog", f->failure_catalog, "failure rates and repair times: preset or JSON file")
-      ->capture_default_str();
-  sub->add_option("--checkpoint-interval", f->checkpoint_interval, "training progress between checkpoints")
-      ->capture_default_str();
-  sub->add_option("--restart-time", f->restart_time, "time to restart the job after an interruption")
-      ->capture_default_str();
-  f->policy_option = sub->add_option("--spare-policy", f->spare_policy,
-                  "any, same-rail, domain or ocs (default: any on rail-optimized and fat-tree, same-rail on "
-                  "Rail-only)");
-  sub->add_option("--target-availability", f->target_availability,
-                  "share of the run the spares must cover every part under repair")
-      ->capture_default_str();
-  sub->add_flag("--no-simulate", f->no_simulate, "skip the simulator's check of the degraded collective");
   sub->add_option("--format", f->format, "table or json")->capture_default_str();
   return [f]() {
     Format format = ParseFormatFlag(f->format, false);
-    f->fail_given = f->fail_option->count() > 0;
-    f->policy_given = f->policy_option->count() > 0;
-    f->strategy.optimizer.data_parallel_sharding_given = f->sharding_option->count() > 0;
     bool shown = false;
     study::FailureStudy study = study::RunFailureFlags(*f, ProgressLine("failures", "of trials", &shown));
     if (shown) PrintStderr("\n");

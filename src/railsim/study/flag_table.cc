@@ -36,8 +36,14 @@ FlagRow<F> Required(FlagRow<F> row) {
 }
 
 template <typename F>
-FlagRow<F> Given(FlagRow<F> row, bool* (*given)(F&)) {
+FlagRow<F> Given(FlagRow<F> row, std::type_identity_t<bool* (*)(F&)> given) {
   row.given = given;
+  return row;
+}
+
+template <typename F>
+FlagRow<F> AsList(FlagRow<F> row) {
+  row.list = true;
   return row;
 }
 
@@ -70,6 +76,8 @@ using M = MoeFlags;
 using J = JobFlags;
 using Q = SearchFlags;
 using N = NetworkFlags;
+using F = FailureFlags;
+using T = ClusterStudyFlags;
 using C = ClusterFlags;
 using A = AllToAllFlags;
 using L = CollectiveFlags;
@@ -410,6 +418,111 @@ const std::vector<FlagRow<NetworkFlags>>& NetworkFlagTable(bool cost) {
   };
   static const std::vector<FlagRow<N>> network = table(false), cost_rows = table(true);
   return cost ? cost_rows : network;
+}
+
+const std::vector<FlagRow<FailureFlags>>& FailureFlagTable() {
+  static const std::vector<FlagRow<F>> rows = [] {
+    std::vector<FlagRow<F>> r = {
+        Alias(Option<F>("--network", "rail-only, rail-optimized, fat-tree or all", [](F& f) { return &f.network; }),
+              "--design"),
+        Option<F>("--system", "system preset or JSON file", [](F& f) { return &f.system; }),
+        Required(Option<F>("--gpus", "total GPUs N", [](F& f) { return &f.gpus; })),
+        Option<F>("--hb-size", "GPUs per HB domain K (default: the system's)", [](F& f) { return &f.hb_size; }, false),
+        Option<F>("--gpus-per-domain",
+                  "the job uses N GPUs of each HB domain (default: all K); --gpus is a multiple of N, the domains "
+                  "and the network are built whole, and a failure of an idle GPU does not stop the job",
+                  [](F& f) { return &f.gpus_per_domain; }, false),
+        Option<F>("--radix", "switch radix (default 64, larger if 64 needs over three tiers)",
+                  [](F& f) { return &f.radix; }, false),
+        Option<F>("--oversubscription", "leaf down:up ratio", [](F& f) { return &f.oversubscription; }),
+        Option<F>("--global-batch-size", "sequences per iteration (with --model)",
+                  [](F& f) { return &f.global_batch; }, false),
+        Option<F>("--attention", "flash or classic", [](F& f) { return &f.attention; }),
+    };
+    // The strategy is optional here: without --model only the network is studied.
+    for (const FlagRow<S>& s : StrategyFlagTable()) {
+      r.push_back(Nested<F>(s, [](F& f) { return &f.strategy; }));
+      r.back().required = false;
+    }
+    for (FlagRow<F> row : {
+             AsList(Given(Option<F>("--fail",
+                                    "devices down, comma-separated: gpu17, nic17, hb5, switch:rail3/leaf2, "
+                                    "switch:spine0, link:rail0/leaf1-rail0/spine3",
+                                    [](F& f) { return &f.fail; }, false),
+                          [](F& f) { return &f.fail_given; })),
+             Option<F>("--fail-file", "a JSON array of device names, as --fail takes them",
+                       [](F& f) { return &f.fail_file; }, false),
+             Option<F>("--trials", "Monte Carlo trials (default 10000)", [](F& f) { return &f.trials; }, false),
+             Option<F>("--days", "length of the training run simulated, days (default 30)",
+                       [](F& f) { return &f.days; }, false),
+             Option<F>("--seed", "Monte Carlo seed", [](F& f) { return &f.seed; }),
+             Option<F>("--failure-catalog", "failure rates and repair times: preset or JSON file",
+                       [](F& f) { return &f.failure_catalog; }),
+             Option<F>("--checkpoint-interval", "training progress between checkpoints",
+                       [](F& f) { return &f.checkpoint_interval; }),
+             Option<F>("--restart-time", "time to restart the job after an interruption",
+                       [](F& f) { return &f.restart_time; }),
+             Given(Option<F>("--spare-policy",
+                             "any, same-rail, domain or ocs (default: any on rail-optimized and fat-tree, same-rail "
+                             "on Rail-only)",
+                             [](F& f) { return &f.spare_policy; }, false),
+                   [](F& f) { return &f.policy_given; }),
+             Option<F>("--target-availability", "share of the run the spares must cover every part under repair",
+                       [](F& f) { return &f.target_availability; }),
+             Switch<F>("--no-simulate", "skip the simulator's check of the degraded collective",
+                       [](F& f) { return &f.no_simulate; }),
+         }) {
+      r.push_back(row);
+    }
+    return r;
+  }();
+  return rows;
+}
+
+const std::vector<FlagRow<ClusterStudyFlags>>& ClusterStudyFlagTable() {
+  static const std::vector<FlagRow<T>> rows = {
+      Option<T>("--trace", "job trace CSV (submit_s,duration_s,gpus[,model,state,...]) or 'synthetic'",
+                [](T& f) { return &f.trace; }),
+      Option<T>("--topology",
+                "switch map CSV (host,asw,psw,dsw) as the network, in place of --gpus/--network; GPUs per host = "
+                "the system's HB domain size",
+                [](T& f) { return &f.topology; }, false),
+      Option<T>("--system", "system preset or JSON file", [](T& f) { return &f.system; }),
+      Option<T>("--gpus", "total GPUs N of the cluster", [](T& f) { return &f.gpus; }, false),
+      Option<T>("--hb-size", "GPUs per HB domain K (default: the system's)", [](T& f) { return &f.hb_size; }, false),
+      Option<T>("--radix", "switch radix (default 64, larger if 64 needs over three tiers)",
+                [](T& f) { return &f.radix; }, false),
+      Option<T>("--port-speed", "network link rate (default: the system's NIC)", [](T& f) { return &f.port_speed; },
+                false),
+      Option<T>("--oversubscription", "leaf down:up ratio", [](T& f) { return &f.oversubscription; }),
+      Alias(Option<T>("--network", "rail-only, rail-optimized, fat-tree or all", [](T& f) { return &f.network; }),
+            "--design"),
+      Option<T>("--policy",
+                "first-fit, domain-packing, fewest-leaves, block, wait-for-fit, a comma-separated list of them, or all",
+                [](T& f) { return &f.policy; }),
+      Option<T>("--segment", "block: GPUs per segment, each inside one HB domain (default: K)",
+                [](T& f) { return &f.segment; }, false),
+      Option<T>("--max-wait", "wait-for-fit: longest wait for a packed placement", [](T& f) { return &f.max_wait; }),
+      Switch<T>("--no-backfill", "strict FIFO: only the queue's head may start", [](T& f) { return &f.no_backfill; }),
+      Switch<T>("--no-stretch",
+                "runtime = the trace's duration (placement slowdown measured, not applied), as schedulers' "
+                "simulations assume",
+                [](T& f) { return &f.no_stretch; }),
+      Option<T>("--samples", "most moments at which contention is simulated, per run", [](T& f) { return &f.samples; }),
+      Option<T>("--threads", "runs (design x policy) side by side (default: all cores)", [](T& f) { return &f.threads; },
+                false),
+      Option<T>("--jobs", "synthetic: jobs", [](T& f) { return &f.jobs; }),
+      Option<T>("--arrivals-per-hour", "synthetic: Poisson arrival rate", [](T& f) { return &f.arrivals_per_hour; }),
+      Option<T>("--size-mix",
+                "synthetic: GPUs:share pairs, e.g. 8:0.5,64:0.5 (default: Lingjun's mix "
+                "1:0.093,8:0.463,32:0.341,128:0.102,1024:0.001)",
+                [](T& f) { return &f.size_mix; }, false),
+      Option<T>("--duration-median", "synthetic: median job duration (lognormal)",
+                [](T& f) { return &f.duration_median; }),
+      Option<T>("--duration-p90", "synthetic: 90th percentile of the duration", [](T& f) { return &f.duration_p90; }),
+      Option<T>("--seed", "synthetic: generator seed", [](T& f) { return &f.seed; }),
+  };
+  return rows;
 }
 
 }  // namespace railsim::study

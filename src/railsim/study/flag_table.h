@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "railsim/study/cluster_flags.h"
 #include "railsim/study/collective_flags.h"
+#include "railsim/study/failure_flags.h"
 #include "railsim/study/job_flags.h"
 #include "railsim/study/network_flags.h"
 
@@ -63,6 +65,15 @@ const std::vector<FlagRow<StrategyFlags>>& StrategyFlagTable();
 /// cost's (--server for --design). Not --export or --format (the CLI's
 /// outputs).
 const std::vector<FlagRow<NetworkFlags>>& NetworkFlagTable(bool cost);
+
+/// failures' flags: the cluster and job (--network, --system, --gpus, ...),
+/// the strategy rows, the devices down, the Monte Carlo and the spares. Not
+/// the model's flags (ModelFlags) or --format.
+const std::vector<FlagRow<FailureFlags>>& FailureFlagTable();
+
+/// cluster's flags: the trace or synthetic jobs, the cluster and its
+/// network, the policies and the replay. Not --format or --out.
+const std::vector<FlagRow<ClusterStudyFlags>>& ClusterStudyFlagTable();
 
 /// alltoall's flags: the cluster, network and simulation (--system, --gpus,
 /// --network, --simulate, ...), then --hb-bw, --nic-bw, --bytes-per-pair,

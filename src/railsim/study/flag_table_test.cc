@@ -142,6 +142,18 @@ TEST(FlagTableTest, AllToAllsAndCollectivesRowsAreDeclaredAndDocumented) {
   EXPECT_EQ(std::string("--design"), CollectiveFlagTable()[3].alias);
 }
 
+TEST(FlagTableTest, FailuresAndClustersRowsAreDeclaredAndDocumented) {
+  ExpectDeclaredAndDocumented("failures", FailureFlagTable());
+  ExpectDeclaredAndDocumented("cluster", ClusterStudyFlagTable());
+  // failures takes the strategy rows, none of them required (no --model, no strategy).
+  size_t strategy_rows = 0;
+  for (const FlagRow<FailureFlags>& row : FailureFlagTable()) {
+    for (const FlagRow<StrategyFlags>& s : StrategyFlagTable()) strategy_rows += std::string(s.flag) == row.flag;
+    EXPECT_EQ(std::string(row.flag) == "--gpus", row.required) << row.flag;
+  }
+  EXPECT_EQ(StrategyFlagTable().size(), strategy_rows);
+}
+
 TEST(FlagTableTest, NetworksAndCostsRowsAreDeclaredAndDocumented) {
   ExpectDeclaredAndDocumented("network", NetworkFlagTable(false));
   ExpectDeclaredAndDocumented("cost", NetworkFlagTable(true));
