@@ -441,28 +441,11 @@ py::object Cluster(const py::args& args, const py::kwargs& kwargs) {
   return RunReleased([&] { return report::ClusterJson(study::RunClusterFlags(f)); });
 }
 
-void BindOverrides(Keywords& k, study::ScenarioOverrides* o) {
-  for (auto [name, field] : {std::pair{"gpus", &o->gpus}, {"port_speed", &o->port_speed}, {"model", &o->model},
-                             {"system", &o->system}, {"moe_model", &o->moe_model},
-                             {"moe_global_batch_size", &o->moe_batch}, {"moe_max_domains", &o->moe_max_domains},
-                             {"allow_idle_gpus", &o->allow_idle}, {"seq_length", &o->seq_length}}) {
-    k.Text(name, field);
-  }
-  for (auto [name, field] : {std::pair{"hb_sizes", &o->hb_sizes}, {"radixes", &o->radixes},
-                             {"global_batch_sizes", &o->batches}}) {
-    k.List(name, field);
-  }
-}
-
 py::object Compare(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("compare", args);
   study::CompareFlags f;
   Keywords k(kwargs);
-  for (auto [name, field] : {std::pair{"scenario", &f.scenario}, {"catalog", &f.catalog}, {"radix", &f.radix},
-                             {"oversubscription", &f.oversubscription}, {"server", &f.server}}) {
-    k.Text(name, field);
-  }
-  BindOverrides(k, &f.overrides);
+  BindRows(k, study::CompareFlagTable(), &f);
   k.Finish();
   return RunReleased([&] {
     return report::CompareJson(study::RunCompareFlags(f));
@@ -473,11 +456,7 @@ py::object Report(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("report", args);
   study::ReportFlags f;
   Keywords k(kwargs);
-  for (auto [name, field] : {std::pair{"out", &f.out}, {"scenario", &f.scenario}, {"catalog", &f.catalog},
-                             {"failure_catalog", &f.failure_catalog}}) {
-    k.Text(name, field);
-  }
-  BindOverrides(k, &f.overrides);
+  BindRows(k, study::ReportFlagTable(), &f);
   k.Finish();
   return RunReleased([&] {
     InputFileRecord read;  // so that no file of the report replaces an input

@@ -102,44 +102,15 @@ Action SetupCost(CLI::App* sub) {
   };
 }
 
-using study::ScenarioOverrides;
-
-void AddScenarioOverrides(CLI::App* sub, ScenarioOverrides* o) {
-  sub->add_option("--gpus", o->gpus, "override the scenario's cluster size");
-  sub->add_option("--hb-sizes", o->hb_sizes, "override its HB domain sizes, comma-separated (8,256)");
-  sub->add_option("--radixes", o->radixes, "override its switch radixes, comma-separated (64,128)");
-  sub->add_option("--port-speed", o->port_speed, "override its link rate (400Gbps)");
-  sub->add_option("--model", o->model, "override its model (preset or file)");
-  sub->add_option("--seq-length", o->seq_length,
-                  "override the training sequence length of its model and MoE model (a Hugging Face config.json "
-                  "gives its pre-training context)");
-  sub->add_option("--system", o->system, "override its system (preset or file)");
-  sub->add_option("--global-batch-sizes", o->batches, "override its global batch sizes, comma-separated");
-  sub->add_option("--moe-model", o->moe_model, "override its MoE model (preset or file)");
-  sub->add_option("--moe-global-batch-size", o->moe_batch, "override the MoE model's global batch");
-  sub->add_option("--moe-max-domains", o->moe_max_domains, "override the MoE model's node-limited routing (0: any)");
-  sub->add_option("--allow-idle-gpus", o->allow_idle,
-                  "searches may leave up to this many GPUs idle (whole HB domains) when no layout uses them all");
-}
-
 Action SetupCompare(CLI::App* sub) {
   auto f = std::make_shared<study::CompareFlags>();
   auto format = std::make_shared<std::string>("table");
-  sub->add_option("--scenario", f->scenario, "scenario preset or JSON file")->capture_default_str();
-  sub->add_option("--radix", f->radix, "switch radix the training side is timed on (default 64)");
-  sub->add_option("--oversubscription", f->oversubscription, "leaf down:up ratio the training side is timed on")
-      ->capture_default_str();
-  sub->add_option("--catalog", f->catalog, "cost/power catalog: preset name or JSON file")
-      ->capture_default_str();
+  AddFlagRows(sub, study::CompareFlagTable(), f.get());
   sub->add_option("--format", *format, "table, json or csv (every number, one row per design and job)")
       ->capture_default_str();
-  sub->add_option("--server", f->server,
-                  "GPU server of the catalog the whole cluster is priced with (default: the one named as the "
-                  "scenario's system, if the catalog has it)");
   auto print_scenario = std::make_shared<bool>(false);
   sub->add_flag("--print-scenario", *print_scenario,
                 "print the scenario's JSON with the overrides applied (edit it, pass it to --scenario)");
-  AddScenarioOverrides(sub, &f->overrides);
   return [f, format, print_scenario]() {
     Format output = ParseFormatFlag(*format, true);
     if (*print_scenario) {
@@ -169,14 +140,9 @@ Action SetupReport(CLI::App* sub) {
     std::string format = "table";
   };
   auto f = std::make_shared<Flags>();
-  sub->add_option("--out", f->out, "directory to write index.html and the figures' CSVs into")->required();
-  sub->add_option("--scenario", f->scenario, "scenario preset or JSON file")->capture_default_str();
-  sub->add_option("--catalog", f->catalog, "cost/power catalog: preset name or JSON file")->capture_default_str();
-  sub->add_option("--failure-catalog", f->failure_catalog, "failure rates for the failure figure")
-      ->capture_default_str();
+  AddFlagRows(sub, study::ReportFlagTable(), static_cast<study::ReportFlags*>(f.get()));
   sub->add_option("--format", f->format, "table (the page's path) or json (the folder and every file written)")
       ->capture_default_str();
-  AddScenarioOverrides(sub, &f->overrides);
   return [f]() {
     if (f->out.empty()) throw Error("--out", "expected a directory name, got ''");
     const Format format = ParseFormatFlag(f->format, false);

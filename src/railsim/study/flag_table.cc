@@ -76,6 +76,9 @@ using M = MoeFlags;
 using J = JobFlags;
 using Q = SearchFlags;
 using N = NetworkFlags;
+using O = ScenarioOverrides;
+using P = CompareFlags;
+using R = ReportFlags;
 using F = FailureFlags;
 using T = ClusterStudyFlags;
 using C = ClusterFlags;
@@ -103,6 +106,34 @@ std::vector<FlagRow<C>> ClusterRows(bool ideal) {
       Option<C>("--threads", "simulator threads (the results do not depend on them)",
                 [](C& f) { return &f.threads; }),
       Option<C>("--max-gpus", "refuse to build graphs larger than this", [](C& f) { return &f.max_gpus; }),
+  };
+}
+
+// The flags that override a scenario's entries (compare and report).
+std::vector<FlagRow<O>> OverrideRows() {
+  return {
+      Option<O>("--gpus", "override the scenario's cluster size", [](O& f) { return &f.gpus; }, false),
+      AsList(Option<O>("--hb-sizes", "override its HB domain sizes, comma-separated (8,256)",
+                       [](O& f) { return &f.hb_sizes; }, false)),
+      AsList(Option<O>("--radixes", "override its switch radixes, comma-separated (64,128)",
+                       [](O& f) { return &f.radixes; }, false)),
+      Option<O>("--port-speed", "override its link rate (400Gbps)", [](O& f) { return &f.port_speed; }, false),
+      Option<O>("--model", "override its model (preset or file)", [](O& f) { return &f.model; }, false),
+      Option<O>("--seq-length",
+                "override the training sequence length of its model and MoE model (a Hugging Face config.json "
+                "gives its pre-training context)",
+                [](O& f) { return &f.seq_length; }, false),
+      Option<O>("--system", "override its system (preset or file)", [](O& f) { return &f.system; }, false),
+      AsList(Option<O>("--global-batch-sizes", "override its global batch sizes, comma-separated",
+                       [](O& f) { return &f.batches; }, false)),
+      Option<O>("--moe-model", "override its MoE model (preset or file)", [](O& f) { return &f.moe_model; }, false),
+      Option<O>("--moe-global-batch-size", "override the MoE model's global batch", [](O& f) { return &f.moe_batch; },
+                false),
+      Option<O>("--moe-max-domains", "override the MoE model's node-limited routing (0: any)",
+                [](O& f) { return &f.moe_max_domains; }, false),
+      Option<O>("--allow-idle-gpus",
+                "searches may leave up to this many GPUs idle (whole HB domains) when no layout uses them all",
+                [](O& f) { return &f.allow_idle; }, false),
   };
 }
 
@@ -522,6 +553,42 @@ const std::vector<FlagRow<ClusterStudyFlags>>& ClusterStudyFlagTable() {
       Option<T>("--duration-p90", "synthetic: 90th percentile of the duration", [](T& f) { return &f.duration_p90; }),
       Option<T>("--seed", "synthetic: generator seed", [](T& f) { return &f.seed; }),
   };
+  return rows;
+}
+
+const std::vector<FlagRow<CompareFlags>>& CompareFlagTable() {
+  static const std::vector<FlagRow<P>> rows = [] {
+    std::vector<FlagRow<P>> r = {
+        Option<P>("--scenario", "scenario preset or JSON file", [](P& f) { return &f.scenario; }),
+        Option<P>("--radix", "switch radix the training side is timed on (default 64)", [](P& f) { return &f.radix; },
+                  false),
+        Option<P>("--oversubscription", "leaf down:up ratio the training side is timed on",
+                  [](P& f) { return &f.oversubscription; }),
+        Option<P>("--catalog", "cost/power catalog: preset name or JSON file", [](P& f) { return &f.catalog; }),
+        Option<P>("--server",
+                  "GPU server of the catalog the whole cluster is priced with (default: the one named as the "
+                  "scenario's system, if the catalog has it)",
+                  [](P& f) { return &f.server; }, false),
+    };
+    for (const FlagRow<O>& o : OverrideRows()) r.push_back(Nested<P>(o, [](P& f) { return &f.overrides; }));
+    return r;
+  }();
+  return rows;
+}
+
+const std::vector<FlagRow<ReportFlags>>& ReportFlagTable() {
+  static const std::vector<FlagRow<R>> rows = [] {
+    std::vector<FlagRow<R>> r = {
+        Required(Option<R>("--out", "directory to write index.html and the figures' CSVs into",
+                           [](R& f) { return &f.out; })),
+        Option<R>("--scenario", "scenario preset or JSON file", [](R& f) { return &f.scenario; }),
+        Option<R>("--catalog", "cost/power catalog: preset name or JSON file", [](R& f) { return &f.catalog; }),
+        Option<R>("--failure-catalog", "failure rates for the failure figure",
+                  [](R& f) { return &f.failure_catalog; }),
+    };
+    for (const FlagRow<O>& o : OverrideRows()) r.push_back(Nested<R>(o, [](R& f) { return &f.overrides; }));
+    return r;
+  }();
   return rows;
 }
 

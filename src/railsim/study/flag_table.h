@@ -75,6 +75,15 @@ const std::vector<FlagRow<FailureFlags>>& FailureFlagTable();
 /// network, the policies and the replay. Not --format or --out.
 const std::vector<FlagRow<ClusterStudyFlags>>& ClusterStudyFlagTable();
 
+/// compare's flags: the scenario, the catalog and server, the NIC network
+/// the jobs are timed on, and the scenario's overrides (--gpus, --hb-sizes,
+/// --model, ...). Not --format or --print-scenario (the CLI's outputs).
+const std::vector<FlagRow<CompareFlags>>& CompareFlagTable();
+
+/// report's flags: --out, the scenario, the catalogs, and the scenario's
+/// overrides. Not --format.
+const std::vector<FlagRow<ReportFlags>>& ReportFlagTable();
+
 /// alltoall's flags: the cluster, network and simulation (--system, --gpus,
 /// --network, --simulate, ...), then --hb-bw, --nic-bw, --bytes-per-pair,
 /// --schedule, --chunks, --baseline. Not --format or --export-links (the

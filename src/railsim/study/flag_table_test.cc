@@ -154,6 +154,11 @@ TEST(FlagTableTest, FailuresAndClustersRowsAreDeclaredAndDocumented) {
   EXPECT_EQ(StrategyFlagTable().size(), strategy_rows);
 }
 
+TEST(FlagTableTest, ComparesAndReportsRowsAreDeclaredAndDocumented) {
+  ExpectDeclaredAndDocumented("compare", CompareFlagTable());
+  ExpectDeclaredAndDocumented("report", ReportFlagTable());
+}
+
 TEST(FlagTableTest, NetworksAndCostsRowsAreDeclaredAndDocumented) {
   ExpectDeclaredAndDocumented("network", NetworkFlagTable(false));
   ExpectDeclaredAndDocumented("cost", NetworkFlagTable(true));
