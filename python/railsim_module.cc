@@ -272,11 +272,6 @@ py::object RunReleased(Work work) {
 // JSON text (a report/ document) as Python values.
 py::object Loads(const std::string& json) { return py::module_::import("json").attr("loads")(json); }
 
-void BindModel(Keywords& k, study::ModelFlags* f) {
-  k.Text("model", &f->model);
-  k.Text("seq_length", &f->seq_length);
-}
-
 // Binds every row of a flag table (study/flag_table.h) as the keyword its
 // flag spells.
 template <typename Flags>
@@ -293,6 +288,7 @@ void BindRows(Keywords& k, const std::vector<study::FlagRow<Flags>>& table, Flag
   }
 }
 
+void BindModel(Keywords& k, study::ModelFlags* f) { BindRows(k, study::ModelFlagTable(), f); }
 
 void BindStrategy(Keywords& k, study::StrategyFlags* f) {
   BindRows(k, study::StrategyFlagTable(), f);

@@ -1,15 +1,21 @@
 #include "railsim/cli/model_flags.h"
 
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
+#include "railsim/cli/flag_rows.h"
 
 namespace railsim::cli {
 
 void AddModelFlags(CLI::App* sub, ModelFlags* f, const std::string& help, bool required) {
-  CLI::Option* model = sub->add_option("--model", f->model, help + " (a preset, a model JSON file or a Hugging Face config.json)");
-  if (required) model->required();
-  sub->add_option("--seq-length", f->seq_length,
-                  "training sequence length (default: the model's; a config.json's is its pre-training context)");
+  std::vector<study::FlagRow<ModelFlags>> rows = study::ModelFlagTable();
+  // The command's own words for what the model is for, before the row's.
+  const std::string model_help = help + " (" + rows[0].help + ")";
+  rows[0].help = model_help.c_str();
+  rows[0].required = required;
+  AddFlagRows(sub, rows, f);
 }
 
 }  // namespace railsim::cli

@@ -17,7 +17,8 @@ using study::CheckSeqLengthNeedsModel;
 using study::LoadModelFlags;
 using study::ModelFlags;
 
-/// Declares --model (with `help`; required when `required`) and --seq-length.
+/// Declares study::ModelFlagTable's rows: --model (its help after `help`;
+/// required when `required`) and --seq-length.
 void AddModelFlags(CLI::App* sub, ModelFlags* f, const std::string& help, bool required);
 
 }  // namespace railsim::cli

@@ -145,6 +145,17 @@ std::string KeywordOf(const std::string& flag) {
   return keyword;
 }
 
+const std::vector<FlagRow<ModelFlags>>& ModelFlagTable() {
+  static const std::vector<FlagRow<ModelFlags>> rows = {
+      Option<ModelFlags>("--model", "a preset, a model JSON file or a Hugging Face config.json",
+                         [](ModelFlags& f) { return &f.model; }, false),
+      Option<ModelFlags>("--seq-length",
+                         "training sequence length (default: the model's; a config.json's is its pre-training context)",
+                         [](ModelFlags& f) { return &f.seq_length; }, false),
+  };
+  return rows;
+}
+
 const std::vector<FlagRow<MoeFlags>>& MoeFlagTable() {
   static const std::vector<FlagRow<M>> rows = {
       Option<M>("--moe-alltoall",

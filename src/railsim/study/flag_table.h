@@ -1,4 +1,4 @@
-// The job, strategy, search and MoE flags as one table each: a row per flag with its
+// Every command's flags as tables: a row per flag with its
 // command-line spelling, its help text and where its text lands in the flag
 // struct. The CLI declares its options from these rows, the Python module
 // binds its keywords from them (the flag's name with '_' for '-'), and
@@ -40,6 +40,9 @@ struct FlagRow {
 /// The flag's name as a Python keyword or sweep key: "--micro-batch-size" ->
 /// "micro_batch_size".
 std::string KeywordOf(const std::string& flag);
+
+/// --model and --seq-length (estimate, search, traffic, collective, failures).
+const std::vector<FlagRow<ModelFlags>>& ModelFlagTable();
 
 /// --moe-alltoall, --moe-imbalance, --moe-max-domains, --moe-dispatch-precision, --moe-overlap.
 const std::vector<FlagRow<MoeFlags>>& MoeFlagTable();

@@ -5,6 +5,8 @@
 #include "railsim/study/flag_table.h"
 
 #include <algorithm>
+#include <map>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -170,6 +172,68 @@ TEST(FlagTableTest, NetworksAndCostsRowsAreDeclaredAndDocumented) {
   EXPECT_FALSE(has(NetworkFlagTable(true), "--design"));
   EXPECT_TRUE(has(NetworkFlagTable(true), "--server"));
   EXPECT_FALSE(has(NetworkFlagTable(false), "--server"));
+}
+
+// The flags a table declares.
+template <typename Flags>
+void AddFlagsOf(const std::vector<FlagRow<Flags>>& table, std::set<std::string>* flags) {
+  for (const FlagRow<Flags>& row : table) flags->insert(row.flag);
+}
+
+// Every flag `command --help` lists comes from one of the command's tables,
+// or is one of the CLI's own output options (where and how to print); a flag
+// declared straight on the CLI fails here.
+TEST(FlagTableTest, EveryFlagOfEveryCommandComesFromItsTablesOrIsAnOutput) {
+  std::map<std::string, std::set<std::string>> expected;
+  auto job = [&](const char* command, bool design, bool search) {
+    std::set<std::string>& f = expected[command];
+    AddFlagsOf(ModelFlagTable(), &f);
+    AddFlagsOf(JobFlagTable(design, search), &f);
+    if (search) {
+      AddFlagsOf(SearchFlagTable(), &f);
+    } else {
+      AddFlagsOf(StrategyFlagTable(), &f);
+    }
+  };
+  job("estimate", false, false);
+  job("search", false, true);
+  job("traffic", true, false);
+  AddFlagsOf(AllToAllFlagTable(), &expected["alltoall"]);
+  AddFlagsOf(CollectiveFlagTable(), &expected["collective"]);
+  AddFlagsOf(ModelFlagTable(), &expected["collective"]);
+  AddFlagsOf(FailureFlagTable(), &expected["failures"]);
+  AddFlagsOf(ModelFlagTable(), &expected["failures"]);
+  AddFlagsOf(ClusterStudyFlagTable(), &expected["cluster"]);
+  AddFlagsOf(NetworkFlagTable(false), &expected["network"]);
+  AddFlagsOf(NetworkFlagTable(true), &expected["cost"]);
+  AddFlagsOf(CompareFlagTable(), &expected["compare"]);
+  AddFlagsOf(ReportFlagTable(), &expected["report"]);
+  // The CLI's own options: how and where it prints. calibrate's, sweep's and
+  // presets' flags are the CLI's alone (no module function or sweep key
+  // takes them), so they are declared there once.
+  const std::map<std::string, std::set<std::string>> outputs = {
+      {"estimate", {"--format", "--trace", "--trace-png"}},
+      {"search", {"--format", "--timing"}},
+      {"traffic", {"--format", "--heatmap", "--export"}},
+      {"alltoall", {"--format", "--export-links"}},
+      {"collective", {"--format", "--export-links"}},
+      {"failures", {"--format"}},
+      {"cluster", {"--format", "--out"}},
+      {"network", {"--format", "--export"}},
+      {"cost", {"--format", "--export"}},
+      {"compare", {"--format", "--print-scenario"}},
+      {"report", {"--format"}},
+  };
+  for (auto& [command, flags] : expected) {
+    flags.insert("--quiet");  // every command's
+    flags.insert(outputs.at(command).begin(), outputs.at(command).end());
+    const testutil::RunResult help = testutil::RunRailsim({command, "--help"});
+    ASSERT_EQ(0, help.status) << command;
+    std::set<std::string> listed;
+    const std::regex option(R"((?:^|\n)  (--[a-z0-9-]+))");
+    for (std::sregex_iterator it(help.out.begin(), help.out.end(), option), e; it != e; ++it) listed.insert((*it)[1]);
+    EXPECT_EQ(flags, listed) << command;
+  }
 }
 
 }  // namespace
