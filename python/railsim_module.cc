@@ -508,7 +508,7 @@ PYBIND11_MODULE(railsim, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const railsim::Error& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(PyExc_ValueError, railsim::study::InKeywords(e).c_str());
     } catch (const railsim::Interrupted&) {
       PyErr_SetNone(PyExc_KeyboardInterrupt);
     }

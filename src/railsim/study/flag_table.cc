@@ -145,6 +145,13 @@ std::string KeywordOf(const std::string& flag) {
   return keyword;
 }
 
+std::string InKeywords(const Error& e) {
+  const std::string& where = e.where();
+  if (!where.starts_with("--") || where.size() < 3 || where[2] == '-') return e.what();
+  const size_t end = std::min(where.find(' '), where.size());
+  return Error(KeywordOf(where.substr(0, end)) + where.substr(end), e.message()).what();
+}
+
 const std::vector<FlagRow<ModelFlags>>& ModelFlagTable() {
   static const std::vector<FlagRow<ModelFlags>> rows = {
       Option<ModelFlags>("--model", "a preset, a model JSON file or a Hugging Face config.json",

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "railsim/core/error.h"
 #include "railsim/study/cluster_flags.h"
 #include "railsim/study/collective_flags.h"
 #include "railsim/study/failure_flags.h"
@@ -40,6 +41,13 @@ struct FlagRow {
 /// The flag's name as a Python keyword or sweep key: "--micro-batch-size" ->
 /// "micro_batch_size".
 std::string KeywordOf(const std::string& flag);
+
+/// An error as a Python keyword or sweep key user reads it: a leading flag
+/// of its `where` spelled as its keyword ("--micro-batch-size: ..." ->
+/// "micro_batch_size: ..."); other errors unchanged. The studies name the
+/// flag, the spelling a command-line user typed; the module and the sweep
+/// translate at their edge.
+std::string InKeywords(const Error& e);
 
 /// --model and --seq-length (estimate, search, traffic, collective, failures).
 const std::vector<FlagRow<ModelFlags>>& ModelFlagTable();

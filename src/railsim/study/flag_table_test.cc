@@ -27,6 +27,16 @@ TEST(FlagTableTest, KeywordsAreTheFlagsNames) {
   EXPECT_EQ("moe_overlap", KeywordOf("--moe-overlap"));
 }
 
+TEST(FlagTableTest, ErrorsReadInTheKeywordsAModuleOrSweepUserTyped) {
+  EXPECT_EQ("micro_batch_size: expected an integer", InKeywords(Error("--micro-batch-size", "expected an integer")));
+  // A file's field after the flag keeps its place.
+  EXPECT_EQ("model m.json: /hidden_size: expected a positive integer",
+            InKeywords(Error("--model m.json", "/hidden_size: expected a positive integer")));
+  // A field named otherwise, or no field, is left as it is.
+  EXPECT_EQ("dp: does not divide gpus 256", InKeywords(Error("dp", "does not divide gpus 256")));
+  EXPECT_EQ("no strategy fits in memory", InKeywords(Error("", "no strategy fits in memory")));
+}
+
 TEST(FlagTableTest, EveryRowLandsInItsOwnField) {
   // Writing through every row's accessor reaches a field no other row
   // reaches: two rows sharing a field would be one flag written twice.

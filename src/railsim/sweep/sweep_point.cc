@@ -18,6 +18,7 @@
 #include "railsim/sim/simulator.h"
 #include "railsim/study/collective_study.h"
 #include "railsim/study/compare.h"
+#include "railsim/study/flag_table.h"
 #include "railsim/study/design_setup.h"
 #include "railsim/study/cluster_flags.h"
 #include "railsim/study/failures.h"
@@ -576,7 +577,7 @@ SweepRow RunSweepPoint(const spec::SweepConfig& config, const SweepSpecs& specs,
     }
   } catch (const Error& e) {
     row.results.clear();
-    row.error = e.what();
+    row.error = study::InKeywords(e);  // named as the sweep's keys are
   }
   return row;
 }

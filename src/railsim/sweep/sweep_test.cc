@@ -314,7 +314,7 @@ TEST(SweepTest, ExpertTensorParallelSizeIsAStrategyParameter) {
   ASSERT_EQ("", rows[0].error);
   EXPECT_EQ(perf::EstimateIteration(ctx, s).iteration_time_s, rows[0].results[0]);
   EXPECT_NE(rows[0].results[0], rows[1].results[0]);
-  EXPECT_EQ("--expert-tensor-parallel-size: expected ep x expert tensor-parallel size to divide tp x cp x dp = 32 "
+  EXPECT_EQ("expert_tensor_parallel_size: expected ep x expert tensor-parallel size to divide tp x cp x dp = 32 "
             "(the expert layers fold onto the attention's GPUs, as in Megatron-Core), got 8 x 8 = 64; "
             "--expert-tensor-parallel-size 1 fits",
             rows[2].error);
