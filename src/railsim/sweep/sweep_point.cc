@@ -17,10 +17,12 @@
 #include "railsim/spec/strategy.h"
 #include "railsim/sim/simulator.h"
 #include "railsim/study/collective_study.h"
+#include "railsim/study/collective_flags.h"
 #include "railsim/study/compare.h"
 #include "railsim/study/flag_table.h"
 #include "railsim/study/design_setup.h"
 #include "railsim/study/cluster_flags.h"
+#include "railsim/study/failure_flags.h"
 #include "railsim/study/failures.h"
 #include "railsim/study/network_flags.h"
 #include "railsim/study/network_study.h"
@@ -56,6 +58,17 @@ using study::TrainingCase;
 
 using Point = std::vector<spec::SweepParam>;
 
+// The commands' defaults, so that a key a point leaves out means what the
+// flag left out means.
+const study::NetworkFlags kNetworkDefaults;
+const study::JobFlags kJobDefaults;
+const study::StrategyFlags kStrategyDefaults;
+const study::MoeFlags kMoeDefaults;
+const study::SearchFlags kSearchDefaults;
+const study::CollectiveFlags kCollectiveDefaults;
+const study::FailureFlags kFailureDefaults;
+const study::CompareFlags kCompareDefaults;
+
 // Parameters the config left out take the command's default.
 int64_t IntOr(const Point& p, const char* key, int64_t fallback) {
   const spec::SweepValue* v = spec::FindParam(p, key);
@@ -80,10 +93,10 @@ std::vector<double> RunNetwork(const Point& p, const SweepSpecs& specs) {
   t.gpus = IntOr(p, "gpus", 0);
   t.hb_domain_size = int(IntOr(p, "hb_size", 0));
   t.radix = int(IntOr(p, "radix", 0));
-  t.port_speed_Bps = NumberOr(p, "port_speed", units::ParseBandwidth("400Gbps", "port_speed"));
+  t.port_speed_Bps = NumberOr(p, "port_speed", units::ParseBandwidth(kNetworkDefaults.port_speed, "port_speed"));
   t.oversubscription = NumberOr(p, "oversubscription", 1);
   net::ValidateTopologyParams(t, IntOr(p, "max_gpus", net::kMaxBuildGpus));
-  const spec::Catalog& catalog = specs.catalogs.at(TextOr(p, "catalog", "default"));
+  const spec::Catalog& catalog = specs.catalogs.at(TextOr(p, "catalog", kNetworkDefaults.catalog));
   const DesignResult result = study::EvaluateDesign(t, study::PortClassFor(catalog, t.port_speed_Bps, "port_speed"));
   const net::BillOfMaterials& b = result.bom;
   std::vector<double> out = {double(b.tiers),        double(b.switches),    double(b.switch_ports),
@@ -110,7 +123,7 @@ std::optional<double> IterationOverheadOf(const Point& p, const char* key = "ite
 
 // The job's context, as estimate and search build it from their flags.
 perf::PerfContext MakeContext(const Point& p, const SweepSpecs& specs) {
-  const std::string network = TextOr(p, "network", "rail-optimized");
+  const std::string network = TextOr(p, "network", kJobDefaults.network);
   const comm::NetworkKind kind = network == "rail-only" ? comm::NetworkKind::kRailOnly
                                  : network == "ideal"   ? comm::NetworkKind::kIdeal
                                                         : comm::NetworkKind::kRailOptimized;
@@ -121,8 +134,8 @@ perf::PerfContext MakeContext(const Point& p, const SweepSpecs& specs) {
   perf::PerfContext c = perf::MakePerfContext(specs.models.at(TextOr(p, "model", "")),
                                               specs.systems.at(TextOr(p, "system", "")), IntOr(p, "gpus", 0), kind,
                                               IntOr(p, "hb_size", 0), net);
-  c.placement = specs.placements.at(TextOr(p, "placement", "tp-cp-ep-dp-pp"));
-  perf::ApplyStack(spec::ParseStack(TextOr(p, "stack", "megatron-core"), "stack"), &c, IterationOverheadOf(p));
+  c.placement = specs.placements.at(TextOr(p, "placement", kJobDefaults.placement));
+  perf::ApplyStack(spec::ParseStack(TextOr(p, "stack", kJobDefaults.stack), "stack"), &c, IterationOverheadOf(p));
   return c;
 }
 
@@ -131,7 +144,7 @@ spec::Attention AttentionOf(const Point& p) {
 }
 
 void ReadMoe(const Point& p, spec::Strategy* s) {
-  const std::string a = TextOr(p, "moe_alltoall", "auto");
+  const std::string a = TextOr(p, "moe_alltoall", kMoeDefaults.alltoall);
   s->moe_alltoall = a == "forwarded" ? spec::MoeAllToAll::kForwarded
                     : a == "direct"  ? spec::MoeAllToAll::kDirect
                                      : spec::MoeAllToAll::kAuto;
@@ -173,7 +186,7 @@ spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
                                   others, c.gpus));
   }
   s.dp = IntOr(p, "dp", c.gpus / others);
-  const std::string r = TextOr(p, "recompute", "none");
+  const std::string r = TextOr(p, "recompute", kStrategyDefaults.recompute);
   s.recompute = r == "full" ? spec::Recompute::kFull
                 : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
   s.sequence_parallel = Flag(p, "sequence_parallel");
@@ -182,7 +195,7 @@ spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   if (Flag(p, "grad_reduce_in_bf16")) s.grad_reduce_16bit = true;
   if (Flag(p, "tp_comm_overlap")) s.tp_comm_overlap = true;
   if (Flag(p, "no_overlap_p2p_communication")) s.overlap_p2p_comm = false;
-  s.precision = study::ParsePrecision(TextOr(p, "precision", "bf16"), c, "precision");
+  s.precision = study::ParsePrecision(TextOr(p, "precision", kStrategyDefaults.precision), c, "precision");
   s.low_precision_params = study::LowPrecisionParams(Flag(p, "fp8_params"), Flag(p, "fp4_params"), s.precision, "fp8_params",
                                               "fp4_params");
   s.bf16_layers_at_start = int(IntOr(p, "num_layers_at_start_in_bf16", -1));
@@ -221,12 +234,12 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   if (Flag(p, "no_tp_comm_overlap")) o.tp_comm_overlap = false;
   ReadMoe(p, &o.moe);
   spec::ValidateMoeOptions(c.model, o.moe);
-  const std::string etp = TextOr(p, "expert_tensor_parallel_size", "any");
+  const std::string etp = TextOr(p, "expert_tensor_parallel_size", kSearchDefaults.etp);
   o.expert_tp = etp == "any" ? search::kExpertTpAny : ExpertTpOf(p);
   if (o.expert_tp > 0 && !c.model.is_moe()) {
     throw Error("expert_tensor_parallel_size", "applies to MoE models only (num_experts is 0)");
   }
-  o.precisions = study::ParseSearchPrecisions(TextOr(p, "precision", "bf16"), c, "precision");
+  o.precisions = study::ParseSearchPrecisions(TextOr(p, "precision", kSearchDefaults.precision), c, "precision");
   o.top_k = 1;
   o.threads = 1;  // the sweep runs points in parallel
   const int64_t idle = IntOr(p, "allow_idle_gpus", 0);
@@ -257,7 +270,7 @@ std::vector<double> RunAllToAll(const Point& p, const SweepSpecs& specs) {
   r.system = specs.systems.at(TextOr(p, "system", ""));
   r.gpus = IntOr(p, "gpus", 0);
   r.hb_domain_size = IntOr(p, "hb_size", 0);
-  r.network = TextOr(p, "network", "rail-optimized") == "rail-only" ? comm::NetworkKind::kRailOnly
+  r.network = TextOr(p, "network", kJobDefaults.network) == "rail-only" ? comm::NetworkKind::kRailOnly
                                                                      : comm::NetworkKind::kRailOptimized;
   r.network_options.radix = int(IntOr(p, "radix", 0));
   r.network_options.oversubscription = NumberOr(p, "oversubscription", 1);
@@ -285,7 +298,7 @@ std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) 
   r.system = specs.systems.at(TextOr(p, "system", ""));
   r.gpus = IntOr(p, "gpus", 0);
   r.hb_domain_size = IntOr(p, "hb_size", 0);
-  const std::string network = TextOr(p, "network", "rail-optimized");
+  const std::string network = TextOr(p, "network", kJobDefaults.network);
   r.network = network == "rail-only" ? comm::NetworkKind::kRailOnly
               : network == "ideal"   ? comm::NetworkKind::kIdeal
                                      : comm::NetworkKind::kRailOptimized;
@@ -294,8 +307,8 @@ std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) 
   r.network_options.gpus_per_domain = IntOr(p, "gpus_per_domain", 0);
   r.op = *comm::ParseOp(TextOr(p, "op", ""));
   r.bytes = NumberOr(p, "bytes", 0);
-  r.algorithm = *comm::ParseAlgorithm(TextOr(p, "algorithm", "auto"));
-  r.plan_options.protocol = *comm::ParseProtocol(TextOr(p, "protocol", "auto"));
+  r.algorithm = *comm::ParseAlgorithm(TextOr(p, "algorithm", kCollectiveDefaults.algorithm));
+  r.plan_options.protocol = *comm::ParseProtocol(TextOr(p, "protocol", kCollectiveDefaults.protocol));
   r.plan_options.pipelined = TextOr(p, "schedule", "sequential") == "pipelined";
   r.plan_options.chunks = int(IntOr(p, "chunks", comm::kDefaultForwardChunks));
   r.simulate = Flag(p, "simulate");
@@ -321,7 +334,7 @@ std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) 
   if (std::string problem = spec::ExpertFoldingProblem(s); !problem.empty()) {
     throw Error(s.expert_tp() != s.tp ? "expert_tensor_parallel_size" : "ep", problem);
   }
-  const spec::Placement& placement = specs.placements.at(TextOr(p, "placement", "tp-cp-ep-dp-pp"));
+  const spec::Placement& placement = specs.placements.at(TextOr(p, "placement", kJobDefaults.placement));
   spec::ValidatePlacement(placement, s, "placement");
   const std::vector<std::string>& kinds = study::GroupKindNames();
   const auto kind = GroupKind(std::find(kinds.begin(), kinds.end(), TextOr(p, "group", "")) - kinds.begin());
@@ -337,7 +350,7 @@ std::vector<double> RunCollectivePoint(const Point& p, const SweepSpecs& specs) 
 std::vector<double> RunFailuresPoint(const Point& p, const SweepSpecs& specs) {
   const net::Design design = *net::ParseDesign(TextOr(p, "network", ""));
   ClusterSetup setup;
-  setup.system = specs.systems.at(TextOr(p, "system", "dgx-h100"));
+  setup.system = specs.systems.at(TextOr(p, "system", kFailureDefaults.system));
   setup.gpus = IntOr(p, "gpus", 0);
   setup.hb_domain_size = IntOr(p, "hb_size", 0);
   setup.network.radix = int(IntOr(p, "radix", 0));
@@ -350,7 +363,7 @@ std::vector<double> RunFailuresPoint(const Point& p, const SweepSpecs& specs) {
   o.checkpoint_interval_s = NumberOr(p, "checkpoint_interval", o.checkpoint_interval_s);
   o.restart_time_s = NumberOr(p, "restart_time", o.restart_time_s);
   o.target_availability = NumberOr(p, "target_availability", o.target_availability);
-  o.catalog = specs.failure_catalogs.at(TextOr(p, "failure_catalog", "h100-fleet"));
+  o.catalog = specs.failure_catalogs.at(TextOr(p, "failure_catalog", kFailureDefaults.failure_catalog));
   SparePolicy policy = study::DefaultSparePolicy(design);
   if (spec::FindParam(p, "spare_policy")) {
     policy = *study::ParseSparePolicy(TextOr(p, "spare_policy", ""));
@@ -388,7 +401,7 @@ std::vector<double> RunComparePoint(const Point& p) {
   o.moe_model = text("moe_model");
   o.moe_batch = text("moe_global_batch_size");
   o.allow_idle = text("allow_idle_gpus");
-  ScenarioInputs in = LoadScenarioInputs(TextOr(p, "scenario", "paper-headline"), TextOr(p, "catalog", "default"), o,
+  ScenarioInputs in = LoadScenarioInputs(TextOr(p, "scenario", kCompareDefaults.scenario), TextOr(p, "catalog", kCompareDefaults.catalog), o,
                                          TextOr(p, "server", ""));
   spec::Scenario& sc = in.scenario;
   sc.oversubscription = NumberOr(p, "oversubscription", sc.oversubscription);
