@@ -10,7 +10,7 @@
 #include "railsim/core/spellcheck.h"
 #include "railsim/core/text_fields.h"
 #include "railsim/spec/presets.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/study/precisions.h"
 
 namespace railsim::calibrate {
 namespace {

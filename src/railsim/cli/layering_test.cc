@@ -78,6 +78,28 @@ TEST(LayeringTest, LibraryAndBenchmarkFilesIncludeOnlyDownward) {
   EXPECT_GT(files, 100);
 }
 
+// The studies take typed requests: only study/'s flag parsers (the
+// *_flags, flag_table and flag_values files, which turn a command's text into
+// a study's request) read the flags' text; a study that included them would
+// parse text again, with a flag's spelling in its errors.
+TEST(LayeringTest, StudiesIncludeNoFlagParser) {
+  const std::regex parser_file(R"((_flags|flag_table|flag_values)(_test)?\.(h|cc)$)");
+  const std::regex parser_include(R"re(#include "railsim/study/(\w+_flags|flag_table|flag_values)\.h")re");
+  int studies = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(RAILSIM_SOURCE_DIR) / "src/railsim/study")) {
+    const std::string name = entry.path().filename().string();
+    if (std::regex_search(name, parser_file) || name.find("_test") != std::string::npos ||
+        name.find("_bench") != std::string::npos) {
+      continue;
+    }
+    ++studies;
+    const std::string text = Slurp(entry.path());
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(text, m, parser_include)) << "study/" << name << " includes " << m.str();
+  }
+  EXPECT_GT(studies, 20);
+}
+
 // The build links each floor's library (railsim_<layer>, CMakeLists.txt)
 // with exactly the floors its arrow lists, so a call up a floor fails to
 // link even where no include shows it.

@@ -81,6 +81,9 @@ constexpr std::array<double, kJobClasses> kDefaultCommShares = {0.10, 0.15, 0.20
 /// with a sentence in `notes` (may be null).
 std::array<double, kJobClasses> EstimateCommShares(const spec::SystemSpec& system, std::vector<std::string>* notes);
 
+/// Most GPUs a cluster study takes (the built graphs of three designs).
+constexpr int64_t kMaxClusterGpus = int64_t{1} << 18;
+
 struct ClusterOptions {
   std::vector<SchedulerPolicy> policies = {SchedulerPolicy::kFirstFit};
   bool backfill = true;

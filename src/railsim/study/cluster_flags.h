@@ -26,8 +26,6 @@ struct ClusterStudyFlags {
               duration_p90 = "17940s", seed = "1";
 };
 
-/// Most GPUs a cluster study takes (the built graphs of three designs).
-constexpr int64_t kMaxClusterGpus = int64_t{1} << 18;
 
 /// Loads the trace, builds the networks and replays (threads: one per run,
 /// up to --threads). `progress` may be empty.

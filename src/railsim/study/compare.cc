@@ -12,9 +12,10 @@
 #include "railsim/net/builder.h"
 #include "railsim/perf/context.h"
 #include "railsim/spec/job_trace.h"
-#include "railsim/study/cluster_flags.h"
+#include "railsim/spec/presets.h"
+#include "railsim/study/cluster_fabric.h"
 #include "railsim/study/collective_study.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/study/precisions.h"
 
 namespace railsim::study {
 namespace {
@@ -218,23 +219,42 @@ void QueueMoe(const spec::Scenario& scenario, const spec::ModelSpec& model, cons
   }
 }
 
-// The scenario's job trace as `railsim cluster` takes it: on the cluster of
-// the first HB domain size and radix, every design, the scenario's policies.
-ClusterStudyFlags SharedClusterFlags(const spec::Scenario& scenario, int threads) {
+// The scenario's job trace replayed as `railsim cluster` replays one: on
+// the cluster of the first HB domain size and radix, every design, the
+// scenario's policies, and otherwise the command's defaults (ClusterOptions',
+// SyntheticTraceOptions').
+ClusterResult RunSharedCluster(const spec::Scenario& scenario, int threads) {
   const int k = scenario.hb_domain_sizes.front();
-  ClusterStudyFlags f;
-  f.trace = scenario.job_trace;
-  f.system = scenario.SystemFor(k).empty() ? "dgx-h100" : scenario.SystemFor(k);
-  f.gpus = std::to_string(scenario.BuiltGpus(k));
-  f.hb_size = std::to_string(k);
-  f.radix = std::to_string(scenario.radixes.front());
-  f.port_speed = units::FormatBitRate(scenario.port_speed_Bps);
-  f.oversubscription = fmt::format("{}", scenario.oversubscription);
-  f.network = "all";
+  const spec::SystemSpec system =
+      spec::LoadSystem(scenario.SystemFor(k).empty() ? "dgx-h100" : scenario.SystemFor(k), "/system");
+  const spec::JobTrace trace = scenario.job_trace == "synthetic" ? spec::MakeSyntheticTrace({})
+                                                                  : spec::LoadJobTrace(scenario.job_trace, "/job_trace");
+  net::TopologyParams p;
+  p.gpus = scenario.BuiltGpus(k);
+  p.hb_domain_size = k;
+  p.port_speed_Bps = scenario.port_speed_Bps;
+  p.hb_bw_Bps = system.hb_bw_Bps;
+  p.radix = scenario.radixes.front();
+  p.oversubscription = scenario.oversubscription;
+  const net::Design designs[] = {net::Design::kRailOnly, net::Design::kRailOptimized, net::Design::kFatTree};
+  for (net::Design d : designs) {
+    p.design = d;
+    net::ValidateTopologyParams(p, kMaxClusterGpus);
+  }
+  std::vector<std::shared_ptr<const ClusterFabric>> fabrics;
+  for (net::Design d : designs) {
+    p.design = d;
+    fabrics.push_back(ClusterFabric::Built(p));
+  }
+  ClusterOptions o;
+  o.policies.clear();
   const bool all = scenario.job_trace_policies == std::vector<std::string>{"all"};
-  f.policy = all ? "all" : fmt::format("{}", fmt::join(scenario.job_trace_policies, ","));
-  f.threads = std::to_string(std::max(1, threads));
-  return f;
+  for (const std::string& name : all ? PolicyNames() : scenario.job_trace_policies) {
+    o.policies.push_back(ParsePolicy(name, "/job_trace_policies"));
+  }
+  o.threads = std::max(1, threads);
+  o.comm_shares = EstimateCommShares(system, nullptr);
+  return RunCluster(trace, fabrics, o);
 }
 
 // Refuses a bad trace or policy name before any search runs, naming the
@@ -359,7 +379,7 @@ CompareResult RunCompare(const spec::Scenario& scenario, const spec::PortClass& 
       on->usd_per_pflops_day = UsdPerPflopsDay(result, t, *on);
     }
   }
-  if (!scenario.job_trace.empty()) result.shared_cluster = RunClusterFlags(SharedClusterFlags(scenario, threads));
+  if (!scenario.job_trace.empty()) result.shared_cluster = RunSharedCluster(scenario, threads);
   return result;
 }
 

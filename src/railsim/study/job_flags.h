@@ -14,6 +14,7 @@
 #include "railsim/search/search.h"
 #include "railsim/spec/model.h"
 #include "railsim/spec/strategy.h"
+#include "railsim/study/precisions.h"
 
 namespace railsim::study {
 
@@ -105,19 +106,6 @@ struct StrategyFlags {
 /// it accepts goes unread. Throws Error naming the flag.
 void CheckStrategyFlagValues(const StrategyFlags& f);
 
-/// --precision: bf16, fp8, mxfp8 or fp4, when the context's GPU runs it
-/// (fp8: an FP8 peak; mxfp8 and fp4: block-scaled tensor cores, an FP4 peak).
-/// `where` is the flag, keyword or key the text came from.
-spec::Precision ParsePrecision(const std::string& text, const perf::PerfContext& c,
-                               const std::string& where = "--precision");
-/// search's --precision: one of those, or "any": every one the GPU runs.
-std::vector<spec::Precision> ParseSearchPrecisions(const std::string& text, const perf::PerfContext& c,
-                                                   const std::string& where = "--precision");
-/// --fp8-params (fp8, mxfp8) and --fp4-params (fp4) as the strategy's one
-/// field; throws Error naming the flag given for the other format. `fp8_where`
-/// and `fp4_where` are the flags, keywords or keys they came from.
-bool LowPrecisionParams(bool fp8_params, bool fp4_params, spec::Precision p, const std::string& fp8_where,
-                        const std::string& fp4_where);
 /// A count of layers kept in bf16 ("auto" = -1, the precision's default).
 int ParseBf16LayersFlag(const std::string& where, const std::string& text);
 /// --expert-tensor-parallel-size: "tp" (0: the strategy's tp, Megatron-Core's
