@@ -35,13 +35,13 @@
 #include "railsim/report/preset_report.h"
 #include "railsim/report/traffic_report.h"
 #include "railsim/spec/presets.h"
-#include "railsim/study/cluster_flags.h"
-#include "railsim/study/collective_flags.h"
-#include "railsim/study/failure_flags.h"
+#include "railsim/request/cluster_flags.h"
+#include "railsim/request/collective_flags.h"
+#include "railsim/request/failure_flags.h"
 #include "railsim/study/idle_search.h"
-#include "railsim/study/flag_table.h"
-#include "railsim/study/job_flags.h"
-#include "railsim/study/network_flags.h"
+#include "railsim/request/flag_table.h"
+#include "railsim/request/job_flags.h"
+#include "railsim/request/network_flags.h"
 #include "railsim/study/traffic.h"
 
 namespace py = pybind11;
@@ -272,71 +272,71 @@ py::object RunReleased(Work work) {
 // JSON text (a report/ document) as Python values.
 py::object Loads(const std::string& json) { return py::module_::import("json").attr("loads")(json); }
 
-// Binds every row of a flag table (study/flag_table.h) as the keyword its
+// Binds every row of a flag table (request/flag_table.h) as the keyword its
 // flag spells.
 template <typename Flags>
-void BindRows(Keywords& k, const std::vector<study::FlagRow<Flags>>& table, Flags* f) {
-  for (const study::FlagRow<Flags>& row : table) {
-    const std::string keyword = study::KeywordOf(row.flag);
+void BindRows(Keywords& k, const std::vector<request::FlagRow<Flags>>& table, Flags* f) {
+  for (const request::FlagRow<Flags>& row : table) {
+    const std::string keyword = request::KeywordOf(row.flag);
     if (row.on) {
       k.Flag(keyword, row.on(*f));
       continue;
     }
     auto bind = [&](const std::string& name) { return row.list ? k.List(name, row.text(*f)) : k.Text(name, row.text(*f)); };
     // The alias ("network" for "design") is a keyword too, when the flag's own name is not given.
-    if ((bind(keyword) || (row.alias && bind(study::KeywordOf(row.alias)))) && row.given) *row.given(*f) = true;
+    if ((bind(keyword) || (row.alias && bind(request::KeywordOf(row.alias)))) && row.given) *row.given(*f) = true;
   }
 }
 
-void BindModel(Keywords& k, study::ModelFlags* f) { BindRows(k, study::ModelFlagTable(), f); }
+void BindModel(Keywords& k, request::ModelFlags* f) { BindRows(k, request::ModelFlagTable(), f); }
 
-void BindStrategy(Keywords& k, study::StrategyFlags* f) {
-  BindRows(k, study::StrategyFlagTable(), f);
+void BindStrategy(Keywords& k, request::StrategyFlags* f) {
+  BindRows(k, request::StrategyFlagTable(), f);
   // The short keyword the module took first, kept beside the flag's own.
   k.Text("microbatch_group_size_per_vp_stage", &f->group_size);
 }
 
 // The job flags; `design`: traffic calls --network --design; `search`:
 // gpus_per_domain may be a list (search tries each).
-void BindJob(Keywords& k, study::JobFlags* f, bool design, bool search = false) {
+void BindJob(Keywords& k, request::JobFlags* f, bool design, bool search = false) {
   BindModel(k, &f->model);
-  BindRows(k, study::JobFlagTable(design, search), f);
+  BindRows(k, request::JobFlagTable(design, search), f);
 }
 
 py::object Estimate(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("estimate", args);
-  study::JobFlags job;
-  study::StrategyFlags strategy;
+  request::JobFlags job;
+  request::StrategyFlags strategy;
   Keywords k(kwargs);
   BindJob(k, &job, false);
   BindStrategy(k, &strategy);
   k.Finish();
   return RunReleased([&] {
-    study::Job j = study::ParseJob(job);
-    spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention, j.cuda_graph_impl);
-    study::PrintWarning(j.warning);
+    request::Job j = request::ParseJob(job);
+    spec::Strategy s = request::ParseStrategy(strategy, j.context, j.global_batch, j.attention, j.cuda_graph_impl);
+    request::PrintWarning(j.warning);
     return report::EstimateJson(j.context, s, perf::EstimateIteration(j.context, s));
   });
 }
 
 py::object Search(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("search", args);
-  study::JobFlags job;
-  study::SearchFlags search;
+  request::JobFlags job;
+  request::SearchFlags search;
   Keywords k(kwargs);
   bool document = false, timing = false;
   k.Flag("document", &document, "document");
   k.Flag("timing", &timing);
   BindJob(k, &job, false, true);
-  BindRows(k, study::SearchFlagTable(), &search);
+  BindRows(k, request::SearchFlagTable(), &search);
   k.Finish();
   py::object out = RunReleased([&] {
-    const std::vector<study::Job> jobs = study::ParseSearchJobs(job);
-    const study::Job& j = jobs.front();
-    study::SearchRequest request = study::ParseSearch(search, jobs);
-    study::PrintWarning(j.warning);
+    const std::vector<request::Job> jobs = request::ParseSearchJobs(job);
+    const request::Job& j = jobs.front();
+    request::SearchRequest request = request::ParseSearch(search, jobs);
+    request::PrintWarning(j.warning);
     std::vector<perf::PerfContext> contexts;
-    for (const study::Job& one : jobs) contexts.push_back(one.context);
+    for (const request::Job& one : jobs) contexts.push_back(one.context);
     search::SearchResult r = study::SearchSegments(contexts, request.options, request.idle_gpus);
     return report::SearchJson(j.context, r, timing);
   });
@@ -345,83 +345,83 @@ py::object Search(const py::args& args, const py::kwargs& kwargs) {
 
 py::object Traffic(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("traffic", args);
-  study::JobFlags job;
+  request::JobFlags job;
   job.network = "rail-optimized";
-  study::StrategyFlags strategy;
+  request::StrategyFlags strategy;
   Keywords k(kwargs);
   BindJob(k, &job, true);
   BindStrategy(k, &strategy);
   k.Finish();
   return RunReleased([&] {
     study::TrafficOptions o;
-    study::Job j = study::ParseTrafficJob(job, &o.design);
-    spec::Strategy s = study::ParseStrategy(strategy, j.context, j.global_batch, j.attention, j.cuda_graph_impl);
-    study::PrintWarning(j.warning);
+    request::Job j = request::ParseTrafficJob(job, &o.design);
+    spec::Strategy s = request::ParseStrategy(strategy, j.context, j.global_batch, j.attention, j.cuda_graph_impl);
+    request::PrintWarning(j.warning);
     return report::TrafficJson(j.context, s, study::AnalyzeTraffic(j.context, s, o));
   });
 }
 
 py::object Network(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("network", args);
-  study::NetworkFlags f;
+  request::NetworkFlags f;
   Keywords k(kwargs);
-  BindRows(k, study::NetworkFlagTable(false), &f);
+  BindRows(k, request::NetworkFlagTable(false), &f);
   k.Finish();
   if (f.design.empty()) throw Error("--design", "needed: rail-only, rail-optimized or fat-tree");
   return RunReleased([&] {
-    return report::NetworkJson(study::RunNetworkFlags(f, f.design));
+    return report::NetworkJson(request::RunNetworkFlags(f, f.design));
   });
 }
 
 py::object Cost(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("cost", args);
-  study::NetworkFlags f;
+  request::NetworkFlags f;
   Keywords k(kwargs);
-  BindRows(k, study::NetworkFlagTable(true), &f);
+  BindRows(k, request::NetworkFlagTable(true), &f);
   k.Finish();
   return RunReleased([&] {
-    study::CostStudy cost = study::RunCostFlags(f, f.server);
+    request::CostStudy cost = request::RunCostFlags(f, f.server);
     return report::CostJson(cost.designs, cost.clusters);
   });
 }
 
 py::object AllToAll(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("alltoall", args);
-  study::AllToAllFlags f;
+  request::AllToAllFlags f;
   Keywords k(kwargs);
-  BindRows(k, study::AllToAllFlagTable(), &f);
+  BindRows(k, request::AllToAllFlagTable(), &f);
   k.Finish();
   if (f.bytes_per_pair.empty()) throw Error("--bytes-per-pair", "needed: the bytes each GPU sends to every other");
   return RunReleased([&] {
-    study::AllToAllRun run = study::RunAllToAllFlags(f);
+    request::AllToAllRun run = request::RunAllToAllFlags(f);
     return report::AllToAllJson(run.request, run.outcome, run.baseline);
   });
 }
 
 py::object Collective(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("collective", args);
-  study::CollectiveFlags f;
+  request::CollectiveFlags f;
   Keywords k(kwargs);
-  BindRows(k, study::CollectiveFlagTable(), &f);
+  BindRows(k, request::CollectiveFlagTable(), &f);
   BindModel(k, &f.model);
   k.Finish();
   return RunReleased([&] {
-    study::CollectiveRun run = study::RunCollectiveFlags(f);
+    request::CollectiveRun run = request::RunCollectiveFlags(f);
     return report::CollectiveJson(run.request, run.outcome);
   });
 }
 
 py::object Failures(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("failures", args);
-  study::FailureFlags f;
+  request::FailureFlags f;
   Keywords k(kwargs);
-  BindRows(k, study::FailureFlagTable(), &f);
+  BindRows(k, request::FailureFlagTable(), &f);
   BindModel(k, &f.model);
   // The short keyword the module took first, kept beside the flag's own.
   k.Text("microbatch_group_size_per_vp_stage", &f.strategy.group_size);
   k.Finish();
   return RunReleased([&] {
-    study::FailureStudy s = study::RunFailureFlags(f);
+    request::FailureStudy s = request::RunFailureFlags(f);
     return report::FailureJson({&s.setup, s.radix, s.explicit_failures, s.monte_carlo, s.options, s.notes});
   });
 }
@@ -430,33 +430,33 @@ py::object Failures(const py::args& args, const py::kwargs& kwargs) {
 // study (not the CLI), its JSON as dicts.
 py::object Cluster(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("cluster", args);
-  study::ClusterStudyFlags f;
+  request::ClusterStudyFlags f;
   Keywords k(kwargs);
-  BindRows(k, study::ClusterStudyFlagTable(), &f);
+  BindRows(k, request::ClusterStudyFlagTable(), &f);
   k.Finish();
-  return RunReleased([&] { return report::ClusterJson(study::RunClusterFlags(f)); });
+  return RunReleased([&] { return report::ClusterJson(request::RunClusterFlags(f)); });
 }
 
 py::object Compare(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("compare", args);
-  study::CompareFlags f;
+  request::CompareFlags f;
   Keywords k(kwargs);
-  BindRows(k, study::CompareFlagTable(), &f);
+  BindRows(k, request::CompareFlagTable(), &f);
   k.Finish();
   return RunReleased([&] {
-    return report::CompareJson(study::RunCompareFlags(f));
+    return report::CompareJson(request::RunCompareFlags(f));
   });
 }
 
 py::object Report(const py::args& args, const py::kwargs& kwargs) {
   NoPositional("report", args);
-  study::ReportFlags f;
+  request::ReportFlags f;
   Keywords k(kwargs);
-  BindRows(k, study::ReportFlagTable(), &f);
+  BindRows(k, request::ReportFlagTable(), &f);
   k.Finish();
   return RunReleased([&] {
     InputFileRecord read;  // so that no file of the report replaces an input
-    study::ReportInputs inputs = study::ParseReportFlags(f);
+    study::ReportInputs inputs = request::ParseReportFlags(f);
     // As the command: the folder is made once the study has run.
     CheckDirectoryCanBeMade(f.out, "--out");
     study::ReportStudy study = study::RunReportStudy(inputs);
@@ -508,7 +508,7 @@ PYBIND11_MODULE(railsim, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const railsim::Error& e) {
-      PyErr_SetString(PyExc_ValueError, railsim::study::InKeywords(e).c_str());
+      PyErr_SetString(PyExc_ValueError, railsim::request::InKeywords(e).c_str());
     } catch (const railsim::Interrupted&) {
       PyErr_SetNone(PyExc_KeyboardInterrupt);
     }

@@ -9,17 +9,17 @@
 #include "railsim/core/error.h"
 #include "railsim/core/file.h"
 #include "railsim/report/cluster_report.h"
-#include "railsim/study/cluster_flags.h"
+#include "railsim/request/cluster_flags.h"
 
 namespace railsim::cli {
 namespace {
 
 Action SetupCluster(CLI::App* sub) {
-  struct Flags : study::ClusterStudyFlags {
+  struct Flags : request::ClusterStudyFlags {
     std::string format = "table", out;
   };
   auto f = std::make_shared<Flags>();
-  AddFlagRows(sub, study::ClusterStudyFlagTable(), static_cast<study::ClusterStudyFlags*>(f.get()));
+  AddFlagRows(sub, request::ClusterStudyFlagTable(), static_cast<request::ClusterStudyFlags*>(f.get()));
   sub->add_option("--format", f->format, "table, json or csv")->capture_default_str();
   sub->add_option("--out", f->out, "write the per-job table (CSV) to this file");
   return [f, sub]() {
@@ -39,7 +39,7 @@ Action SetupCluster(CLI::App* sub) {
     }
     if (!f->out.empty()) CheckOutputPath(f->out, "--out");
     bool shown = false;
-    study::ClusterResult r = study::RunClusterFlags(*f, ProgressLine("cluster", "of events", &shown));
+    study::ClusterResult r = request::RunClusterFlags(*f, ProgressLine("cluster", "of events", &shown));
     if (shown) PrintStderr("\n");
     if (!f->out.empty()) {
       OutputFile file(f->out, "--out");

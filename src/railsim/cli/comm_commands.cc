@@ -25,13 +25,13 @@
 #include "railsim/report/collective_report.h"
 #include "railsim/spec/presets.h"
 #include "railsim/spec/strategy.h"
-#include "railsim/study/collective_flags.h"
+#include "railsim/request/collective_flags.h"
 #include "railsim/mpi/partition.h"
 
 namespace railsim::cli {
 namespace {
 
-using study::ClusterFlags;
+using request::ClusterFlags;
 
 // A progress line while `run` simulates, cleared afterwards.
 template <typename Run>
@@ -82,20 +82,20 @@ void AddOutputFlags(CLI::App* sub, ClusterFlags* f, std::string* format) {
 }
 
 Action SetupAllToAll(CLI::App* sub) {
-  struct Flags : study::AllToAllFlags {
+  struct Flags : request::AllToAllFlags {
     std::string format = "table";
   };
   auto f = std::make_shared<Flags>();
-  AddFlagRows(sub, study::AllToAllFlagTable(), static_cast<study::AllToAllFlags*>(f.get()));
+  AddFlagRows(sub, request::AllToAllFlagTable(), static_cast<request::AllToAllFlags*>(f.get()));
   AddOutputFlags(sub, &f->cluster, &f->format);
   return [f]() {
     Format format = Format::kTable;
     return RunOnRanks(
         [&](const std::function<void(double)>& progress, sim::Partition* partition) {
           format = ParseFormatFlag(f->format, false);  // on every rank, so that it fails on each
-          return study::RunAllToAllFlags(*f, progress, partition);
+          return request::RunAllToAllFlags(*f, progress, partition);
         },
-        [&](const study::AllToAllRun& run) {
+        [&](const request::AllToAllRun& run) {
           const study::CollectiveOutcome& o = run.outcome;
           Emit(f->cluster, o, format == Format::kJson ? report::AllToAllJson(run.request, o, run.baseline)
                                                      : report::AllToAllTable(run.request, o, run.baseline));
@@ -104,11 +104,11 @@ Action SetupAllToAll(CLI::App* sub) {
 }
 
 Action SetupCollective(CLI::App* sub) {
-  struct Flags : study::CollectiveFlags {
+  struct Flags : request::CollectiveFlags {
     std::string format = "table";
   };
   auto f = std::make_shared<Flags>();
-  AddFlagRows(sub, study::CollectiveFlagTable(), static_cast<study::CollectiveFlags*>(f.get()));
+  AddFlagRows(sub, request::CollectiveFlagTable(), static_cast<request::CollectiveFlags*>(f.get()));
   AddModelFlags(sub, &f->model, "the model (checks the degrees against it)", false);
   AddOutputFlags(sub, &f->cluster, &f->format);
   return [f]() {
@@ -116,9 +116,9 @@ Action SetupCollective(CLI::App* sub) {
     return RunOnRanks(
         [&](const std::function<void(double)>& progress, sim::Partition* partition) {
           format = ParseFormatFlag(f->format, false);  // on every rank, so that it fails on each
-          return study::RunCollectiveFlags(*f, progress, partition);
+          return request::RunCollectiveFlags(*f, progress, partition);
         },
-        [&](const study::CollectiveRun& run) {
+        [&](const request::CollectiveRun& run) {
           const study::CollectiveOutcome& o = run.outcome;
           Emit(f->cluster, o, format == Format::kJson ? report::CollectiveJson(run.request, o)
                                                      : report::CollectiveTable(run.request, o));

@@ -16,23 +16,23 @@
 #include "railsim/net/builder.h"
 #include "railsim/report/failure_report.h"
 #include "railsim/spec/presets.h"
-#include "railsim/study/failure_flags.h"
+#include "railsim/request/failure_flags.h"
 
 namespace railsim::cli {
 namespace {
 
 Action SetupFailures(CLI::App* sub) {
-  struct Flags : study::FailureFlags {
+  struct Flags : request::FailureFlags {
     std::string format = "table";
   };
   auto f = std::make_shared<Flags>();
-  AddFlagRows(sub, study::FailureFlagTable(), static_cast<study::FailureFlags*>(f.get()));
+  AddFlagRows(sub, request::FailureFlagTable(), static_cast<request::FailureFlags*>(f.get()));
   AddModelFlags(sub, &f->model, "the job whose iteration time is timed", false);
   sub->add_option("--format", f->format, "table or json")->capture_default_str();
   return [f]() {
     Format format = ParseFormatFlag(f->format, false);
     bool shown = false;
-    study::FailureStudy study = study::RunFailureFlags(*f, ProgressLine("failures", "of trials", &shown));
+    request::FailureStudy study = request::RunFailureFlags(*f, ProgressLine("failures", "of trials", &shown));
     if (shown) PrintStderr("\n");
     for (const std::string& note : study.notes) PrintStderr(fmt::format("railsim: warning: {}\n", note));
     report::FailureRun run{&study.setup, study.radix, study.explicit_failures, study.monte_carlo, study.options,

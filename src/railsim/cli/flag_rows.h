@@ -1,4 +1,4 @@
-// Declares a flag table's rows (study/flag_table.h) as CLI11 options: the
+// Declares a flag table's rows (request/flag_table.h) as CLI11 options: the
 // one place the CLI turns a row into an option, so every command that takes
 // a table's flags spells them, documents them and defaults them alike.
 #pragma once
@@ -8,15 +8,15 @@
 
 #include <CLI/CLI.hpp>
 
-#include "railsim/study/flag_table.h"
+#include "railsim/request/flag_table.h"
 
 namespace railsim::cli {
 
 /// Declares every row of `table` on `sub`, each landing in `f`. A required
 /// row is required unless `optional` (a command whose job is optional).
 template <typename Flags>
-void AddFlagRows(CLI::App* sub, const std::vector<study::FlagRow<Flags>>& table, Flags* f, bool optional = false) {
-  for (const study::FlagRow<Flags>& row : table) {
+void AddFlagRows(CLI::App* sub, const std::vector<request::FlagRow<Flags>>& table, Flags* f, bool optional = false) {
+  for (const request::FlagRow<Flags>& row : table) {
     const std::string name = row.alias ? std::string(row.flag) + "," + row.alias : std::string(row.flag);
     if (row.on) {
       sub->add_flag(name, *row.on(*f), row.help);

@@ -50,7 +50,7 @@ std::map<std::string, std::set<std::string>> DocumentedFloors() {
 
 TEST(LayeringTest, TheArchitecturePageNamesEveryLibraryLayer) {
   const std::map<std::string, std::set<std::string>> floors = DocumentedFloors();
-  for (const char* layer : {"core", "spec", "net", "comm", "sim", "mpi", "perf", "search", "study", "calibrate", "sweep", "report"}) {
+  for (const char* layer : {"core", "spec", "net", "comm", "sim", "mpi", "perf", "search", "study", "request", "calibrate", "sweep", "report"}) {
     EXPECT_TRUE(floors.count(layer)) << layer;
   }
   EXPECT_EQ((std::set<std::string>{"comm", "net", "spec", "core"}), floors.at("perf"));
@@ -76,29 +76,6 @@ TEST(LayeringTest, LibraryAndBenchmarkFilesIncludeOnlyDownward) {
     }
   }
   EXPECT_GT(files, 100);
-}
-
-// The studies take typed requests: only study/'s flag parsers (the *_flags
-// and flag_table files, which turn a command's text into a study's request)
-// read the flags; a study that included them would parse a command's text
-// again. (flag_values, one value's text into a number or a choice named by
-// where it came from, serves a scenario's text too.)
-TEST(LayeringTest, StudiesIncludeNoFlagParser) {
-  const std::regex parser_file(R"((_flags|flag_table|flag_values)(_test)?\.(h|cc)$)");
-  const std::regex parser_include(R"re(#include "railsim/study/(\w+_flags|flag_table)\.h")re");
-  int studies = 0;
-  for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(RAILSIM_SOURCE_DIR) / "src/railsim/study")) {
-    const std::string name = entry.path().filename().string();
-    if (std::regex_search(name, parser_file) || name.find("_test") != std::string::npos ||
-        name.find("_bench") != std::string::npos) {
-      continue;
-    }
-    ++studies;
-    const std::string text = Slurp(entry.path());
-    std::smatch m;
-    EXPECT_FALSE(std::regex_search(text, m, parser_include)) << "study/" << name << " includes " << m.str();
-  }
-  EXPECT_GT(studies, 20);
 }
 
 // The build links each floor's library (railsim_<layer>, CMakeLists.txt)

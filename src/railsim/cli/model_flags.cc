@@ -10,7 +10,7 @@
 namespace railsim::cli {
 
 void AddModelFlags(CLI::App* sub, ModelFlags* f, const std::string& help, bool required) {
-  std::vector<study::FlagRow<ModelFlags>> rows = study::ModelFlagTable();
+  std::vector<request::FlagRow<ModelFlags>> rows = request::ModelFlagTable();
   // The command's own words for what the model is for, before the row's.
   const std::string model_help = help + " (" + rows[0].help + ")";
   rows[0].help = model_help.c_str();

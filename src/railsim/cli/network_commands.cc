@@ -23,20 +23,20 @@
 #include "railsim/perf/context.h"
 #include "railsim/study/compare.h"
 #include "railsim/study/report_study.h"
-#include "railsim/study/network_flags.h"
+#include "railsim/request/network_flags.h"
 #include "railsim/study/network_study.h"
 
 namespace railsim::cli {
 namespace {
 
-struct NetworkFlags : study::NetworkFlags {
+struct NetworkFlags : request::NetworkFlags {
   std::string export_path;
   std::string format = "table";
 };
 
-// The fabric's rows (study::NetworkFlagTable), then the CLI's outputs.
+// The fabric's rows (request::NetworkFlagTable), then the CLI's outputs.
 void AddNetworkFlags(CLI::App* sub, NetworkFlags* f, bool cost) {
-  AddFlagRows(sub, study::NetworkFlagTable(cost), static_cast<study::NetworkFlags*>(f));
+  AddFlagRows(sub, request::NetworkFlagTable(cost), static_cast<request::NetworkFlags*>(f));
   sub->add_option("--export", f->export_path,
                   "write the cabling plan (FILE.csv) or the whole graph (FILE.json)");
   sub->add_option("--format", f->format, "table or json (cost: also csv)")->capture_default_str();
@@ -68,7 +68,7 @@ Action SetupNetwork(CLI::App* sub) {
     ParseChoiceFlag("--design", flags->design, net::DesignNames());
     Format format = ParseFormatFlag(flags->format, false);
     CheckExportPath(flags->export_path);
-    study::DesignResult result = study::RunNetworkFlags(*flags, flags->design, [&](const net::Topology& t) {
+    study::DesignResult result = request::RunNetworkFlags(*flags, flags->design, [&](const net::Topology& t) {
       if (!flags->export_path.empty()) Export(t, flags->export_path);
     });
     PrintStdout(format == Format::kJson ? report::NetworkJson(result) : report::NetworkTable(result));
@@ -82,7 +82,7 @@ Action SetupCost(CLI::App* sub) {
   return [flags]() {
     Format format = ParseFormatFlag(flags->format, true);
     CheckExportPath(flags->export_path);
-    study::CostStudy cost = study::RunCostFlags(*flags, flags->server, [&](const net::Topology& t) {
+    request::CostStudy cost = request::RunCostFlags(*flags, flags->server, [&](const net::Topology& t) {
       if (!flags->export_path.empty()) Export(t, PerDesignPath(flags->export_path, t.params().design));
     });
     const net::TopologyParams& params = cost.params;
@@ -103,9 +103,9 @@ Action SetupCost(CLI::App* sub) {
 }
 
 Action SetupCompare(CLI::App* sub) {
-  auto f = std::make_shared<study::CompareFlags>();
+  auto f = std::make_shared<request::CompareFlags>();
   auto format = std::make_shared<std::string>("table");
-  AddFlagRows(sub, study::CompareFlagTable(), f.get());
+  AddFlagRows(sub, request::CompareFlagTable(), f.get());
   sub->add_option("--format", *format, "table, json or csv (every number, one row per design and job)")
       ->capture_default_str();
   auto print_scenario = std::make_shared<bool>(false);
@@ -114,10 +114,10 @@ Action SetupCompare(CLI::App* sub) {
   return [f, format, print_scenario]() {
     Format output = ParseFormatFlag(*format, true);
     if (*print_scenario) {
-      study::ParseTimedNetwork(*f);
+      request::ParseTimedNetwork(*f);
       // Everything is loaded and checked before printing, so that the
       // printed scenario is one --scenario accepts.
-      study::ScenarioInputs in = study::LoadScenarioInputs(f->scenario, f->catalog, f->overrides, f->server);
+      request::ScenarioInputs in = request::LoadScenarioInputs(f->scenario, f->catalog, f->overrides, f->server);
       if (!f->overrides.seq_length.empty()) {
         throw Error("--seq-length", "is not part of a scenario file, so --print-scenario cannot show it");
       }
@@ -125,7 +125,7 @@ Action SetupCompare(CLI::App* sub) {
       return 0;
     }
     bool shown = false;
-    study::CompareResult result = study::RunCompareFlags(*f, ProgressLine("compare", "of the strategies", &shown));
+    study::CompareResult result = request::RunCompareFlags(*f, ProgressLine("compare", "of the strategies", &shown));
     if (shown) PrintStderr("\n");
     for (const std::string& note : result.notes) PrintStderr(fmt::format("railsim: warning: {}\n", note));
     PrintStdout(output == Format::kJson  ? report::CompareJson(result)
@@ -136,17 +136,17 @@ Action SetupCompare(CLI::App* sub) {
 }
 
 Action SetupReport(CLI::App* sub) {
-  struct Flags : study::ReportFlags {
+  struct Flags : request::ReportFlags {
     std::string format = "table";
   };
   auto f = std::make_shared<Flags>();
-  AddFlagRows(sub, study::ReportFlagTable(), static_cast<study::ReportFlags*>(f.get()));
+  AddFlagRows(sub, request::ReportFlagTable(), static_cast<request::ReportFlags*>(f.get()));
   sub->add_option("--format", f->format, "table (the page's path) or json (the folder and every file written)")
       ->capture_default_str();
   return [f]() {
     if (f->out.empty()) throw Error("--out", "expected a directory name, got ''");
     const Format format = ParseFormatFlag(f->format, false);
-    study::ReportInputs r = study::ParseReportFlags(*f);
+    study::ReportInputs r = request::ParseReportFlags(*f);
     for (const std::string& note : r.notes) PrintStderr(fmt::format("railsim: warning: {}\n", note));
     // The folder is made once the study has run, so that an interrupted
     // or failed report leaves nothing behind; a path that cannot be one is

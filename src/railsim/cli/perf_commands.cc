@@ -26,7 +26,7 @@
 #include "railsim/spec/placement.h"
 #include "railsim/spec/presets.h"
 #include "railsim/study/idle_search.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 #include "railsim/study/traffic.h"
 
 namespace railsim::cli {
@@ -34,16 +34,16 @@ namespace {
 
 // Flags shared by estimate, search and traffic: the job, the cluster, the format.
 struct JobFlags {
-  study::JobFlags job;
+  request::JobFlags job;
   std::string format = "table";
 };
 
 // `network_flag`: --network (what estimate and search time), or --design
 // (traffic: the built network whose links carry the bytes).
 void AddJobFlags(CLI::App* sub, JobFlags* flags, bool design_flag = false, bool search = false) {
-  study::JobFlags* f = &flags->job;
+  request::JobFlags* f = &flags->job;
   AddModelFlags(sub, &f->model, "the model", true);
-  AddFlagRows(sub, study::JobFlagTable(design_flag, search), f);
+  AddFlagRows(sub, request::JobFlagTable(design_flag, search), f);
   sub->add_option("--format", flags->format,
                   design_flag ? "table or json"
                               : "table, json, megatron-args or nemo-overrides (the strategy as launcher flags; "
@@ -89,7 +89,7 @@ Action SetupEstimate(CLI::App* sub) {
     if (!f->trace_png.empty() && !f->trace_png.ends_with(".png")) {
       throw Error("--trace-png", fmt::format("expected a file name ending in .png, got {}", Quoted(f->trace_png)));
     }
-    study::Job job = study::ParseJob(f->job.job);
+    request::Job job = request::ParseJob(f->job.job);
     spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention, job.cuda_graph_impl);
     PrintStderr(job.warning);
     perf::Estimate e = perf::EstimateIteration(job.context, s);
@@ -124,7 +124,7 @@ Action SetupTraffic(CLI::App* sub) {
     f->strategy.optimizer.data_parallel_sharding_given = f->sharding->count() > 0;
     Output out = ParseOutput(f->job.format, false, false);
     study::TrafficOptions o;
-    study::Job job = study::ParseTrafficJob(f->job.job, &o.design);
+    request::Job job = request::ParseTrafficJob(f->job.job, &o.design);
     spec::Strategy s = ParseStrategy(f->strategy, job.context, job.global_batch, job.attention, job.cuda_graph_impl);
     PrintStderr(job.warning);
     study::TrafficResult r = study::AnalyzeTraffic(job.context, s, o);
@@ -168,20 +168,20 @@ std::string LauncherLines(spec::Launcher launcher, const perf::PerfContext& c, c
 Action SetupSearch(CLI::App* sub) {
   struct Flags {
     JobFlags job;
-    study::SearchFlags search;
+    request::SearchFlags search;
     bool timing = false;
   };
   auto f = std::make_shared<Flags>();
-  study::SearchFlags* s = &f->search;
+  request::SearchFlags* s = &f->search;
   AddJobFlags(sub, &f->job, false, true);
-  AddFlagRows(sub, study::SearchFlagTable(), s);
+  AddFlagRows(sub, request::SearchFlagTable(), s);
   sub->add_flag("--timing", f->timing,
                 "JSON: add elapsed_s and threads (they differ run to run; without them the output is deterministic)");
   return [f]() {
     Output out = ParseOutput(f->job.format, true, true);
-    const std::vector<study::Job> jobs = study::ParseSearchJobs(f->job.job);
-    const study::Job& job = jobs.front();
-    study::SearchRequest request = study::ParseSearch(f->search, jobs);
+    const std::vector<request::Job> jobs = request::ParseSearchJobs(f->job.job);
+    const request::Job& job = jobs.front();
+    request::SearchRequest request = request::ParseSearch(f->search, jobs);
     PrintStderr(job.warning);
     search::SearchOptions& o = request.options;
     if (request.threads_asked > o.threads) {
@@ -201,7 +201,7 @@ Action SetupSearch(CLI::App* sub) {
       };
     }
     std::vector<perf::PerfContext> contexts;
-    for (const study::Job& j : jobs) contexts.push_back(j.context);
+    for (const request::Job& j : jobs) contexts.push_back(j.context);
     search::SearchResult r = study::SearchSegments(contexts, o, request.idle_gpus);
     if (shown) PrintStderr("\n");
     if (out.launcher) {

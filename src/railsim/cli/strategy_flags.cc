@@ -5,7 +5,7 @@
 namespace railsim::cli {
 
 CLI::Option* AddStrategyFlags(CLI::App* sub, StrategyFlags* f, bool optional) {
-  AddFlagRows(sub, study::StrategyFlagTable(), f, optional);
+  AddFlagRows(sub, request::StrategyFlagTable(), f, optional);
   return sub->get_option("--data-parallel-sharding");
 }
 

@@ -1,9 +1,9 @@
 // The strategy flags (--tp, --pp, --micro-batch-size, --recompute, ...) that
-// estimate, traffic and failures share, declared from study/flag_table.h's
-// rows (read by study/job_flags.h).
+// estimate, traffic and failures share, declared from request/flag_table.h's
+// rows (read by request/job_flags.h).
 #pragma once
 
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 
 namespace CLI {
 class App;
@@ -12,16 +12,16 @@ class Option;
 
 namespace railsim::cli {
 
-using study::CheckStrategyFlagValues;
-using study::MoeFlags;
-using study::OptimizerFlags;
-using study::ParseMoeFlags;
-using study::ParseOptimizerFlags;
+using request::CheckStrategyFlagValues;
+using request::MoeFlags;
+using request::OptimizerFlags;
+using request::ParseMoeFlags;
+using request::ParseOptimizerFlags;
 using study::ParsePrecision;
-using study::ParseStrategy;
-using study::StrategyFlags;
+using request::ParseStrategy;
+using request::StrategyFlags;
 
-/// Declares every row of study::StrategyFlagTable on `sub`; --tp, --pp and
+/// Declares every row of request::StrategyFlagTable on `sub`; --tp, --pp and
 /// --micro-batch-size are required unless `optional` (a command whose job is
 /// optional). Returns --data-parallel-sharding's option (its count() says
 /// whether it was given; the table's row also sets

@@ -7,20 +7,20 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 
 namespace railsim::report {
 namespace {
 
 struct EstimateRun {
-  study::Job job;
+  request::Job job;
   spec::Strategy strategy;
   perf::Estimate estimate;
 };
 
-EstimateRun EstimateOf(const study::JobFlags& job_flags, const study::StrategyFlags& strategy_flags) {
-  EstimateRun r{study::ParseJob(job_flags), {}, {}};
-  r.strategy = study::ParseStrategy(strategy_flags, r.job.context, r.job.global_batch, r.job.attention);
+EstimateRun EstimateOf(const request::JobFlags& job_flags, const request::StrategyFlags& strategy_flags) {
+  EstimateRun r{request::ParseJob(job_flags), {}, {}};
+  r.strategy = request::ParseStrategy(strategy_flags, r.job.context, r.job.global_batch, r.job.attention);
   r.estimate = perf::EstimateIteration(r.job.context, r.strategy);
   return r;
 }
@@ -54,12 +54,12 @@ Sums ReadTrace(const std::string& text) {
 }
 
 TEST(TraceTest, EachStageTrackAddsUpToTheBreakdownAndTheIterationTime) {
-  study::JobFlags job;
+  request::JobFlags job;
   job.model.model = "gpt3-175b";
   job.system = "dgx-h100";
   job.gpus = "1024";
   job.global_batch = "1536";
-  study::StrategyFlags s;
+  request::StrategyFlags s;
   s.tp = "8";
   s.pp = "8";
   s.micro_batch = "1";
@@ -82,12 +82,12 @@ TEST(TraceTest, EachStageTrackAddsUpToTheBreakdownAndTheIterationTime) {
 }
 
 TEST(TraceTest, HiddenMoeDispatchIsOnItsOwnTrack) {
-  study::JobFlags job;
+  request::JobFlags job;
   job.model.model = "deepseek-v3";
   job.system = "dgx-h100";
   job.gpus = "2048";
   job.global_batch = "4096";
-  study::StrategyFlags s;
+  request::StrategyFlags s;
   s.tp = "1";
   s.pp = "16";
   s.ep = "64";

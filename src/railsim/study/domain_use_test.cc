@@ -16,9 +16,9 @@
 #include "railsim/study/collective_study.h"
 #include "railsim/study/compare.h"
 #include "railsim/study/design_setup.h"
-#include "railsim/study/failure_flags.h"
+#include "railsim/request/failure_flags.h"
 #include "railsim/study/idle_search.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 #include "railsim/study/network_study.h"
 #include "railsim/study/traffic.h"
 
@@ -162,8 +162,8 @@ TEST(DomainUseTest, SimulatedDpAllReduceOnGb200MatchesTheModel) {
   EXPECT_NEAR(1, o.sim.time_s / o.analytic_s, 0.02);
 }
 
-FailureFlags Gb200Failure(const std::string& device) {
-  FailureFlags f;
+request::FailureFlags Gb200Failure(const std::string& device) {
+  request::FailureFlags f;
   f.network = "rail-optimized";
   f.system = "gb200-nvl72";
   f.gpus = "128";
@@ -177,40 +177,40 @@ FailureFlags Gb200Failure(const std::string& device) {
 // 128 GPUs on 64 of each of 2 NVL72 racks: GPU 64 of the graph is rack 0's
 // first idle GPU; losing it stops nothing. GPU 0 is the job's.
 TEST(DomainUseTest, AnIdleGpuFailingDoesNotStopTheJob) {
-  const FailureStudy idle = RunFailureFlags(Gb200Failure("gpu64"));
+  const request::FailureStudy idle = request::RunFailureFlags(Gb200Failure("gpu64"));
   ASSERT_EQ(1u, idle.explicit_failures.size());
   EXPECT_EQ(std::vector<int64_t>{64}, idle.explicit_failures[0].removed);
   EXPECT_FALSE(idle.explicit_failures[0].interrupts);
-  const FailureStudy job = RunFailureFlags(Gb200Failure("gpu0"));
+  const request::FailureStudy job = request::RunFailureFlags(Gb200Failure("gpu0"));
   EXPECT_TRUE(job.explicit_failures[0].interrupts);
   // The graph holds both racks whole: gpu143 is its last GPU.
-  EXPECT_NO_THROW(RunFailureFlags(Gb200Failure("gpu143")));
+  EXPECT_NO_THROW(request::RunFailureFlags(Gb200Failure("gpu143")));
 }
 
 // search --gpus-per-domain auto on 256 GPUs of NVL72 racks: 72 does not
 // divide 256; the Slurm segments of 16, 4 and 1 trays (64, 16, 4 GPUs) do.
 TEST(DomainUseTest, AutoTriesTheSlurmSegmentsThatDivideTheJob) {
-  JobFlags f;
+  request::JobFlags f;
   f.model.model = "llama3.1-8b";
   f.system = "gb200-nvl72";
   f.gpus = "256";
   f.global_batch = "256";
   f.gpus_per_domain = "auto";
-  const std::vector<Job> jobs = ParseSearchJobs(f);
+  const std::vector<request::Job> jobs = request::ParseSearchJobs(f);
   ASSERT_EQ(3u, jobs.size());
   EXPECT_EQ(64, jobs[0].context.domain_use.used);
   EXPECT_EQ(16, jobs[1].context.domain_use.used);
   EXPECT_EQ(4, jobs[2].context.domain_use.used);
-  for (const Job& j : jobs) EXPECT_EQ(72, j.context.domain_use.size);
+  for (const request::Job& j : jobs) EXPECT_EQ(72, j.context.domain_use.size);
   f.gpus = "288";  // whole racks fit, 64 does not divide 288
-  const std::vector<Job> whole = ParseSearchJobs(f);
+  const std::vector<request::Job> whole = request::ParseSearchJobs(f);
   ASSERT_EQ(3u, whole.size());
   EXPECT_EQ(72, whole[0].context.domain_use.used);
   EXPECT_EQ(16, whole[1].context.domain_use.used);
   EXPECT_EQ(4, whole[2].context.domain_use.used);
   f.gpus_per_domain = "64,64";
   try {
-    ParseSearchJobs(f);
+    request::ParseSearchJobs(f);
     ADD_FAILURE() << "a segment listed twice";
   } catch (const Error& e) {
     EXPECT_STREQ("--gpus-per-domain: 64 is listed twice", e.what());
@@ -219,14 +219,14 @@ TEST(DomainUseTest, AutoTriesTheSlurmSegmentsThatDivideTheJob) {
 
 // Merged searches: every result says its segment, and the tried list is kept.
 TEST(DomainUseTest, SegmentSearchesAreRankedTogether) {
-  JobFlags f;
+  request::JobFlags f;
   f.model.model = "llama3.1-8b";
   f.system = "gb200-nvl72";
   f.gpus = "128";
   f.global_batch = "128";
   f.gpus_per_domain = "64,16";
   std::vector<perf::PerfContext> contexts;
-  for (const Job& j : ParseSearchJobs(f)) contexts.push_back(j.context);
+  for (const request::Job& j : request::ParseSearchJobs(f)) contexts.push_back(j.context);
   search::SearchOptions o;
   o.global_batch = 128;
   o.top_k = 1000;

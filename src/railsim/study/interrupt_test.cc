@@ -13,9 +13,9 @@
 
 #include "railsim/search/search.h"
 #include "railsim/spec/presets.h"
-#include "railsim/study/collective_flags.h"
-#include "railsim/study/failure_flags.h"
-#include "railsim/study/network_flags.h"
+#include "railsim/request/collective_flags.h"
+#include "railsim/request/failure_flags.h"
+#include "railsim/request/network_flags.h"
 
 namespace railsim::study {
 namespace {
@@ -63,30 +63,30 @@ TEST(InterruptTest, StopsASearch) {
 // A 1 MB-per-pair all-to-all over 2,048 GPUs simulated flow by flow (4 M
 // flows): about 5 s.
 TEST(InterruptTest, StopsASimulation) {
-  AllToAllFlags f;
+  request::AllToAllFlags f;
   f.cluster.system = "dgx-h100";
   f.cluster.gpus = "2048";
   f.cluster.network = "rail-only";
   f.cluster.simulate = true;
   f.bytes_per_pair = "1MB";
-  ExpectStopped([&] { RunAllToAllFlags(f); });
+  ExpectStopped([&] { request::RunAllToAllFlags(f); });
 }
 
 // 500,000 trials of a 30-day run on 4,096 GPUs: about 15 s.
 TEST(InterruptTest, StopsTheMonteCarlo) {
-  FailureFlags f;
+  request::FailureFlags f;
   f.network = "rail-only";
   f.gpus = "4096";
   f.radix = "64";
   f.trials = "500000";
   f.days = "30";
-  ExpectStopped([&] { RunFailureFlags(f); });
+  ExpectStopped([&] { request::RunFailureFlags(f); });
 }
 
 // The default scenario's searches (MoE ones among them): 5 to 25 s.
 TEST(InterruptTest, StopsAComparison) {
-  CompareFlags f;
-  ExpectStopped([&] { RunCompareFlags(f); });
+  request::CompareFlags f;
+  ExpectStopped([&] { request::RunCompareFlags(f); });
 }
 
 }  // namespace

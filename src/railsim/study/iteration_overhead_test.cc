@@ -12,13 +12,13 @@
 #include "railsim/perf/estimate.h"
 #include "railsim/spec/presets.h"
 #include "railsim/spec/scenario.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 
 namespace railsim::study {
 namespace {
 
-JobFlags Gpt3Job(const std::string& overhead, const std::string& stack = "megatron-core") {
-  JobFlags job;
+request::JobFlags Gpt3Job(const std::string& overhead, const std::string& stack = "megatron-core") {
+  request::JobFlags job;
   job.model.model = "gpt3-175b";
   job.system = "dgx-h100";
   job.gpus = "1024";
@@ -28,33 +28,33 @@ JobFlags Gpt3Job(const std::string& overhead, const std::string& stack = "megatr
   return job;
 }
 
-perf::Estimate EstimateOf(const JobFlags& flags) {
-  const Job job = ParseJob(flags);
+perf::Estimate EstimateOf(const request::JobFlags& flags) {
+  const request::Job job = request::ParseJob(flags);
   // Not assigned from literals: GCC 12 warns falsely (-Wrestrict) when a
   // short literal is assigned to a std::string here.
   const std::string eight = "8", one = "1";
-  StrategyFlags s;
+  request::StrategyFlags s;
   s.tp = eight;
   s.pp = eight;
   s.micro_batch = one;
   s.sequence_parallel = true;
-  return perf::EstimateIteration(job.context, ParseStrategy(s, job.context, job.global_batch, job.attention));
+  return perf::EstimateIteration(job.context, request::ParseStrategy(s, job.context, job.global_batch, job.attention));
 }
 
 TEST(IterationOverheadTest, RunValueWinsOverStackAndSystem) {
   // The presets' own per-iteration cost is production's: none.
-  EXPECT_EQ(0.0, ParseJob(Gpt3Job("")).context.gpu.iteration_overhead_s);
-  EXPECT_DOUBLE_EQ(0.15, ParseJob(Gpt3Job("150ms")).context.gpu.iteration_overhead_s);
-  EXPECT_DOUBLE_EQ(0.15, ParseJob(Gpt3Job("150ms", "nemo")).context.gpu.iteration_overhead_s);
+  EXPECT_EQ(0.0, request::ParseJob(Gpt3Job("")).context.gpu.iteration_overhead_s);
+  EXPECT_DOUBLE_EQ(0.15, request::ParseJob(Gpt3Job("150ms")).context.gpu.iteration_overhead_s);
+  EXPECT_DOUBLE_EQ(0.15, request::ParseJob(Gpt3Job("150ms", "nemo")).context.gpu.iteration_overhead_s);
   // A system file's own cost applies when neither the run nor the stack sets one.
-  JobFlags from_system = Gpt3Job("");
+  request::JobFlags from_system = Gpt3Job("");
   nlohmann::json system = nlohmann::json::parse(spec::PresetText("dgx-h100", "test"));
   system["gpu"]["iteration_overhead"] = "50ms";
   from_system.system = system.dump();  // inline JSON, as Python passes a dict
-  const Job with_system = ParseJob(from_system);
+  const request::Job with_system = request::ParseJob(from_system);
   EXPECT_DOUBLE_EQ(0.05, with_system.context.gpu.iteration_overhead_s);
   from_system.iteration_overhead = "0s";
-  EXPECT_EQ(0.0, ParseJob(from_system).context.gpu.iteration_overhead_s);
+  EXPECT_EQ(0.0, request::ParseJob(from_system).context.gpu.iteration_overhead_s);
 }
 
 TEST(IterationOverheadTest, AddsExactlyItsTimeToTheFixedCosts) {
@@ -73,13 +73,13 @@ TEST(IterationOverheadTest, AddsExactlyItsTimeToTheFixedCosts) {
 TEST(IterationOverheadTest, FlagIsADurationUpToAMinute) {
   for (std::string bad : {"-1ms", "61s", "abc", "nan", "1e9s"}) {
     try {
-      ParseJob(Gpt3Job(bad));
+      request::ParseJob(Gpt3Job(bad));
       ADD_FAILURE() << bad << " accepted";
     } catch (const Error& e) {
       EXPECT_EQ("--iteration-overhead", e.where()) << bad << ": " << e.what();
     }
   }
-  EXPECT_DOUBLE_EQ(60.0, ParseJob(Gpt3Job("60s")).context.gpu.iteration_overhead_s);
+  EXPECT_DOUBLE_EQ(60.0, request::ParseJob(Gpt3Job("60s")).context.gpu.iteration_overhead_s);
 }
 
 TEST(IterationOverheadTest, ScenarioJobsCarryStackAndOverheadAndRoundTrip) {

@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "railsim/perf/estimate.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 
 namespace railsim::study {
 namespace {
@@ -60,13 +60,13 @@ perf::Estimate MetaLayout(const MetaRow& row, const std::string& sharding) {
   // short literal is assigned to a std::string here.
   const std::string model = "llama3-405b", system = "dgx-h100", batch = "2048", tp = "8", pp = "16", vp = "8",
                     one = "1";
-  JobFlags job;
+  request::JobFlags job;
   job.model.model = model;
   job.system = system;
   job.gpus = row.gpus;
   job.global_batch = batch;
-  const Job j = ParseJob(job);
-  StrategyFlags s;
+  const request::Job j = request::ParseJob(job);
+  request::StrategyFlags s;
   s.tp = tp;
   s.pp = pp;
   s.dp = row.dp;
@@ -79,7 +79,7 @@ perf::Estimate MetaLayout(const MetaRow& row, const std::string& sharding) {
   s.account_for_loss = true;
   s.optimizer.data_parallel_sharding = sharding;
   s.optimizer.data_parallel_sharding_given = true;
-  return perf::EstimateIteration(j.context, ParseStrategy(s, j.context, j.global_batch, j.attention));
+  return perf::EstimateIteration(j.context, request::ParseStrategy(s, j.context, j.global_batch, j.attention));
 }
 
 TEST(Llama3MetaLayoutTest, FitsOnlyWithTheGradientsShardedAndIsTimedNearMetasFigures) {

@@ -112,7 +112,7 @@ TEST(ClusterCostTest, CostPerPflopsDayByHand) {
 }  // namespace railsim::study
 
 #include "railsim/spec/presets.h"
-#include "railsim/study/network_flags.h"
+#include "railsim/request/network_flags.h"
 
 namespace railsim::study {
 namespace {
@@ -124,10 +124,10 @@ namespace {
 TEST(ScenarioOverridesTest, WhatTheSystemReplacesIsNoted) {
   const spec::SystemSpec a100 = spec::LoadSystem("dgx-a100", "--system");
   spec::Scenario s = spec::LoadScenario("paper-headline", "--scenario");
-  ScenarioOverrides o;
+  request::ScenarioOverrides o;
   o.system = "dgx-a100";
   std::vector<std::string> notes;
-  ApplyScenarioOverrides(o, &a100, &s, &notes);
+  request::ApplyScenarioOverrides(o, &a100, &s, &notes);
   EXPECT_EQ(std::vector<int>{8}, s.hb_domain_sizes);
   EXPECT_DOUBLE_EQ(25e9, s.port_speed_Bps);
   EXPECT_EQ((std::vector<std::string>{
@@ -137,12 +137,12 @@ TEST(ScenarioOverridesTest, WhatTheSystemReplacesIsNoted) {
                 "give --port-speed to choose it"}),
             notes);
   notes.clear();
-  ApplyScenarioOverrides(o, &a100, &s, &notes);  // now the scenario agrees
+  request::ApplyScenarioOverrides(o, &a100, &s, &notes);  // now the scenario agrees
   EXPECT_TRUE(notes.empty());
   s = spec::LoadScenario("paper-headline", "--scenario");
   o.hb_sizes = "256";
   o.port_speed = "400Gbps";
-  ApplyScenarioOverrides(o, &a100, &s, &notes);
+  request::ApplyScenarioOverrides(o, &a100, &s, &notes);
   EXPECT_TRUE(notes.empty());
 }
 
@@ -150,14 +150,14 @@ TEST(ScenarioOverridesTest, WhatTheSystemReplacesIsNoted) {
 // file.
 TEST(ScenarioOverridesTest, NoneDropsAModel) {
   spec::Scenario s = spec::LoadScenario("paper-headline", "--scenario");
-  ScenarioOverrides o;
+  request::ScenarioOverrides o;
   o.moe_model = "none";
   std::vector<std::string> notes;
-  ApplyScenarioOverrides(o, nullptr, &s, &notes);
+  request::ApplyScenarioOverrides(o, nullptr, &s, &notes);
   EXPECT_EQ("", s.moe_model);
   EXPECT_EQ("megatron-1t", s.model);
   o.model = "none";
-  ApplyScenarioOverrides(o, nullptr, &s, &notes);
+  request::ApplyScenarioOverrides(o, nullptr, &s, &notes);
   EXPECT_EQ("", s.model);
   const spec::Scenario file = spec::ParseScenarioJson(R"({"name": "n", "gpus": 64, "hb_domain_sizes": [8],
       "radixes": [64], "port_speed": "400Gbps", "model": "none", "moe_model": "none"})");

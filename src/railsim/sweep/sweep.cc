@@ -12,7 +12,7 @@
 
 #include "railsim/spec/presets.h"
 #include "railsim/spec/scenario.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 
 namespace railsim::sweep {
 namespace {
@@ -53,7 +53,7 @@ SweepSpecs LoadSweepSpecs(const spec::SweepConfig& config) {
     if (compare && name == spec::kNoModel) return spec::ModelSpec();
     spec::ModelSpec m = spec::LoadModel(name, where);
     // Once per model, not once per point.
-    if (const std::string warning = study::ContextLengthWarning(m, where); !warning.empty()) {
+    if (const std::string warning = request::ContextLengthWarning(m, where); !warning.empty()) {
       std::fputs(fmt::format("railsim: warning: {}\n", warning).c_str(), stderr);
     }
     return m;

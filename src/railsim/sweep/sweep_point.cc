@@ -17,17 +17,17 @@
 #include "railsim/spec/strategy.h"
 #include "railsim/sim/simulator.h"
 #include "railsim/study/collective_study.h"
-#include "railsim/study/collective_flags.h"
+#include "railsim/request/collective_flags.h"
 #include "railsim/study/compare.h"
-#include "railsim/study/flag_table.h"
+#include "railsim/request/flag_table.h"
 #include "railsim/study/design_setup.h"
-#include "railsim/study/cluster_flags.h"
-#include "railsim/study/failure_flags.h"
+#include "railsim/request/cluster_flags.h"
+#include "railsim/request/failure_flags.h"
 #include "railsim/study/failures.h"
-#include "railsim/study/network_flags.h"
+#include "railsim/request/network_flags.h"
 #include "railsim/study/network_study.h"
 #include "railsim/study/idle_search.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 #include "railsim/sweep/sweep.h"
 
 namespace railsim::sweep {
@@ -39,7 +39,7 @@ using study::ClusterCost;
 using study::ClusterResult;
 using study::ClusterRun;
 using study::ClusterSetup;
-using study::ClusterStudyFlags;
+using request::ClusterStudyFlags;
 using study::CollectiveOutcome;
 using study::CollectiveRequest;
 using study::CompareResult;
@@ -51,8 +51,8 @@ using study::MoeCase;
 using study::MonteCarloOptions;
 using study::MonteCarloResult;
 using study::NetworkCase;
-using study::ScenarioInputs;
-using study::ScenarioOverrides;
+using request::ScenarioInputs;
+using request::ScenarioOverrides;
 using study::SparePolicy;
 using study::TrainingCase;
 
@@ -60,14 +60,14 @@ using Point = std::vector<spec::SweepParam>;
 
 // The commands' defaults, so that a key a point leaves out means what the
 // flag left out means.
-const study::NetworkFlags kNetworkDefaults;
-const study::JobFlags kJobDefaults;
-const study::StrategyFlags kStrategyDefaults;
-const study::MoeFlags kMoeDefaults;
-const study::SearchFlags kSearchDefaults;
-const study::CollectiveFlags kCollectiveDefaults;
-const study::FailureFlags kFailureDefaults;
-const study::CompareFlags kCompareDefaults;
+const request::NetworkFlags kNetworkDefaults;
+const request::JobFlags kJobDefaults;
+const request::StrategyFlags kStrategyDefaults;
+const request::MoeFlags kMoeDefaults;
+const request::SearchFlags kSearchDefaults;
+const request::CollectiveFlags kCollectiveDefaults;
+const request::FailureFlags kFailureDefaults;
+const request::CompareFlags kCompareDefaults;
 
 // Parameters the config left out take the command's default.
 int64_t IntOr(const Point& p, const char* key, int64_t fallback) {
@@ -201,7 +201,7 @@ spec::Strategy MakeStrategy(const Point& p, const perf::PerfContext& c) {
   s.bf16_layers_at_start = int(IntOr(p, "num_layers_at_start_in_bf16", -1));
   s.bf16_layers_at_end = int(IntOr(p, "num_layers_at_end_in_bf16", -1));
   if (spec::FindParam(p, "attention")) s.attention = AttentionOf(p);
-  s.cuda_graph_impl = study::ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
+  s.cuda_graph_impl = request::ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
   ReadMoe(p, &s);
   spec::ValidateStrategy(c.model, c.gpus, s);
   spec::ValidatePlacement(c.placement, s, "placement");
@@ -230,7 +230,7 @@ std::vector<double> RunSearch(const Point& p, const SweepSpecs& specs) {
   search::SearchOptions o = search::OptionsForStack(c.stack);
   o.global_batch = IntOr(p, "global_batch_size", 1);
   if (spec::FindParam(p, "attention")) o.attention = AttentionOf(p);
-  o.cuda_graph_impl = study::ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
+  o.cuda_graph_impl = request::ParseCudaGraphImplFlag("cuda_graph_impl", TextOr(p, "cuda_graph_impl", ""));
   if (Flag(p, "no_tp_comm_overlap")) o.tp_comm_overlap = false;
   ReadMoe(p, &o.moe);
   spec::ValidateMoeOptions(c.model, o.moe);
@@ -590,7 +590,7 @@ SweepRow RunSweepPoint(const spec::SweepConfig& config, const SweepSpecs& specs,
     }
   } catch (const Error& e) {
     row.results.clear();
-    row.error = study::InKeywords(e);  // named as the sweep's keys are
+    row.error = request::InKeywords(e);  // named as the sweep's keys are
   }
   return row;
 }

@@ -1,4 +1,4 @@
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 
 #include <algorithm>
 #include <cassert>
@@ -13,11 +13,11 @@
 #include "railsim/study/flag_values.h"
 #include "railsim/study/idle_search.h"
 
-namespace railsim::study {
+namespace railsim::request {
 namespace {
 
 comm::NetworkKind ParseNetwork(const std::string& text) {
-  std::string n = ParseChoiceFlag("--network", text, {"rail-only", "rail-optimized", "ideal"});
+  std::string n = study::ParseChoiceFlag("--network", text, {"rail-only", "rail-optimized", "ideal"});
   if (n == "rail-only") return comm::NetworkKind::kRailOnly;
   if (n == "ideal") return comm::NetworkKind::kIdeal;
   return comm::NetworkKind::kRailOptimized;
@@ -27,7 +27,7 @@ comm::NetworkKind ParseNetwork(const std::string& text) {
 
 void ApplySeqLengthFlag(const std::string& seq_length, spec::ModelSpec* m) {
   if (seq_length.empty()) return;
-  spec::SetSeqLength(m, ParseIntFlag("--seq-length", seq_length, 1, spec::kMaxSeqLength), "--seq-length");
+  spec::SetSeqLength(m, study::ParseIntFlag("--seq-length", seq_length, 1, spec::kMaxSeqLength), "--seq-length");
 }
 
 spec::ModelSpec LoadModelFlags(const ModelFlags& f) {
@@ -62,15 +62,15 @@ void CheckSeqLengthNeedsModel(const ModelFlags& f) {
 }
 
 void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s) {
-  std::string a = ParseChoiceFlag("--moe-alltoall", f.alltoall, {"auto", "forwarded", "direct"});
+  std::string a = study::ParseChoiceFlag("--moe-alltoall", f.alltoall, {"auto", "forwarded", "direct"});
   s->moe_alltoall = a == "forwarded" ? spec::MoeAllToAll::kForwarded
                     : a == "direct"  ? spec::MoeAllToAll::kDirect
                                      : spec::MoeAllToAll::kAuto;
-  s->moe_imbalance = ParseNumberFlag("--moe-imbalance", f.imbalance, 1, spec::kMaxMoeImbalance);
-  s->moe_max_domains = f.max_domains == "any" ? 0 : int(ParseIntFlag("--moe-max-domains", f.max_domains, 1, 1 << 20));
+  s->moe_imbalance = study::ParseNumberFlag("--moe-imbalance", f.imbalance, 1, spec::kMaxMoeImbalance);
+  s->moe_max_domains = f.max_domains == "any" ? 0 : int(study::ParseIntFlag("--moe-max-domains", f.max_domains, 1, 1 << 20));
   s->moe_overlap = f.overlap;
   s->moe_dispatch_precision =
-      ParseChoiceFlag("--moe-dispatch-precision", f.dispatch_precision, {"bf16", "fp8"}) == "fp8"
+      study::ParseChoiceFlag("--moe-dispatch-precision", f.dispatch_precision, {"bf16", "fp8"}) == "fp8"
           ? spec::MoeDispatchPrecision::kFp8
           : spec::MoeDispatchPrecision::kBf16;
 }
@@ -78,13 +78,13 @@ void ParseMoeFlags(const MoeFlags& f, spec::Strategy* s) {
 void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
   // "stack" keeps what `s` holds (the stack profile's default).
   auto moment = [](const char* flag, const std::string& text, spec::MomentDtype* d) {
-    const std::string v = ParseChoiceFlag(flag, text, {"stack", "fp32", "bf16"});
+    const std::string v = study::ParseChoiceFlag(flag, text, {"stack", "fp32", "bf16"});
     if (v != "stack") *d = v == "bf16" ? spec::MomentDtype::kBf16 : spec::MomentDtype::kFp32;
   };
-  const std::string grads = ParseChoiceFlag("--main-grads-dtype", f.main_grads_dtype, {"stack", "fp32", "bf16"});
+  const std::string grads = study::ParseChoiceFlag("--main-grads-dtype", f.main_grads_dtype, {"stack", "fp32", "bf16"});
   if (grads != "stack") s->main_grads_dtype = grads == "bf16" ? spec::MainGradsDtype::kBf16 : spec::MainGradsDtype::kFp32;
   const std::string master =
-      ParseChoiceFlag("--main-params-dtype", f.main_params_dtype, {"stack", "fp32", "fp16", "none"});
+      study::ParseChoiceFlag("--main-params-dtype", f.main_params_dtype, {"stack", "fp32", "fp16", "none"});
   if (master != "stack") {
     s->main_params_dtype = master == "fp16"   ? spec::MainParamsDtype::kFp16
                            : master == "none" ? spec::MainParamsDtype::kNone
@@ -93,11 +93,11 @@ void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
   moment("--exp-avg-dtype", f.exp_avg_dtype, &s->exp_avg_dtype);
   moment("--exp-avg-sq-dtype", f.exp_avg_sq_dtype, &s->exp_avg_sq_dtype);
   if (f.fsdp_shard_group_size != "all") {
-    s->fsdp_shard_group_size = ParseIntFlag("--fsdp-shard-group-size", f.fsdp_shard_group_size, 1, spec::kMaxModelGpus);
+    s->fsdp_shard_group_size = study::ParseIntFlag("--fsdp-shard-group-size", f.fsdp_shard_group_size, 1, spec::kMaxModelGpus);
   }
   if (f.data_parallel_sharding_given == 0) return;
   std::string sharding =
-      ParseChoiceFlag("--data-parallel-sharding", f.data_parallel_sharding, {"optimizer", "gradients", "full"});
+      study::ParseChoiceFlag("--data-parallel-sharding", f.data_parallel_sharding, {"optimizer", "gradients", "full"});
   s->dp_sharding = sharding == "full"        ? spec::DpSharding::kFull
                    : sharding == "gradients" ? spec::DpSharding::kGradients
                                              : spec::DpSharding::kOptimizer;
@@ -109,7 +109,7 @@ void ParseOptimizerFlags(const OptimizerFlags& f, spec::Strategy* s) {
 namespace {
 int64_t ParseGroupSizeFlag(const std::string& text) {
   if (text == "pp") return 0;
-  return ParseIntFlag("--microbatch-group-size-per-virtual-pipeline-stage", text, 1, spec::kMaxGlobalBatch);
+  return study::ParseIntFlag("--microbatch-group-size-per-virtual-pipeline-stage", text, 1, spec::kMaxGlobalBatch);
 }
 
 // Megatron-Core's uneven-split flags into `s`; the split itself is
@@ -119,11 +119,11 @@ void ParseSplitFlags(const StrategyFlags& f, spec::Strategy* s) {
   s->account_for_loss_in_pipeline_split = f.account_for_loss;
   if (!f.decoder_first_layers.empty()) {
     s->decoder_first_pipeline_num_layers =
-        int(ParseIntFlag("--decoder-first-pipeline-num-layers", f.decoder_first_layers, 1, spec::kMaxModelLayers));
+        int(study::ParseIntFlag("--decoder-first-pipeline-num-layers", f.decoder_first_layers, 1, spec::kMaxModelLayers));
   }
   if (!f.decoder_last_layers.empty()) {
     s->decoder_last_pipeline_num_layers =
-        int(ParseIntFlag("--decoder-last-pipeline-num-layers", f.decoder_last_layers, 1, spec::kMaxModelLayers));
+        int(study::ParseIntFlag("--decoder-last-pipeline-num-layers", f.decoder_last_layers, 1, spec::kMaxModelLayers));
   }
 }
 }  // namespace
@@ -131,15 +131,15 @@ void ParseSplitFlags(const StrategyFlags& f, spec::Strategy* s) {
 void CheckStrategyFlagValues(const StrategyFlags& f) {
   for (auto [flag, value] : {std::pair{"--tp", &f.tp}, {"--pp", &f.pp}, {"--dp", &f.dp}, {"--cp", &f.cp},
                              {"--ep", &f.ep}, {"--vp", &f.vp}}) {
-    if (!value->empty()) ParseIntFlag(flag, *value, 1, 1 << 20);
+    if (!value->empty()) study::ParseIntFlag(flag, *value, 1, 1 << 20);
   }
-  if (!f.micro_batch.empty()) ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  if (!f.micro_batch.empty()) study::ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
   ParseExpertTpFlag("--expert-tensor-parallel-size", f.etp);
   ParseGroupSizeFlag(f.group_size);
   spec::Strategy split;
   ParseSplitFlags(f, &split);
-  ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
-  ParseChoiceFlag("--precision", f.precision, PrecisionNames());
+  study::ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
+  study::ParseChoiceFlag("--precision", f.precision, study::PrecisionNames());
   ParseBf16LayersFlag("--num-layers-at-start-in-bf16", f.bf16_layers_at_start);
   ParseBf16LayersFlag("--num-layers-at-end-in-bf16", f.bf16_layers_at_end);
   spec::Strategy unused;
@@ -148,12 +148,12 @@ void CheckStrategyFlagValues(const StrategyFlags& f) {
 
 int ParseBf16LayersFlag(const std::string& where, const std::string& text) {
   if (text == "auto") return -1;
-  return int(ParseIntFlag(where, text, 0, spec::kMaxModelLayers));
+  return int(study::ParseIntFlag(where, text, 0, spec::kMaxModelLayers));
 }
 
 int ParseExpertTpFlag(const std::string& where, const std::string& text) {
   if (text == "tp") return 0;
-  return int(ParseIntFlag(where, text, 1, 1 << 20));
+  return int(study::ParseIntFlag(where, text, 1, 1 << 20));
 }
 
 int ParseSearchExpertTpFlag(const std::string& where, const std::string& text) {
@@ -165,19 +165,19 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
                              spec::Attention attention, std::optional<spec::CudaGraphImpl> cuda_graph_impl) {
   const int64_t n = c.gpus;
   spec::Strategy s;
-  s.tp = int(ParseIntFlag("--tp", f.tp, 1, 1 << 20));
-  s.pp = int(ParseIntFlag("--pp", f.pp, 1, 1 << 20));
-  s.cp = int(ParseIntFlag("--cp", f.cp, 1, 1 << 20));
-  s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
+  s.tp = int(study::ParseIntFlag("--tp", f.tp, 1, 1 << 20));
+  s.pp = int(study::ParseIntFlag("--pp", f.pp, 1, 1 << 20));
+  s.cp = int(study::ParseIntFlag("--cp", f.cp, 1, 1 << 20));
+  s.ep = int(study::ParseIntFlag("--ep", f.ep, 1, 1 << 20));
   s.etp = ParseExpertTpFlag("--expert-tensor-parallel-size", f.etp);
-  s.vp = int(ParseIntFlag("--vp", f.vp, 1, 1 << 20));
-  s.micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  s.vp = int(study::ParseIntFlag("--vp", f.vp, 1, 1 << 20));
+  s.micro_batch = study::ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
   s.microbatch_group_size_per_vp_stage = ParseGroupSizeFlag(f.group_size);
   ParseSplitFlags(f, &s);
   s.global_batch = global_batch;
   spec::ValidateDegrees(c.model, s);
-  s.dp = ParseDpFlag(f.dp, s.tp, s.pp, s.cp, n);
-  std::string r = ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
+  s.dp = study::ParseDpFlag(f.dp, s.tp, s.pp, s.cp, n);
+  std::string r = study::ParseChoiceFlag("--recompute", f.recompute, {"none", "selective", "full"});
   s.recompute = r == "full" ? spec::Recompute::kFull
                             : r == "selective" ? spec::Recompute::kSelective : spec::Recompute::kNone;
   s.sequence_parallel = f.sequence_parallel;
@@ -191,8 +191,8 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
   if (f.grad_reduce_in_bf16) s.grad_reduce_16bit = true;
   if (f.tp_comm_overlap) s.tp_comm_overlap = true;
   if (f.no_p2p_overlap) s.overlap_p2p_comm = false;
-  s.precision = ParsePrecision(f.precision, c);
-  s.low_precision_params = LowPrecisionParams(f.fp8_params, f.fp4_params, s.precision, "--fp8-params", "--fp4-params");
+  s.precision = study::ParsePrecision(f.precision, c);
+  s.low_precision_params = study::LowPrecisionParams(f.fp8_params, f.fp4_params, s.precision, "--fp8-params", "--fp4-params");
   s.bf16_layers_at_start = ParseBf16LayersFlag("--num-layers-at-start-in-bf16", f.bf16_layers_at_start);
   s.bf16_layers_at_end = ParseBf16LayersFlag("--num-layers-at-end-in-bf16", f.bf16_layers_at_end);
   s.attention = attention;
@@ -206,32 +206,32 @@ spec::Strategy ParseStrategy(const StrategyFlags& f, const perf::PerfContext& c,
 
 std::optional<double> ParseIterationOverheadFlag(const std::string& text) {
   if (text.empty()) return std::nullopt;
-  return ParseDurationFlag("--iteration-overhead", text, 0, spec::kMaxIterationOverheadS);
+  return study::ParseDurationFlag("--iteration-overhead", text, 0, spec::kMaxIterationOverheadS);
 }
 
 std::optional<spec::CudaGraphImpl> ParseCudaGraphImplFlag(const std::string& where, const std::string& text) {
   if (text.empty()) return std::nullopt;
-  return spec::CudaGraphImplFromName(ParseChoiceFlag(where, text, spec::CudaGraphImplNames()));
+  return spec::CudaGraphImplFromName(study::ParseChoiceFlag(where, text, spec::CudaGraphImplNames()));
 }
 
 Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
-  int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
-  int64_t batch = ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
+  int64_t gpus = study::ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
+  int64_t batch = study::ParseIntFlag("--global-batch-size", f.global_batch, 1, spec::kMaxGlobalBatch);
   comm::NetworkKind network = design ? (*design == net::Design::kRailOnly ? comm::NetworkKind::kRailOnly
                                                                           : comm::NetworkKind::kRailOptimized)
                                      : ParseNetwork(f.network);
-  int64_t hb = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
+  int64_t hb = f.hb_size.empty() ? 0 : study::ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
   const spec::Stack stack = spec::ParseStack(f.stack, "--stack");
   const std::optional<double> iteration_overhead = ParseIterationOverheadFlag(f.iteration_overhead);
   spec::Attention attention = spec::StackProfileOf(stack).attention;
-  const std::string kernel = ParseChoiceFlag("--attention", f.attention, {"stack", "flash", "classic"});
+  const std::string kernel = study::ParseChoiceFlag("--attention", f.attention, {"stack", "flash", "classic"});
   if (kernel != "stack") attention = kernel == "classic" ? spec::Attention::kClassic : spec::Attention::kFlash;
   const std::optional<spec::CudaGraphImpl> graphs = ParseCudaGraphImplFlag("--cuda-graph-impl", f.cuda_graph_impl);
   perf::NetworkOptions net;
-  net.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
-  net.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  net.radix = f.radix.empty() ? 0 : int(study::ParseIntFlag("--radix", f.radix, 2, 65536));
+  net.oversubscription = study::ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
   if (!f.gpus_per_domain.empty()) {
-    net.gpus_per_domain = ParseIntFlag("--gpus-per-domain", f.gpus_per_domain, 1, spec::kMaxModelGpus);
+    net.gpus_per_domain = study::ParseIntFlag("--gpus-per-domain", f.gpus_per_domain, 1, spec::kMaxModelGpus);
   }
   if (f.model.model.empty()) throw Error("--model", "needed: a preset, a model JSON file or a Hugging Face config.json");
   if (f.system.empty()) throw Error("--system", "needed: a system preset or JSON file");
@@ -246,7 +246,7 @@ Job ParseJob(const JobFlags& f, std::optional<net::Design> design) {
 }
 
 Job ParseTrafficJob(const JobFlags& f, net::Design* design) {
-  std::string design_name = ParseChoiceFlag("--design", f.network, {"rail-optimized", "rail-only", "fat-tree"});
+  std::string design_name = study::ParseChoiceFlag("--design", f.network, {"rail-optimized", "rail-only", "fat-tree"});
   *design = *net::ParseDesign(design_name);
   Job job = ParseJob(f, *design);
   const int64_t built = job.context.domain_use.BuiltGpus(job.context.gpus);
@@ -262,8 +262,8 @@ std::vector<Job> ParseSearchJobs(const JobFlags& f) {
   const std::string& text = f.gpus_per_domain;
   if (text != "auto" && text.find(',') == std::string::npos) return {ParseJob(f)};
   // The domain size and the GPUs first: the segments tried depend on them.
-  const int64_t gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
-  int64_t k = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
+  const int64_t gpus = study::ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
+  int64_t k = f.hb_size.empty() ? 0 : study::ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
   if (k == 0) {
     if (f.system.empty()) throw Error("--system", "needed: a system preset or JSON file");
     k = spec::LoadSystem(f.system, "--system").hb_domain_size;
@@ -280,8 +280,8 @@ std::vector<Job> ParseSearchJobs(const JobFlags& f) {
                                                    k, k, gpus));
     }
   } else {
-    for (const std::string& one : SplitFlagList("--gpus-per-domain", text)) {
-      const int64_t n = ParseIntFlag("--gpus-per-domain", one, 1, spec::kMaxModelGpus);
+    for (const std::string& one : study::SplitFlagList("--gpus-per-domain", text)) {
+      const int64_t n = study::ParseIntFlag("--gpus-per-domain", one, 1, spec::kMaxModelGpus);
       if (std::find(sizes.begin(), sizes.end(), n) != sizes.end()) {
         throw Error("--gpus-per-domain", fmt::format("{} is listed twice", n));
       }
@@ -330,14 +330,14 @@ SearchRequest ParseSearch(const SearchFlags& f, const std::vector<Job>& jobs) {
   }
   ParseMoeFlags(f.moe, &o.moe);
   spec::ValidateMoeOptions(job.context.model, o.moe);  // said once, not by every strategy
-  o.precisions = ParseSearchPrecisions(f.precision, job.context);
-  o.top_k = int(ParseIntFlag("--top", f.top, 1, kMaxTop));
-  r.threads_asked = f.threads.empty() ? DefaultThreads() : ParseThreadsFlag(f.threads);
-  o.threads = std::min(r.threads_asked, DefaultThreads());
-  int64_t limit = ParseIntFlag("--max-strategies", f.max_strategies, 1, INT64_MAX);
-  r.idle_gpus = ParseIntFlag("--allow-idle-gpus", f.allow_idle, 0, job.context.gpus / 2);
+  o.precisions = study::ParseSearchPrecisions(f.precision, job.context);
+  o.top_k = int(study::ParseIntFlag("--top", f.top, 1, kMaxTop));
+  r.threads_asked = f.threads.empty() ? study::DefaultThreads() : study::ParseThreadsFlag(f.threads);
+  o.threads = std::min(r.threads_asked, study::DefaultThreads());
+  int64_t limit = study::ParseIntFlag("--max-strategies", f.max_strategies, 1, INT64_MAX);
+  r.idle_gpus = study::ParseIntFlag("--allow-idle-gpus", f.allow_idle, 0, job.context.gpus / 2);
   int64_t count = 0;
-  for (const Job& j : jobs) count += CountStrategiesAllowingIdle(j.context, o, r.idle_gpus);
+  for (const Job& j : jobs) count += study::CountStrategiesAllowingIdle(j.context, o, r.idle_gpus);
   if (count > limit) {
     throw Error("--max-strategies", fmt::format("the search would enumerate {} strategies, more than the "
                                                 "limit {}; raise --max-strategies to run it anyway",
@@ -346,4 +346,4 @@ SearchRequest ParseSearch(const SearchFlags& f, const std::vector<Job>& jobs) {
   return r;
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::request

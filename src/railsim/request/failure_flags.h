@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "railsim/study/failures.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 
-namespace railsim::study {
+namespace railsim::request {
 
 struct FailureFlags {
   std::string network = "all";
@@ -37,12 +37,12 @@ struct FailureFlags {
 
 /// What the run found, per design in the order --network lists them.
 struct FailureStudy {
-  ClusterSetup setup;
+  study::ClusterSetup setup;
   int radix = 0;
   /// One per design that has one of the devices given (empty: none given).
-  std::vector<FailureImpact> explicit_failures;
-  std::vector<MonteCarloResult> monte_carlo;     ///< one per design (empty: not run)
-  std::optional<MonteCarloOptions> options;      ///< with monte_carlo
+  std::vector<study::FailureImpact> explicit_failures;
+  std::vector<study::MonteCarloResult> monte_carlo;     ///< one per design (empty: not run)
+  std::optional<study::MonteCarloOptions> options;      ///< with monte_carlo
   /// Devices a design does not have, one sentence each (for stderr and the
   /// JSON's "notes").
   std::vector<std::string> notes;
@@ -56,4 +56,4 @@ struct FailureStudy {
 /// `progress` (may be empty) gets the share of the Monte Carlo's trials done.
 FailureStudy RunFailureFlags(const FailureFlags& f, const std::function<void(double)>& progress = {});
 
-}  // namespace railsim::study
+}  // namespace railsim::request

@@ -10,11 +10,11 @@
 #include "railsim/core/interrupt.h"
 #include "railsim/search/search.h"
 #include "railsim/spec/presets.h"
-#include "railsim/study/collective_flags.h"
-#include "railsim/study/failure_flags.h"
-#include "railsim/study/network_flags.h"
+#include "railsim/request/collective_flags.h"
+#include "railsim/request/failure_flags.h"
+#include "railsim/request/network_flags.h"
 
-namespace railsim::study {
+namespace railsim::request {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -89,4 +89,4 @@ void BM_StopComparison(benchmark::State& state) {
 BENCHMARK(BM_StopComparison)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
-}  // namespace railsim::study
+}  // namespace railsim::request

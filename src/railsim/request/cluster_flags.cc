@@ -1,4 +1,4 @@
-#include "railsim/study/cluster_flags.h"
+#include "railsim/request/cluster_flags.h"
 
 #include <algorithm>
 #include <optional>
@@ -10,18 +10,18 @@
 #include "railsim/spec/presets.h"
 #include "railsim/study/flag_values.h"
 
-namespace railsim::study {
+namespace railsim::request {
 namespace {
 
 spec::JobTrace LoadTrace(const ClusterStudyFlags& f) {
   if (f.trace != "synthetic") return spec::LoadJobTrace(f.trace, "--trace");
   spec::SyntheticTraceOptions o;
-  o.jobs = ParseIntFlag("--jobs", f.jobs, 1, spec::kMaxTraceJobs);
-  o.arrivals_per_hour = ParseNumberFlag("--arrivals-per-hour", f.arrivals_per_hour, 1e-6, 1e6);
+  o.jobs = study::ParseIntFlag("--jobs", f.jobs, 1, spec::kMaxTraceJobs);
+  o.arrivals_per_hour = study::ParseNumberFlag("--arrivals-per-hour", f.arrivals_per_hour, 1e-6, 1e6);
   if (!f.size_mix.empty()) spec::ParseSizeMix(f.size_mix, "--size-mix", &o);
-  o.duration_median_s = ParseDurationFlag("--duration-median", f.duration_median, 1, spec::kMaxTraceSeconds);
-  o.duration_p90_s = ParseDurationFlag("--duration-p90", f.duration_p90, 1, spec::kMaxTraceSeconds);
-  o.seed = static_cast<uint64_t>(ParseIntFlag("--seed", f.seed, 0, INT64_MAX));
+  o.duration_median_s = study::ParseDurationFlag("--duration-median", f.duration_median, 1, spec::kMaxTraceSeconds);
+  o.duration_p90_s = study::ParseDurationFlag("--duration-p90", f.duration_p90, 1, spec::kMaxTraceSeconds);
+  o.seed = static_cast<uint64_t>(study::ParseIntFlag("--seed", f.seed, 0, INT64_MAX));
   return spec::MakeSyntheticTrace(o);
 }
 
@@ -31,10 +31,10 @@ std::vector<net::Design> Designs(const std::string& text) {
   }
   std::vector<std::string> names = net::DesignNames();
   names.push_back("all");
-  return {*net::ParseDesign(ParseChoiceFlag("--network", text, names))};
+  return {*net::ParseDesign(study::ParseChoiceFlag("--network", text, names))};
 }
 
-std::vector<std::shared_ptr<const ClusterFabric>> BuildFabrics(const ClusterStudyFlags& f, const spec::SystemSpec& system,
+std::vector<std::shared_ptr<const study::ClusterFabric>> BuildFabrics(const ClusterStudyFlags& f, const spec::SystemSpec& system,
                                                                int64_t hb_size, double port_speed_Bps) {
   if (!f.topology.empty()) {
     if (!f.network.empty() && f.network != "all") throw Error("--network", "--topology gives the network; drop --network");
@@ -45,13 +45,13 @@ std::vector<std::shared_ptr<const ClusterFabric>> BuildFabrics(const ClusterStud
                                         "--oversubscription");
     }
     spec::SwitchMap map = spec::LoadSwitchMap(f.topology, "--topology");
-    if (map.hosts() * hb_size > kMaxClusterGpus) throw Error("--topology", "more than 262,144 GPUs");
-    return {ClusterFabric::FromSwitchMap(map, static_cast<int>(hb_size), port_speed_Bps, system.hb_bw_Bps)};
+    if (map.hosts() * hb_size > study::kMaxClusterGpus) throw Error("--topology", "more than 262,144 GPUs");
+    return {study::ClusterFabric::FromSwitchMap(map, static_cast<int>(hb_size), port_speed_Bps, system.hb_bw_Bps)};
   }
   if (f.gpus.empty()) throw Error("--gpus", "expected the cluster's GPU count (or --topology FILE)");
   std::vector<net::Design> designs = Designs(f.network);
   net::TopologyParams p;
-  p.gpus = ParseIntFlag("--gpus", f.gpus, 1, kMaxClusterGpus);
+  p.gpus = study::ParseIntFlag("--gpus", f.gpus, 1, study::kMaxClusterGpus);
   if (f.hb_size.empty() && p.gpus % hb_size != 0) {
     throw Error("--gpus", fmt::format("expected a multiple of {}'s HB domain size {} (or give --hb-size), got {}",
                                       system.name, hb_size, p.gpus));
@@ -60,7 +60,7 @@ std::vector<std::shared_ptr<const ClusterFabric>> BuildFabrics(const ClusterStud
   p.port_speed_Bps = port_speed_Bps;
   p.hb_bw_Bps = system.hb_bw_Bps;
   if (!f.radix.empty()) {
-    p.radix = static_cast<int>(ParseIntFlag("--radix", f.radix, 2, 65536));
+    p.radix = static_cast<int>(study::ParseIntFlag("--radix", f.radix, 2, 65536));
   } else {  // 64, doubled while some design needs more than three tiers
     p.radix = 64;
     for (net::Design d : designs) {
@@ -70,33 +70,33 @@ std::vector<std::shared_ptr<const ClusterFabric>> BuildFabrics(const ClusterStud
       p.radix = std::max(p.radix, q.radix);
     }
   }
-  p.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, std::max(1, p.radix - 1));
-  std::vector<std::shared_ptr<const ClusterFabric>> fabrics;
+  p.oversubscription = study::ParseNumberFlag("--oversubscription", f.oversubscription, 1, std::max(1, p.radix - 1));
+  std::vector<std::shared_ptr<const study::ClusterFabric>> fabrics;
   for (net::Design d : designs) {
     p.design = d;
-    net::ValidateTopologyParams(p, kMaxClusterGpus);
+    net::ValidateTopologyParams(p, study::kMaxClusterGpus);
   }
   for (net::Design d : designs) {
     p.design = d;
-    fabrics.push_back(ClusterFabric::Built(p));
+    fabrics.push_back(study::ClusterFabric::Built(p));
   }
   return fabrics;
 }
 
 }  // namespace
 
-ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<void(double)>& progress) {
+study::ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<void(double)>& progress) {
   spec::SystemSpec system = spec::LoadSystem(f.system, "--system");
   const int64_t hb_size =
-      f.hb_size.empty() ? system.hb_domain_size : ParseIntFlag("--hb-size", f.hb_size, 1, 4096);
-  const double port_speed = f.port_speed.empty() ? system.nic_bw_Bps : ParseBandwidthFlag("--port-speed", f.port_speed);
-  ClusterOptions o;
+      f.hb_size.empty() ? system.hb_domain_size : study::ParseIntFlag("--hb-size", f.hb_size, 1, 4096);
+  const double port_speed = f.port_speed.empty() ? system.nic_bw_Bps : study::ParseBandwidthFlag("--port-speed", f.port_speed);
+  study::ClusterOptions o;
   o.policies.clear();
   if (f.policy == "all") {
-    for (const std::string& name : PolicyNames()) o.policies.push_back(ParsePolicy(name, "--policy"));
+    for (const std::string& name : study::PolicyNames()) o.policies.push_back(study::ParsePolicy(name, "--policy"));
   } else {  // one policy or a comma-separated list of distinct ones
-    for (const std::string& name : SplitFlagList("--policy", f.policy, 8)) {
-      const SchedulerPolicy p = ParsePolicy(name, "--policy");
+    for (const std::string& name : study::SplitFlagList("--policy", f.policy, 8)) {
+      const study::SchedulerPolicy p = study::ParsePolicy(name, "--policy");
       if (std::find(o.policies.begin(), o.policies.end(), p) != o.policies.end()) {
         throw Error("--policy", "policy '" + name + "' is listed twice");
       }
@@ -105,15 +105,15 @@ ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<vo
   }
   o.backfill = !f.no_backfill;
   o.stretch = !f.no_stretch;
-  if (!f.segment.empty()) o.segment_gpus = ParseIntFlag("--segment", f.segment, 1, hb_size);
-  o.max_wait_s = ParseDurationFlag("--max-wait", f.max_wait, 0, spec::kMaxTraceSeconds);
-  o.samples = ParseIntFlag("--samples", f.samples, 1, kMaxSamples);
-  o.threads = f.threads.empty() ? DefaultThreads() : static_cast<int>(ParseIntFlag("--threads", f.threads, 1, 1024));
+  if (!f.segment.empty()) o.segment_gpus = study::ParseIntFlag("--segment", f.segment, 1, hb_size);
+  o.max_wait_s = study::ParseDurationFlag("--max-wait", f.max_wait, 0, spec::kMaxTraceSeconds);
+  o.samples = study::ParseIntFlag("--samples", f.samples, 1, study::kMaxSamples);
+  o.threads = f.threads.empty() ? study::DefaultThreads() : static_cast<int>(study::ParseIntFlag("--threads", f.threads, 1, 1024));
   o.progress = progress;
-  o.comm_shares = EstimateCommShares(system, nullptr);
+  o.comm_shares = study::EstimateCommShares(system, nullptr);
   spec::JobTrace trace = LoadTrace(f);
-  std::vector<std::shared_ptr<const ClusterFabric>> fabrics = BuildFabrics(f, system, hb_size, port_speed);
-  return RunCluster(trace, fabrics, o);
+  std::vector<std::shared_ptr<const study::ClusterFabric>> fabrics = BuildFabrics(f, system, hb_size, port_speed);
+  return study::RunCluster(trace, fabrics, o);
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::request

@@ -8,7 +8,7 @@
 
 #include "railsim/study/cluster.h"
 
-namespace railsim::study {
+namespace railsim::request {
 
 struct ClusterStudyFlags {
   std::string trace = "synthetic";  ///< a trace CSV, or "synthetic"
@@ -29,6 +29,6 @@ struct ClusterStudyFlags {
 
 /// Loads the trace, builds the networks and replays (threads: one per run,
 /// up to --threads). `progress` may be empty.
-ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<void(double)>& progress = {});
+study::ClusterResult RunClusterFlags(const ClusterStudyFlags& f, const std::function<void(double)>& progress = {});
 
-}  // namespace railsim::study
+}  // namespace railsim::request

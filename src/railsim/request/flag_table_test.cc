@@ -2,7 +2,7 @@
 // CLI declares its rows, the Python module binds them as keywords, the sweep
 // takes them as keys and the docs list them. Checked here against the binary,
 // the sweep's key list and the docs pages.
-#include "railsim/study/flag_table.h"
+#include "railsim/request/flag_table.h"
 
 #include <algorithm>
 #include <map>
@@ -15,7 +15,7 @@
 #include "testutil/run_binary.h"
 #include "railsim/spec/sweep_config.h"
 
-namespace railsim::study {
+namespace railsim::request {
 namespace {
 
 std::string Page(const std::string& name) { return testutil::Slurp(std::string(RAILSIM_SOURCE_DIR) + "/docs/" + name); }
@@ -247,4 +247,4 @@ TEST(FlagTableTest, EveryFlagOfEveryCommandComesFromItsTablesOrIsAnOutput) {
 }
 
 }  // namespace
-}  // namespace railsim::study
+}  // namespace railsim::request

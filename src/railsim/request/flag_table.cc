@@ -1,11 +1,11 @@
-// The rows of the flag tables (study/flag_table.h): each flag's spelling, help
+// The rows of the flag tables (request/flag_table.h): each flag's spelling, help
 // and field, written once.
-#include "railsim/study/flag_table.h"
+#include "railsim/request/flag_table.h"
 
 #include <algorithm>
 #include <type_traits>
 
-namespace railsim::study {
+namespace railsim::request {
 namespace {
 
 template <typename F>
@@ -610,4 +610,4 @@ const std::vector<FlagRow<ReportFlags>>& ReportFlagTable() {
   return rows;
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::request

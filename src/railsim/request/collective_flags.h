@@ -10,9 +10,9 @@
 #include "railsim/comm/algorithms.h"
 #include "railsim/net/builder.h"
 #include "railsim/study/collective_study.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 
-namespace railsim::study {
+namespace railsim::request {
 
 /// --routing's default: whatever the system's preset says.
 inline constexpr const char* kSystemRouting = "(the system's nic_routing)";
@@ -45,9 +45,9 @@ struct AllToAllFlags {
 };
 
 struct AllToAllRun {
-  CollectiveRequest request;
-  CollectiveOutcome outcome;
-  std::optional<CollectiveOutcome> baseline;  ///< rail-optimized, for a Rail-only request
+  study::CollectiveRequest request;
+  study::CollectiveOutcome outcome;
+  std::optional<study::CollectiveOutcome> baseline;  ///< rail-optimized, for a Rail-only request
 };
 
 /// Validates every flag (Error naming the flag) and runs the all-to-all.
@@ -73,8 +73,8 @@ struct CollectiveFlags {
 };
 
 struct CollectiveRun {
-  CollectiveRequest request;
-  CollectiveOutcome outcome;
+  study::CollectiveRequest request;
+  study::CollectiveOutcome outcome;
 };
 
 /// Validates every flag (Error naming the flag) and runs the collective;
@@ -82,4 +82,4 @@ struct CollectiveRun {
 CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<void(double)>& progress = {},
                                  sim::Partition* partition = nullptr);
 
-}  // namespace railsim::study
+}  // namespace railsim::request

@@ -1,4 +1,4 @@
-#include "railsim/study/collective_flags.h"
+#include "railsim/request/collective_flags.h"
 
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include "railsim/spec/presets.h"
 #include "railsim/study/flag_values.h"
 
-namespace railsim::study {
+namespace railsim::request {
 namespace {
 
 // --baseline's default: the rail-optimized baseline of a Rail-only
@@ -29,27 +29,27 @@ int64_t DefaultMaxMemoryBytes() {
 comm::NetworkKind ParseNetworkKind(const std::string& text, bool ideal_allowed) {
   std::vector<std::string> allowed = {"rail-only", "rail-optimized"};
   if (ideal_allowed) allowed.push_back("ideal");
-  std::string n = ParseChoiceFlag("--network", text, allowed);
+  std::string n = study::ParseChoiceFlag("--network", text, allowed);
   if (n == "rail-only") return comm::NetworkKind::kRailOnly;
   if (n == "ideal") return comm::NetworkKind::kIdeal;
   return comm::NetworkKind::kRailOptimized;
 }
 
-CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed) {
-  CollectiveRequest r;
-  r.gpus = ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
-  r.hb_domain_size = f.hb_size.empty() ? 0 : ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
+study::CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed) {
+  study::CollectiveRequest r;
+  r.gpus = study::ParseIntFlag("--gpus", f.gpus, 1, spec::kMaxModelGpus);
+  r.hb_domain_size = f.hb_size.empty() ? 0 : study::ParseIntFlag("--hb-size", f.hb_size, 1, spec::kMaxModelGpus);
   r.network = ParseNetworkKind(f.network, ideal_allowed);
-  r.network_options.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
-  r.network_options.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  r.network_options.radix = f.radix.empty() ? 0 : int(study::ParseIntFlag("--radix", f.radix, 2, 65536));
+  r.network_options.oversubscription = study::ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
   if (!f.gpus_per_domain.empty()) {
-    r.network_options.gpus_per_domain = ParseIntFlag("--gpus-per-domain", f.gpus_per_domain, 1, spec::kMaxModelGpus);
+    r.network_options.gpus_per_domain = study::ParseIntFlag("--gpus-per-domain", f.gpus_per_domain, 1, spec::kMaxModelGpus);
   }
   r.simulate = f.simulate;
   if (f.routing != kSystemRouting) {
-    r.routing = *net::ParseRouting(ParseChoiceFlag("--routing", f.routing, {"ecmp", "d-mod-k"}));
+    r.routing = *net::ParseRouting(study::ParseChoiceFlag("--routing", f.routing, {"ecmp", "d-mod-k"}));
   }
-  r.seed = static_cast<uint64_t>(ParseIntFlag("--seed", f.seed, 0, INT64_MAX));
+  r.seed = static_cast<uint64_t>(study::ParseIntFlag("--seed", f.seed, 0, INT64_MAX));
   if (f.max_memory == kAvailableMemory) {
     r.max_memory_bytes = DefaultMaxMemoryBytes();
   } else {
@@ -59,9 +59,9 @@ CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed) {
     }
     r.max_memory_bytes = int64_t(bytes);
   }
-  static_assert(kMaxThreads <= sim::kMaxThreads, "the simulator takes every thread --threads accepts");
-  r.threads = ParseThreadsFlag(f.threads);
-  r.max_gpus = ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
+  static_assert(study::kMaxThreads <= sim::kMaxThreads, "the simulator takes every thread --threads accepts");
+  r.threads = study::ParseThreadsFlag(f.threads);
+  r.max_gpus = study::ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
   if (!f.export_links.empty() && !f.simulate) {
     throw Error("--export-links", "needs --simulate (the link loads come from the simulation)");
   }
@@ -74,31 +74,31 @@ CollectiveRequest ParseCluster(const ClusterFlags& f, bool ideal_allowed) {
 AllToAllRun RunAllToAllFlags(const AllToAllFlags& f, const std::function<void(double)>& progress,
                              sim::Partition* partition) {
   AllToAllRun run;
-  CollectiveRequest& r = run.request;
+  study::CollectiveRequest& r = run.request;
   r = ParseCluster(f.cluster, false);
-  if (!f.hb_bw.empty()) r.hb_bw_Bps = ParseBandwidthFlag("--hb-bw", f.hb_bw);
-  if (!f.nic_bw.empty()) r.nic_bw_Bps = ParseBandwidthFlag("--nic-bw", f.nic_bw);
-  double per_pair = ParseBytesFlag("--bytes-per-pair", f.bytes_per_pair, 1e12);
-  r.plan_options.pipelined = ParseChoiceFlag("--schedule", f.schedule, {"sequential", "pipelined"}) == "pipelined";
-  r.plan_options.chunks = int(ParseIntFlag("--chunks", f.chunks, 2, comm::kMaxForwardChunks));
+  if (!f.hb_bw.empty()) r.hb_bw_Bps = study::ParseBandwidthFlag("--hb-bw", f.hb_bw);
+  if (!f.nic_bw.empty()) r.nic_bw_Bps = study::ParseBandwidthFlag("--nic-bw", f.nic_bw);
+  double per_pair = study::ParseBytesFlag("--bytes-per-pair", f.bytes_per_pair, 1e12);
+  r.plan_options.pipelined = study::ParseChoiceFlag("--schedule", f.schedule, {"sequential", "pipelined"}) == "pipelined";
+  r.plan_options.chunks = int(study::ParseIntFlag("--chunks", f.chunks, 2, comm::kMaxForwardChunks));
   r.op = comm::Op::kAllToAll;
   r.group = {r.gpus, 1};
   r.bytes = per_pair * double(r.gpus);
   bool simulate_baseline = r.simulate && r.gpus <= kSimulateBaselineMaxGpus;
   if (f.baseline != kBaselineBySize) {
-    simulate_baseline = ParseChoiceFlag("--baseline", f.baseline, {"simulate", "analytic"}) == "simulate";
+    simulate_baseline = study::ParseChoiceFlag("--baseline", f.baseline, {"simulate", "analytic"}) == "simulate";
     if (r.network != comm::NetworkKind::kRailOnly || !r.simulate) {
       throw Error("--baseline", "applies to --network rail-only with --simulate (the baseline is rail-optimized)");
     }
   }
   r.progress = progress;
   r.partition = partition;
-  run.outcome = RunCollective(r);
+  run.outcome = study::RunCollective(r);
   if (r.network == comm::NetworkKind::kRailOnly) {
-    CollectiveRequest opt = r;
+    study::CollectiveRequest opt = r;
     opt.network = comm::NetworkKind::kRailOptimized;
     opt.simulate = simulate_baseline;
-    run.baseline = RunCollective(opt);
+    run.baseline = study::RunCollective(opt);
   }
   return run;
 }
@@ -106,33 +106,33 @@ AllToAllRun RunAllToAllFlags(const AllToAllFlags& f, const std::function<void(do
 CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<void(double)>& progress,
                                  sim::Partition* partition) {
   CollectiveRun run;
-  CollectiveRequest& r = run.request;
+  study::CollectiveRequest& r = run.request;
   r = ParseCluster(f.cluster, true);
-  r.plan_options.chunks = int(ParseIntFlag("--chunks", f.chunks, 2, comm::kMaxForwardChunks));
+  r.plan_options.chunks = int(study::ParseIntFlag("--chunks", f.chunks, 2, comm::kMaxForwardChunks));
   std::vector<std::string> ops = comm::OpNames();
   ops.push_back("moe-dispatch");
-  const std::string op = ParseChoiceFlag("--op", f.op, ops);
+  const std::string op = study::ParseChoiceFlag("--op", f.op, ops);
   const bool moe = op == "moe-dispatch";
   if (!moe) r.op = *comm::ParseOp(op);
-  r.algorithm = *comm::ParseAlgorithm(ParseChoiceFlag("--algorithm", f.algorithm, comm::AlgorithmNames()));
-  r.plan_options.protocol = *comm::ParseProtocol(ParseChoiceFlag("--protocol", f.protocol, comm::ProtocolNames()));
+  r.algorithm = *comm::ParseAlgorithm(study::ParseChoiceFlag("--algorithm", f.algorithm, comm::AlgorithmNames()));
+  r.plan_options.protocol = *comm::ParseProtocol(study::ParseChoiceFlag("--protocol", f.protocol, comm::ProtocolNames()));
   if (moe && !f.bytes.empty()) {
     throw Error("--bytes", "moe-dispatch sends what --model's tokens need; leave --bytes out");
   }
   if (!moe) {
     if (f.bytes.empty()) throw Error("--bytes", "needed: the buffer per member");
-    r.bytes = ParseBytesFlag("--bytes", f.bytes, 1e15);
+    r.bytes = study::ParseBytesFlag("--bytes", f.bytes, 1e15);
   }
-  const std::string schedule = ParseChoiceFlag("--schedule", f.schedule, {"auto", "sequential", "pipelined"});
+  const std::string schedule = study::ParseChoiceFlag("--schedule", f.schedule, {"auto", "sequential", "pipelined"});
   r.plan_options.pipelined = schedule == "pipelined" || (schedule == "auto" && moe);
   // Every flag is checked, also those only moe-dispatch reads.
-  const int64_t micro_batch = ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
+  const int64_t micro_batch = study::ParseIntFlag("--micro-batch-size", f.micro_batch, 1, spec::kMaxGlobalBatch);
   spec::Strategy s;
   ParseMoeFlags(f.moe, &s);
-  s.tp = int(ParseIntFlag("--tp", f.tp, 1, 1 << 20));
-  s.pp = int(ParseIntFlag("--pp", f.pp, 1, 1 << 20));
-  s.cp = int(ParseIntFlag("--cp", f.cp, 1, 1 << 20));
-  s.ep = int(ParseIntFlag("--ep", f.ep, 1, 1 << 20));
+  s.tp = int(study::ParseIntFlag("--tp", f.tp, 1, 1 << 20));
+  s.pp = int(study::ParseIntFlag("--pp", f.pp, 1, 1 << 20));
+  s.cp = int(study::ParseIntFlag("--cp", f.cp, 1, 1 << 20));
+  s.ep = int(study::ParseIntFlag("--ep", f.ep, 1, 1 << 20));
   s.etp = ParseExpertTpFlag("--expert-tensor-parallel-size", f.etp);
   std::optional<spec::ModelSpec> model;
   CheckSeqLengthNeedsModel(f.model);
@@ -141,19 +141,19 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
     spec::ValidateDegrees(*model, s);
   }
   const int64_t others = int64_t{s.tp} * s.pp * s.cp;
-  s.dp = ParseDpFlag(f.dp, s.tp, s.pp, s.cp, r.gpus);
+  s.dp = study::ParseDpFlag(f.dp, s.tp, s.pp, s.cp, r.gpus);
   if (others * s.dp != r.gpus) {
     throw Error("--dp", fmt::format("tp x pp x dp x cp = {} must equal --gpus {}", others * s.dp, r.gpus));
   }
   if (std::string problem = spec::ExpertFoldingProblem(s); !problem.empty()) {
     throw Error(s.expert_tp() != s.tp ? "--expert-tensor-parallel-size" : "--ep", problem);
   }
-  const std::string g = ParseChoiceFlag("--group", f.group, GroupKindNames());
+  const std::string g = study::ParseChoiceFlag("--group", f.group, study::GroupKindNames());
   const spec::Placement placement = spec::LoadPlacement(f.placement, "--placement");
   spec::ValidatePlacement(placement, s, "--placement");
   const auto kind =
-      GroupKind(std::find(GroupKindNames().begin(), GroupKindNames().end(), g) - GroupKindNames().begin());
-  r.group = PlacedGroupFamily(s, placement, kind, JobDomainSize(r));
+      study::GroupKind(std::find(study::GroupKindNames().begin(), study::GroupKindNames().end(), g) - study::GroupKindNames().begin());
+  r.group = study::PlacedGroupFamily(s, placement, kind, study::JobDomainSize(r));
   if (moe) {
     if (!model || !model->is_moe()) throw Error("--model", "moe-dispatch needs an MoE model (num_experts > 0)");
     if (g != "ep") throw Error("--group", "moe-dispatch runs on the ep groups: --group ep");
@@ -173,10 +173,10 @@ CollectiveRun RunCollectiveFlags(const CollectiveFlags& f, const std::function<v
   }
   r.progress = progress;
   r.partition = partition;
-  run.outcome = RunCollective(r);
+  run.outcome = study::RunCollective(r);
   // Only now that nothing was refused (a bad flag gives its error alone).
   if (model) PrintWarning(ModelDefaultsWarning(f.model, *model));
   return run;
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::request

@@ -1,4 +1,4 @@
-#include "railsim/study/network_flags.h"
+#include "railsim/request/network_flags.h"
 
 #include <algorithm>
 
@@ -10,12 +10,12 @@
 #include "railsim/spec/presets.h"
 #include "railsim/study/flag_values.h"
 
-namespace railsim::study {
+namespace railsim::request {
 namespace {
 
 std::vector<int64_t> ParseListFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
   std::vector<int64_t> out;
-  for (const std::string& entry : SplitFlagList(flag, text)) out.push_back(ParseIntFlag(flag, entry, min, max));
+  for (const std::string& entry : study::SplitFlagList(flag, text)) out.push_back(study::ParseIntFlag(flag, entry, min, max));
   return out;
 }
 
@@ -50,13 +50,13 @@ std::string DescribeScenario(const spec::Scenario& s, const std::string& base) {
 net::TopologyParams ParseTopology(const NetworkFlags& f, std::optional<net::Design> design) {
   net::TopologyParams p;
   p.design = design.value_or(net::Design::kRailOptimized);
-  int64_t max_gpus = ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
-  p.gpus = ParseIntFlag("--gpus", f.gpus, 1, INT64_MAX);
-  p.hb_domain_size = static_cast<int>(ParseIntFlag("--hb-size", f.hb_size, 1, net::kHardMaxBuildGpus));
-  p.radix = static_cast<int>(ParseIntFlag("--radix", f.radix, 2, 65536));
-  p.port_speed_Bps = ParseBandwidthFlag("--port-speed", f.port_speed);
+  int64_t max_gpus = study::ParseIntFlag("--max-gpus", f.max_gpus, 1, net::kHardMaxBuildGpus);
+  p.gpus = study::ParseIntFlag("--gpus", f.gpus, 1, INT64_MAX);
+  p.hb_domain_size = static_cast<int>(study::ParseIntFlag("--hb-size", f.hb_size, 1, net::kHardMaxBuildGpus));
+  p.radix = static_cast<int>(study::ParseIntFlag("--radix", f.radix, 2, 65536));
+  p.port_speed_Bps = study::ParseBandwidthFlag("--port-speed", f.port_speed);
   // The real bound is the radix's: a leaf keeps at least one up-link.
-  p.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, std::max(1, p.radix - 1));
+  p.oversubscription = study::ParseNumberFlag("--oversubscription", f.oversubscription, 1, std::max(1, p.radix - 1));
   if (!design) {
     net::ValidateAllDesigns(p, max_gpus);
   } else {
@@ -66,7 +66,7 @@ net::TopologyParams ParseTopology(const NetworkFlags& f, std::optional<net::Desi
 }
 
 spec::PortClass ResolvePortClass(const std::string& catalog_name, double port_speed_Bps) {
-  return PortClassFor(spec::LoadCatalog(catalog_name, "--catalog"), port_speed_Bps, "--port-speed");
+  return study::PortClassFor(spec::LoadCatalog(catalog_name, "--catalog"), port_speed_Bps, "--port-speed");
 }
 
 spec::ServerClass ResolveServer(const std::string& catalog_name, const std::string& name) {
@@ -85,7 +85,7 @@ spec::ServerClass ResolveServer(const std::string& catalog_name, const std::stri
 // NIC speed become the defaults of --hb-sizes and --port-speed.
 void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* system, spec::Scenario* s,
                             std::vector<std::string>* notes) {
-  if (!o.gpus.empty()) s->gpus = ParseIntFlag("--gpus", o.gpus, 1, int64_t{1} << 20);
+  if (!o.gpus.empty()) s->gpus = study::ParseIntFlag("--gpus", o.gpus, 1, int64_t{1} << 20);
   if (!o.hb_sizes.empty()) {
     s->hb_domain_sizes.clear();
     for (int64_t k : ParseListFlag("--hb-sizes", o.hb_sizes, 1, s->gpus)) s->hb_domain_sizes.push_back(int(k));
@@ -116,7 +116,7 @@ void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* 
     }
   }
   if (!o.port_speed.empty()) {
-    s->port_speed_Bps = ParseBandwidthFlag("--port-speed", o.port_speed);
+    s->port_speed_Bps = study::ParseBandwidthFlag("--port-speed", o.port_speed);
   } else if (system && s->port_speed_Bps != system->nic_bw_Bps) {
     notes->push_back(fmt::format("--system {}: links at {} (the system's NIC speed) in place of the scenario's {}; "
                                  "give --port-speed to choose it",
@@ -128,9 +128,9 @@ void ApplyScenarioOverrides(const ScenarioOverrides& o, const spec::SystemSpec* 
   if (!o.system.empty()) s->system = o.system;
   if (!o.batches.empty()) s->global_batch_sizes = ParseListFlag("--global-batch-sizes", o.batches, 1, int64_t{1} << 30);
   if (!o.moe_model.empty()) s->moe_model = o.moe_model == spec::kNoModel ? "" : o.moe_model;
-  if (!o.moe_batch.empty()) s->moe_global_batch_size = ParseIntFlag("--moe-global-batch-size", o.moe_batch, 1, int64_t{1} << 30);
-  if (!o.moe_max_domains.empty()) s->moe_max_domains = int(ParseIntFlag("--moe-max-domains", o.moe_max_domains, 0, 1 << 20));
-  if (!o.allow_idle.empty()) s->allow_idle_gpus = ParseIntFlag("--allow-idle-gpus", o.allow_idle, 0, s->gpus / 2);
+  if (!o.moe_batch.empty()) s->moe_global_batch_size = study::ParseIntFlag("--moe-global-batch-size", o.moe_batch, 1, int64_t{1} << 30);
+  if (!o.moe_max_domains.empty()) s->moe_max_domains = int(study::ParseIntFlag("--moe-max-domains", o.moe_max_domains, 0, 1 << 20));
+  if (!o.allow_idle.empty()) s->allow_idle_gpus = study::ParseIntFlag("--allow-idle-gpus", o.allow_idle, 0, s->gpus / 2);
   if (s->allow_idle_gpus > s->gpus / 2) {
     throw Error("--allow-idle-gpus", fmt::format("expected at most half the cluster ({}), got {}", s->gpus / 2,
                                                  s->allow_idle_gpus));
@@ -154,10 +154,10 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
   if (!overrides.system.empty()) in.system = spec::LoadSystem(overrides.system, "--system");
   ApplyScenarioOverrides(overrides, in.system ? &*in.system : nullptr, &in.scenario, &in.notes);
   const spec::Scenario& scenario = in.scenario;
-  ValidateScenarioNetworks(scenario);
+  study::ValidateScenarioNetworks(scenario);
   const spec::Catalog loaded = spec::LoadCatalog(catalog, "--catalog");
-  in.port_class = PortClassFor(loaded, scenario.port_speed_Bps, "--port-speed");
-  in.hb_port_class = FastestPortClass(loaded);
+  in.port_class = study::PortClassFor(loaded, scenario.port_speed_Bps, "--port-speed");
+  in.hb_port_class = study::FastestPortClass(loaded);
   in.operating = loaded.operating;
   const std::string where = "--scenario " + scenario_name;
   auto source = [&](const std::string& flag, const std::string& key) {
@@ -208,12 +208,12 @@ ScenarioInputs LoadScenarioInputs(const std::string& scenario_name, const std::s
   return in;
 }
 
-DesignResult RunNetworkFlags(const NetworkFlags& f, const std::string& design,
+study::DesignResult RunNetworkFlags(const NetworkFlags& f, const std::string& design,
                              const std::function<void(const net::Topology&)>& on_built) {
-  std::string name = ParseChoiceFlag("--design", design, net::DesignNames());
+  std::string name = study::ParseChoiceFlag("--design", design, net::DesignNames());
   net::TopologyParams params = ParseTopology(f, *net::ParseDesign(name));
   spec::PortClass port_class = ResolvePortClass(f.catalog, params.port_speed_Bps);
-  return EvaluateDesign(params, port_class, on_built);
+  return study::EvaluateDesign(params, port_class, on_built);
 }
 
 CostStudy RunCostFlags(const NetworkFlags& f, const std::string& server,
@@ -223,35 +223,35 @@ CostStudy RunCostFlags(const NetworkFlags& f, const std::string& server,
   spec::PortClass port_class = ResolvePortClass(f.catalog, study.params.port_speed_Bps);
   std::optional<spec::ServerClass> server_class;
   if (!server.empty()) server_class = ResolveServer(f.catalog, server);
-  const spec::PortClass hb_port_class = FastestPortClass(spec::LoadCatalog(f.catalog, "--catalog"));
-  study.designs = CompareDesigns(study.params, port_class, on_built);
-  for (const DesignResult& r : study.designs) {
-    if (server_class) study.clusters.push_back(WholeClusterCost(r, *server_class, hb_port_class));
+  const spec::PortClass hb_port_class = study::FastestPortClass(spec::LoadCatalog(f.catalog, "--catalog"));
+  study.designs = study::CompareDesigns(study.params, port_class, on_built);
+  for (const study::DesignResult& r : study.designs) {
+    if (server_class) study.clusters.push_back(study::WholeClusterCost(r, *server_class, hb_port_class));
   }
   return study;
 }
 
 perf::NetworkOptions ParseTimedNetwork(const CompareFlags& f) {
   perf::NetworkOptions timed;
-  timed.radix = f.radix.empty() ? 0 : int(ParseIntFlag("--radix", f.radix, 2, 65536));
-  timed.oversubscription = ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
+  timed.radix = f.radix.empty() ? 0 : int(study::ParseIntFlag("--radix", f.radix, 2, 65536));
+  timed.oversubscription = study::ParseNumberFlag("--oversubscription", f.oversubscription, 1, 65535);
   return timed;
 }
 
-CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(double)>& progress) {
+study::CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(double)>& progress) {
   perf::NetworkOptions timed = ParseTimedNetwork(f);
   ScenarioInputs in = LoadScenarioInputs(f.scenario, f.catalog, f.overrides, f.server);
-  CompareResult result =
-      RunCompare(in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.Systems(),
-                 DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress, in.Pricing());
+  study::CompareResult result =
+      study::RunCompare(in.scenario, in.port_class, in.model ? &*in.model : nullptr, in.Systems(),
+                 study::DefaultThreads(), timed, in.moe_model ? &*in.moe_model : nullptr, progress, in.Pricing());
   result.notes = in.notes;
   return result;
 }
 
-ReportInputs ParseReportFlags(const ReportFlags& f) {
+study::ReportInputs ParseReportFlags(const ReportFlags& f) {
   if (f.out.empty()) throw Error("--out", "expected a directory name, got ''");
   ScenarioInputs in = LoadScenarioInputs(f.scenario, f.catalog, f.overrides);
-  ReportInputs r;
+  study::ReportInputs r;
   r.scenario = in.scenario;
   r.port_class = in.port_class;
   r.hb_port_class = in.hb_port_class;
@@ -260,8 +260,8 @@ ReportInputs ParseReportFlags(const ReportFlags& f) {
   r.systems = in.Systems();
   r.failure_catalog = spec::LoadFailureCatalog(f.failure_catalog, "--failure-catalog");
   r.notes = in.notes;
-  r.threads = DefaultThreads();
+  r.threads = study::DefaultThreads();
   return r;
 }
 
-}  // namespace railsim::study
+}  // namespace railsim::request

@@ -16,7 +16,7 @@
 #include "railsim/spec/strategy.h"
 #include "railsim/study/precisions.h"
 
-namespace railsim::study {
+namespace railsim::request {
 
 // --model and --seq-length: a preset, a railsim model file, a Hugging Face
 // config.json (which carries the model's maximum context, not the length a
@@ -176,7 +176,7 @@ std::vector<Job> ParseSearchJobs(const JobFlags& f);
 // What search adds to the job.
 struct SearchFlags {
   std::string top = "10";
-  std::string threads;  ///< empty: DefaultThreads()
+  std::string threads;  ///< empty: study::DefaultThreads()
   std::string max_strategies = "200000000";
   std::string precision = "bf16";
   bool no_tp_comm_overlap = false;
@@ -187,7 +187,7 @@ struct SearchFlags {
 };
 
 struct SearchRequest {
-  search::SearchOptions options;  ///< threads at most DefaultThreads()
+  search::SearchOptions options;  ///< threads at most study::DefaultThreads()
   int64_t idle_gpus = 0;
   int threads_asked = 0;  ///< --threads as given (more than options.threads: say so)
 };
@@ -199,4 +199,4 @@ SearchRequest ParseSearch(const SearchFlags& f, const Job& job);
 /// at least one job.
 SearchRequest ParseSearch(const SearchFlags& f, const std::vector<Job>& jobs);
 
-}  // namespace railsim::study
+}  // namespace railsim::request

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "railsim/core/error.h"
-#include "railsim/study/cluster_flags.h"
-#include "railsim/study/collective_flags.h"
-#include "railsim/study/failure_flags.h"
-#include "railsim/study/job_flags.h"
-#include "railsim/study/network_flags.h"
+#include "railsim/request/cluster_flags.h"
+#include "railsim/request/collective_flags.h"
+#include "railsim/request/failure_flags.h"
+#include "railsim/request/job_flags.h"
+#include "railsim/request/network_flags.h"
 
-namespace railsim::study {
+namespace railsim::request {
 
 template <typename Flags>
 struct FlagRow {
@@ -107,4 +107,4 @@ const std::vector<FlagRow<AllToAllFlags>>& AllToAllFlagTable();
 /// model's flags (ModelFlags), --format or --export-links.
 const std::vector<FlagRow<CollectiveFlags>>& CollectiveFlagTable();
 
-}  // namespace railsim::study
+}  // namespace railsim::request

@@ -14,11 +14,11 @@
 #include "railsim/spec/catalog.h"
 #include "railsim/spec/scenario.h"
 #include "railsim/study/compare.h"
-#include "railsim/study/job_flags.h"
+#include "railsim/request/job_flags.h"
 #include "railsim/study/network_study.h"
 #include "railsim/study/report_study.h"
 
-namespace railsim::study {
+namespace railsim::request {
 
 // One fabric to build (network) or every design of it (cost).
 struct NetworkFlags {
@@ -42,13 +42,13 @@ spec::ServerClass ResolveServer(const std::string& catalog_name, const std::stri
 
 /// `railsim network --design D`: builds and counts one design; `on_built`
 /// (may be empty) sees the graph before it is freed.
-DesignResult RunNetworkFlags(const NetworkFlags& f, const std::string& design,
+study::DesignResult RunNetworkFlags(const NetworkFlags& f, const std::string& design,
                              const std::function<void(const net::Topology&)>& on_built = {});
 
 struct CostStudy {
   net::TopologyParams params;
-  std::vector<DesignResult> designs;
-  std::vector<ClusterCost> clusters;  ///< one per design with --server, else none
+  std::vector<study::DesignResult> designs;
+  std::vector<study::ClusterCost> clusters;  ///< one per design with --server, else none
 };
 
 /// `railsim cost [--server S]`: every design side by side.
@@ -91,10 +91,10 @@ struct ScenarioInputs {
   /// The catalog's servers of hb_systems' names (none with --server).
   std::map<int, spec::ServerClass> hb_servers;
   /// The systems the jobs run on, per HB domain size.
-  ScenarioSystems Systems() const { return {system, hb_systems}; }
+  study::ScenarioSystems Systems() const { return {system, hb_systems}; }
   spec::OperatingCost operating;  ///< the catalog's, for the cost per PFLOP/s-day
   /// The servers, fabric and operating costs the whole cluster is priced with.
-  ComparePricing Pricing() const { return {server, hb_servers, hb_port_class, operating}; }
+  study::ComparePricing Pricing() const { return {server, hb_servers, hb_port_class, operating}; }
   /// What the answer leaves out or takes from elsewhere than the scenario,
   /// one sentence each, for stderr and the JSON's "notes": the system's HB
   /// size in place of the scenario's, the whole-cluster rows without a
@@ -116,7 +116,7 @@ struct CompareFlags {
 perf::NetworkOptions ParseTimedNetwork(const CompareFlags& f);
 
 /// `railsim compare`: the scenario with its overrides, run on every core.
-CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(double)>& progress = {});
+study::CompareResult RunCompareFlags(const CompareFlags& f, const std::function<void(double)>& progress = {});
 
 struct ReportFlags {
   std::string out, scenario = "paper-headline", catalog = "default", failure_catalog = "h100-fleet";
@@ -124,6 +124,6 @@ struct ReportFlags {
 };
 
 /// `railsim report`'s inputs (--out is checked for being given, not made).
-ReportInputs ParseReportFlags(const ReportFlags& f);
+study::ReportInputs ParseReportFlags(const ReportFlags& f);
 
-}  // namespace railsim::study
+}  // namespace railsim::request
