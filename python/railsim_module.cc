@@ -2,8 +2,8 @@
 // command's flags as keyword arguments (the flag's name without "--", dashes
 // as underscores: micro_batch_size=1) and returning the command's --format
 // json document as plain dicts and lists. No logic of its own: the values go,
-// as text, through the same study/ parsers the command line uses, so a bad
-// value raises ValueError with the command's one-line message naming the flag.
+// as text, through the same request/ parsers the command line uses, so a bad
+// value raises ValueError with the command's one-line message, naming the keyword.
 // Other failures raise RuntimeError. Long calls run without the GIL and stop
 // within a second at Ctrl-C (KeyboardInterrupt).
 #include <pybind11/pybind11.h>
