@@ -71,16 +71,7 @@ std::vector<std::shared_ptr<const study::ClusterFabric>> BuildFabrics(const Clus
     }
   }
   p.oversubscription = study::ParseNumberFlag("--oversubscription", f.oversubscription, 1, std::max(1, p.radix - 1));
-  std::vector<std::shared_ptr<const study::ClusterFabric>> fabrics;
-  for (net::Design d : designs) {
-    p.design = d;
-    net::ValidateTopologyParams(p, study::kMaxClusterGpus);
-  }
-  for (net::Design d : designs) {
-    p.design = d;
-    fabrics.push_back(study::ClusterFabric::Built(p));
-  }
-  return fabrics;
+  return study::BuildDesignFabrics(p, designs);
 }
 
 }  // namespace

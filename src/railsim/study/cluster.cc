@@ -11,6 +11,7 @@
 
 #include "railsim/core/error.h"
 #include "railsim/core/interrupt.h"
+#include "railsim/net/builder.h"
 #include "railsim/core/spellcheck.h"
 #include "railsim/study/cluster_placement.h"
 
@@ -496,6 +497,20 @@ ClusterResult RunCluster(const spec::JobTrace& trace, const std::vector<std::sha
   if (options.progress) options.progress(1.0);
   ThrowIfInterrupted();
   return result;
+}
+
+std::vector<std::shared_ptr<const ClusterFabric>> BuildDesignFabrics(net::TopologyParams params,
+                                                                     const std::vector<net::Design>& designs) {
+  for (net::Design d : designs) {
+    params.design = d;
+    net::ValidateTopologyParams(params, kMaxClusterGpus);
+  }
+  std::vector<std::shared_ptr<const ClusterFabric>> fabrics;
+  for (net::Design d : designs) {
+    params.design = d;
+    fabrics.push_back(ClusterFabric::Built(params));
+  }
+  return fabrics;
 }
 
 }  // namespace railsim::study

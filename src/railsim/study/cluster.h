@@ -84,6 +84,12 @@ std::array<double, kJobClasses> EstimateCommShares(const spec::SystemSpec& syste
 /// Most GPUs a cluster study takes (the built graphs of three designs).
 constexpr int64_t kMaxClusterGpus = int64_t{1} << 18;
 
+/// `params` built as each of `designs`, in order; every design is checked
+/// (net::ValidateTopologyParams, at most kMaxClusterGpus) before any is
+/// built. Throws Error for the first that cannot be.
+std::vector<std::shared_ptr<const ClusterFabric>> BuildDesignFabrics(net::TopologyParams params,
+                                                                     const std::vector<net::Design>& designs);
+
 struct ClusterOptions {
   std::vector<SchedulerPolicy> policies = {SchedulerPolicy::kFirstFit};
   bool backfill = true;

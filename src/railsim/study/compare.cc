@@ -236,16 +236,8 @@ ClusterResult RunSharedCluster(const spec::Scenario& scenario, int threads) {
   p.hb_bw_Bps = system.hb_bw_Bps;
   p.radix = scenario.radixes.front();
   p.oversubscription = scenario.oversubscription;
-  const net::Design designs[] = {net::Design::kRailOnly, net::Design::kRailOptimized, net::Design::kFatTree};
-  for (net::Design d : designs) {
-    p.design = d;
-    net::ValidateTopologyParams(p, kMaxClusterGpus);
-  }
-  std::vector<std::shared_ptr<const ClusterFabric>> fabrics;
-  for (net::Design d : designs) {
-    p.design = d;
-    fabrics.push_back(ClusterFabric::Built(p));
-  }
+  const std::vector<std::shared_ptr<const ClusterFabric>> fabrics =
+      BuildDesignFabrics(p, {net::Design::kRailOnly, net::Design::kRailOptimized, net::Design::kFatTree});
   ClusterOptions o;
   o.policies.clear();
   const bool all = scenario.job_trace_policies == std::vector<std::string>{"all"};
