@@ -435,15 +435,21 @@ void NcclProtocolOnPlan(Plan* plan, spec::NcclAlgo a, Protocol p, double latency
   // PAT's time is the buffer over its busBw, where the all-pairs phase moves
   // (n - 1) / n of it through each NIC.
   const double factor = a == spec::NcclAlgo::kPat ? rate.factor * double(g.size - 1) / double(g.size) : rate.factor;
+  // NVLSTree's cap bounds the whole buffer, converted as NCCL converts its
+  // busBw (reference 2.5): algBw = busBw x nRanks / nsteps, so the buffer S
+  // takes 2 (n - 1) / n x S / busBw. The tree phase counts 2 S as its bus
+  // bytes (the Tree's conversion, busBw x 0.5), so its cap is busBw x
+  // n / (n - 1): 16/15 of it on two 8-GPU nodes.
+  const double nvls_tree_cap = rate.cap_Bps * double(g.size) / double(g.size - 1);
   for (int i = 0; i < plan->count; ++i) {
     Phase& ph = plan->phases[i];
     ph.latency_s = latency / plan->count;
-    // NVLSTree's cap bounds the whole buffer; the heads' tree on each rail
-    // moves 1/local of it (a phase of one rail's tree, without a block).
+    // The heads' tree on each rail moves 1/local of the buffer (a phase of
+    // one rail's tree, without a block), so it takes 1/local of the cap.
     ph.bus_cap_Bps = a != spec::NcclAlgo::kNvlsTree      ? rate.cap_Bps
                      : ph.pattern != Pattern::kNodeTree ? 0
-                     : ph.block > 0                     ? rate.cap_Bps
-                                                        : rate.cap_Bps / double(g.local);
+                     : ph.block > 0                     ? nvls_tree_cap
+                                                        : nvls_tree_cap / double(g.local);
     ph.bw_factor = factor;
   }
 }

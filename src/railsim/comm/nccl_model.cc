@@ -26,11 +26,11 @@ double InterLatency(int a, int p, const GroupLayout& g, const spec::NcclConstant
 }
 
 // NCCL's treeCorrectionFactor for a buffer of `bytes`: index floor(log2(bytes
-// / 64)), applied below 23.
-double TreeCorrection(int p, double bytes, const spec::NcclConstants& n) {
+// / 64)), applied below `entries` (23 for Tree, all 24 for NVLSTree).
+double TreeCorrection(int p, double bytes, const spec::NcclConstants& n, int entries) {
   if (bytes < 64) return n.tree_correction[p][0];
   const int i = std::ilogb(bytes / 64);  // floor(log2), exactly, without log2's cost
-  return i < 23 ? n.tree_correction[p][i] : 1.0;
+  return i < entries ? n.tree_correction[p][i] : 1.0;
 }
 
 }  // namespace
@@ -143,7 +143,7 @@ ProtocolRate NcclRate(spec::NcclAlgo algo, Protocol proto, double bytes, const G
     case spec::NcclAlgo::kTree: {
       // The tree's NIC efficiency is measured for Simple; LL and LL128 keep
       // NCCL's ratios to it, all capped per channel, then corrected by size.
-      const double k = TreeCorrection(p, bytes, n);
+      const double k = TreeCorrection(p, bytes, n, 23);
       if (proto == Protocol::kSimple) r = {1, channels * n.tree_channel_Bps[s]};
       if (proto == Protocol::kLL) r = {1 / 3.8, std::min(n.ll_max_Bps[s], channels * n.tree_channel_Bps[s] / 3.8)};
       if (proto == Protocol::kLL128) {
@@ -157,6 +157,11 @@ ProtocolRate NcclRate(spec::NcclAlgo algo, Protocol proto, double bytes, const G
       return r;
     case spec::NcclAlgo::kNvlsTree:
       r.cap_Bps = channels * n.nvls_tree_channel_Bps[s];
+      if (n.nvls_tree_correction) {
+        const double k = TreeCorrection(p, bytes, n, spec::kNcclTreeCorrections);
+        r.factor *= k;
+        r.cap_Bps *= k;
+      }
       return r;
     case spec::NcclAlgo::kPat:
       r.factor = n.pat.bw_factor;

@@ -41,6 +41,43 @@ TEST(NcclBlackwellTest, PresetsCarryBlackwellConstants) {
   }
 }
 
+// NCCL corrects NVLSTree all-reduce by size on SM100+ with an x86 host
+// (reference 2.1: the Tree's treeCorrectionFactor, all 24 entries): DGX
+// B200's Xeon hosts yes, GB200's Grace no. Two DGX B200 nodes, NVLSTree
+// Simple forced: the bandwidth part of the time (all but NCCL's latency)
+// grows by 1 / factor. 64 MiB is entry floor(log2(2^26 / 64)) = 20 (0.8);
+// 512 MiB entry 23 (0.9), which the Tree leaves at 1; 2 GiB is past the
+// table (1).
+TEST(NcclBlackwellTest, X86HostsCorrectNvlsTreeBySize) {
+  const spec::SystemSpec b200 = spec::LoadSystem("dgx-b200", "--system");
+  ASSERT_TRUE(b200.nccl.nvls_tree_correction);
+  EXPECT_FALSE(spec::LoadSystem("gb200-nvl72", "--system").nccl.nvls_tree_correction);
+  const comm::ClusterFabrics on = MakeClusterNetwork(b200, 16, comm::NetworkKind::kRailOptimized, 0, {}).fabrics;
+  comm::ClusterFabrics off = on;
+  off.nccl.nvls_tree_correction = false;
+  const comm::GroupLayout g = comm::LayoutOf(16, 1, 8);
+  const double latency = comm::NcclLatency(spec::NcclAlgo::kNvlsTree, comm::Protocol::kSimple, 2, 0, g, on,
+                                           comm::SearchChannels(g, on));
+  comm::PlanOptions simple;
+  simple.protocol = comm::Protocol::kSimple;
+  struct Case {
+    double bytes, factor;
+  };
+  for (const Case& k : {Case{64 * 1048576.0, 0.8}, Case{512 * 1048576.0, 0.9}, Case{2048 * 1048576.0, 1.0}}) {
+    double t_on = 0, t_off = 0;
+    ASSERT_TRUE(comm::MakePlan(AllReduce(), comm::Algorithm::kNvlsTree, k.bytes, g, on, simple, &t_on));
+    ASSERT_TRUE(comm::MakePlan(AllReduce(), comm::Algorithm::kNvlsTree, k.bytes, g, off, simple, &t_off));
+    std::printf("  2 x dgx-b200, %4.0f MiB NVLS-Tree: %.1f us corrected, %.1f us not\n", k.bytes / 1048576,
+                1e6 * t_on, 1e6 * t_off);
+    EXPECT_NEAR((t_off - latency) / k.factor, t_on - latency, 1e-12) << k.bytes;
+  }
+  // Tree keeps its 23 entries: 512 MiB uncorrected.
+  double tree_on = 0, tree_off = 0;
+  comm::MakePlan(AllReduce(), comm::Algorithm::kTree, 512 * 1048576.0, g, on, simple, &tree_on);
+  comm::MakePlan(AllReduce(), comm::Algorithm::kTree, 512 * 1048576.0, g, off, simple, &tree_off);
+  EXPECT_DOUBLE_EQ(tree_off, tree_on);
+}
+
 // NCCL's search on Blackwell (reference 2.4; comm::SearchChannels): the most
 // channels x speed from the first inter speed that fits the NIC down to 0.49
 // of it, each channel through every GPU's 721.8 GB/s of NVLink. GB200 racks

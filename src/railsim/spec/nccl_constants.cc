@@ -106,6 +106,7 @@ NcclConstants ReadNcclConstants(JsonReader r, std::map<std::string, std::string>
     }
   }
   corrections.Finish();
+  n.nvls_tree_correction = r.BoolOr("nvls_tree_correction", false);
   n.intra_speed_count = ReadList(r, "intra_speeds_GBps", 0.01, kMaxBandwidth_GBps, kGBps, true, &n.intra_speeds_Bps);
   n.inter_speed_count = ReadList(r, "inter_speeds_GBps", 0.01, kMaxBandwidth_GBps, kGBps, true, &n.inter_speeds_Bps);
   n.search_nvlink_Bps = r.NumberOr("search_nvlink_GBps", 0, 0, kMaxBandwidth_GBps) * kGBps;
@@ -154,6 +155,7 @@ nlohmann::ordered_json NcclConstantsJson(const NcclConstants& n, const std::map<
   for (int p = 0; p < kNcclProtocols; ++p) {
     j["tree_correction"][kProtoKeys[p]] = ListJson(n.tree_correction[p], kNcclTreeCorrections, 1);
   }
+  if (n.nvls_tree_correction) j["nvls_tree_correction"] = true;
   j["intra_speeds_GBps"] = ListJson(n.intra_speeds_Bps, n.intra_speed_count, kGBps);
   j["inter_speeds_GBps"] = ListJson(n.inter_speeds_Bps, n.inter_speed_count, kGBps);
   // Written only where set, so that systems without them read back unchanged.

@@ -72,6 +72,11 @@ struct NcclConstants {
   PerScale tree_ll128_channel_Bps{};  ///< perChMaxTreeLL128Bw
   PerScale nvls_tree_channel_Bps{};   ///< perChMaxNVLSTreeBw
   std::array<std::array<double, kNcclTreeCorrections>, kNcclProtocols> tree_correction{};
+  /// NCCL corrects NVLSTree all-reduce's bandwidth by size with the same
+  /// table (all of its entries, to 1 GiB) when every GPU is SM100 or later
+  /// and the host CPU is x86 (ncclTopoTuneModel): DGX B200 and B300, not the
+  /// Grace-hosted racks.
+  bool nvls_tree_correction = false;
   /// Per-channel speeds the search tries, high to low (bytes/s); count used.
   std::array<double, kMaxNcclSpeeds> intra_speeds_Bps{};
   int intra_speed_count = 0;
