@@ -5,10 +5,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "railsim/core/error.h"
+#include "railsim/perf/memory.h"
+#include "railsim/perf/stage_load.h"
 #include "railsim/spec/presets.h"
 #include "testutil/strategy.h"
 
@@ -130,6 +134,34 @@ TEST(EstimateTest, MoreMicrobatchesShrinkTheBubbleShare) {
   double steady = small.iteration_time_s - small.breakdown.bubble_s - small.breakdown.pp_comm_s -
                   small.breakdown.dp_comm_s - small.breakdown.optimizer_s;
   EXPECT_NEAR(7.0 / 8, small.breakdown.bubble_s / steady, 0.05);
+}
+
+// The search's pruning test: the whole breakdown when every stage fits
+// (GPT-3 175B, tp 8 pp 8 on 80 GB A100s: 18 bytes per parameter of a
+// 2.7B-parameter stage and its activations), nothing when one does not
+// (GPT-1T on 64 H100s).
+TEST(MemoryTest, MemoryIfFitsIsTheBreakdownOrNothing) {
+  spec::ModelSpec m = spec::LoadModel("gpt3-175b", "--model");
+  PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-a100", "--system"), 1024,
+                                  comm::NetworkKind::kRailOptimized);
+  const spec::Strategy s = MakeStrategy(8, 8, 16, 1, 512);
+  const LayerMemory lm = ComputeLayerMemory(c, s);
+  const std::vector<StageLoad> folded = FoldedStageLoads(c.model, s);
+  const MemoryBreakdown whole = EstimateMemory(c, s, lm, folded);
+  ASSERT_TRUE(whole.fits);
+  const std::optional<MemoryBreakdown> fits = MemoryIfFits(c, s, lm, folded);
+  ASSERT_TRUE(fits.has_value());
+  EXPECT_EQ(whole.total_bytes, fits->total_bytes);
+  EXPECT_EQ(whole.activations_bytes, fits->activations_bytes);
+
+  spec::ModelSpec big = spec::LoadModel("megatron-1t", "--model");
+  PerfContext h100 = MakePerfContext(big, spec::LoadSystem("dgx-h100", "--system"), 64,
+                                     comm::NetworkKind::kRailOptimized);
+  const spec::Strategy over = MakeStrategy(8, 8, 1, 1, 8);
+  const std::vector<StageLoad> over_loads = FoldedStageLoads(h100.model, over);
+  const LayerMemory over_lm = ComputeLayerMemory(h100, over);
+  ASSERT_FALSE(EstimateMemory(h100, over, over_lm, over_loads).fits);
+  EXPECT_FALSE(MemoryIfFits(h100, over, over_lm, over_loads).has_value());
 }
 
 TEST(EstimateTest, MemoryThatDoesNotFitIsReportedNotRejected) {

@@ -191,11 +191,11 @@ namespace {
 MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
                             const std::vector<StageLoad>& loads, bool stop_when_over) {
   // Runs for every strategy the search enumerates.
+  const BytesPerParam per = OptimizerBytesPerParam(s);
   auto for_stage = [&](const StageLoad& load) {
     const double layers = load.layers, moe_layers = load.moe_layers;
     StageParams p = ParamsWithLayers(c, lm, load);
     MemoryBreakdown mb;
-    const BytesPerParam per = OptimizerBytesPerParam(s);
     const double shard = ShardParams(p, s);
     const spec::DpSharding sharding = s.dp_sharding;
     const bool full = sharding == spec::DpSharding::kFull;
@@ -268,9 +268,12 @@ MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, co
   return EstimateMemory(c, s, lm, FoldedStageLoads(c.model, s));
 }
 
-bool FitsInMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
-                  const std::vector<StageLoad>& folded) {
-  return StageMemory(c, s, lm, folded, true).fits;
+std::optional<MemoryBreakdown> MemoryIfFits(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
+                                            const std::vector<StageLoad>& folded) {
+  // Stopping early changes nothing when every stage fits: then all were seen.
+  MemoryBreakdown worst = StageMemory(c, s, lm, folded, true);
+  if (!worst.fits) return std::nullopt;
+  return worst;
 }
 
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s) {

@@ -19,6 +19,7 @@
 // computes them once per such group.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "railsim/perf/context.h"
@@ -120,9 +121,10 @@ MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s);
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
                                const std::vector<StageLoad>& folded);
 
-/// EstimateMemory(c, s, lm, folded).fits, stopping at the first stage over
-/// capacity (the search's pruning test).
-bool FitsInMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
-                  const std::vector<StageLoad>& folded);
+/// EstimateMemory(c, s, lm, folded) when it fits; nullopt as soon as a stage
+/// is over capacity, without looking at the others (the search's pruning
+/// test, which most of its strategies fail).
+std::optional<MemoryBreakdown> MemoryIfFits(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
+                                            const std::vector<StageLoad>& folded);
 
 }  // namespace railsim::perf

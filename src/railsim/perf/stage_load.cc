@@ -121,14 +121,18 @@ std::vector<StageLoad> FoldedStageLoads(const spec::ModelSpec& m, const spec::St
   return Loads(m, s, true);
 }
 
-bool SameStageLoads(const spec::Strategy& a, const spec::Strategy& b) {
-  return a.pp == b.pp && a.vp == b.vp && a.group_size() == b.group_size() &&
-         a.num_microbatches() == b.num_microbatches() && a.precision == b.precision &&
-         a.bf16_layers_at_start == b.bf16_layers_at_start && a.bf16_layers_at_end == b.bf16_layers_at_end &&
-         a.decoder_first_pipeline_num_layers == b.decoder_first_pipeline_num_layers &&
-         a.decoder_last_pipeline_num_layers == b.decoder_last_pipeline_num_layers &&
-         a.account_for_embedding_in_pipeline_split == b.account_for_embedding_in_pipeline_split &&
-         a.account_for_loss_in_pipeline_split == b.account_for_loss_in_pipeline_split;
+StageLoadsKey StageLoadsKeyOf(const spec::Strategy& s) {
+  return {s.pp,
+          s.vp,
+          s.group_size(),
+          s.num_microbatches(),
+          s.precision,
+          s.bf16_layers_at_start,
+          s.bf16_layers_at_end,
+          s.decoder_first_pipeline_num_layers,
+          s.decoder_last_pipeline_num_layers,
+          s.account_for_embedding_in_pipeline_split,
+          s.account_for_loss_in_pipeline_split};
 }
 
 }  // namespace railsim::perf

@@ -7,6 +7,7 @@
 // are found wherever they are.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <vector>
 
@@ -62,10 +63,20 @@ std::vector<StageLoad> StageLoads(const spec::ModelSpec& m, const spec::Strategy
 /// to at most four).
 std::vector<StageLoad> FoldedStageLoads(const spec::ModelSpec& m, const spec::Strategy& s);
 
-/// True when StageLoads(m, a) and StageLoads(m, b) agree for every model:
-/// the fields they read (pipeline size, virtual stages, group size,
-/// micro-batches, precision, bf16 layers and the split's flags) are equal.
-/// The search computes the loads once for the strategies that share them.
-bool SameStageLoads(const spec::Strategy& a, const spec::Strategy& b);
+/// The fields of a strategy that StageLoads reads (pipeline size, virtual
+/// stages, group size, micro-batches, precision, bf16 layers and the split's
+/// flags): two strategies with equal keys have equal loads for every model.
+/// The search keeps the loads of each key it has met (a few hundred in a
+/// search of tens of thousands of strategies) and computes them once.
+struct StageLoadsKey {
+  int pp = 1, vp = 1;
+  int64_t group_size = 1, microbatches = 1;
+  spec::Precision precision = spec::Precision::kBf16;
+  int bf16_layers_at_start = -1, bf16_layers_at_end = -1;
+  int decoder_first_pipeline_num_layers = 0, decoder_last_pipeline_num_layers = 0;
+  bool account_for_embedding = false, account_for_loss = false;
+  auto operator<=>(const StageLoadsKey&) const = default;
+};
+StageLoadsKey StageLoadsKeyOf(const spec::Strategy& s);
 
 }  // namespace railsim::perf

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -309,9 +310,10 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
   auto work = [&](Worker* w) {
     perf::LayerCosts costs;
     // Strategies that differ only in tp, dp, cp, ep, the micro-batch size,
-    // recomputation or the optimizer share their pipeline ranks' loads.
-    std::vector<perf::StageLoad> loads;
-    std::optional<spec::Strategy> loads_of;
+    // recomputation or the optimizer share their pipeline ranks' loads; a
+    // key comes back in many units (the same pp and micro-batch count), so
+    // each is computed once per worker.
+    std::map<perf::StageLoadsKey, std::vector<perf::StageLoad>> loads_by_key;
     // A group's timing costs are computed when its first strategy fits in
     // memory (most groups of a large search are pruned whole); its memory
     // quantities up front.
@@ -326,11 +328,12 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
           [&](const spec::Strategy& s) {
             if (InterruptRequested()) return;  // a large unit takes seconds
             ++w->candidates;
-            if (!loads_of || !perf::SameStageLoads(*loads_of, s)) {
-              loads = perf::FoldedStageLoads(c.model, s);
-              loads_of = s;
-            }
-            if (!perf::FitsInMemory(c, s, costs.memory, loads)) {
+            const perf::StageLoadsKey key = perf::StageLoadsKeyOf(s);
+            auto found = loads_by_key.find(key);
+            if (found == loads_by_key.end()) found = loads_by_key.emplace(key, perf::FoldedStageLoads(c.model, s)).first;
+            const std::vector<perf::StageLoad>& loads = found->second;
+            std::optional<perf::MemoryBreakdown> memory = perf::MemoryIfFits(c, s, costs.memory, loads);
+            if (!memory) {
               ++w->pruned;
               return;
             }
@@ -340,10 +343,9 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
               costs = perf::ComputeLayerCosts(c, s);
               timed_costs = true;
             }
-            perf::MemoryBreakdown memory = perf::EstimateMemory(c, s, costs.memory, loads);
             ++w->evaluated;
             perf::Estimate e = perf::ComposeIteration(c, s, costs, loads);
-            e.memory = memory;
+            e.memory = *memory;
             w->top.Offer(s, e);
           });
       ++done;
