@@ -63,9 +63,7 @@ BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s) {
   return b;
 }
 
-double ShardParams(const StageParams& p, const spec::Strategy& s) {
-  return p.dense / double(s.shard_group()) + p.expert / double(s.expert_dp());
-}
+double ShardParams(const StageParams& p, const spec::Strategy& s) { return ShardRanks(s).Of(p); }
 
 double OptimizerShardParams(const StageParams& p, const spec::Strategy& s) {
   return s.distributed_optimizer() ? ShardParams(p, s) : p.total();
@@ -192,11 +190,12 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
                             const std::vector<StageLoad>& loads, bool stop_when_over) {
   // Runs for every strategy the search enumerates.
   const BytesPerParam per = OptimizerBytesPerParam(s);
+  const ShardRanks shard_ranks(s);
   auto for_stage = [&](const StageLoad& load) {
     const double layers = load.layers, moe_layers = load.moe_layers;
     StageParams p = ParamsWithLayers(c, lm, load);
     MemoryBreakdown mb;
-    const double shard = ShardParams(p, s);
+    const double shard = shard_ranks.Of(p);
     const spec::DpSharding sharding = s.dp_sharding;
     const bool full = sharding == spec::DpSharding::kFull;
     mb.weights_bytes = per.weights * (full ? shard : p.total());

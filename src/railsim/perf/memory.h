@@ -90,8 +90,15 @@ BytesPerParam OptimizerBytesPerParam(const spec::Strategy& s);
 /// Parameters whose optimizer states one GPU keeps: all of them, or with the
 /// distributed optimizer its shard (dense over dp x cp, experts over expert_dp()).
 double OptimizerShardParams(const StageParams& p, const spec::Strategy& s);
-/// The shard of `p` over the data-parallel ranks, whatever the sharding
-/// (dense parameters over the shard group, experts over expert_dp()).
+/// The ranks a data-parallel shard spans: the shard group for the dense
+/// parameters, expert_dp() for the experts. Read once per strategy: the
+/// search sizes every pipeline stage of every strategy with them.
+struct ShardRanks {
+  explicit ShardRanks(const spec::Strategy& s) : dense(double(s.shard_group())), expert(double(s.expert_dp())) {}
+  /// The shard of `p` over the data-parallel ranks, whatever the sharding.
+  double Of(const StageParams& p) const { return p.dense / dense + p.expert / expert; }
+  double dense, expert;
+};
 double ShardParams(const StageParams& p, const spec::Strategy& s);
 
 /// Parameters on one GPU of the pipeline rank `load` describes (StageLoads).

@@ -314,6 +314,10 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
     // key comes back in many units (the same pp and micro-batch count), so
     // each is computed once per worker.
     std::map<perf::StageLoadsKey, std::vector<perf::StageLoad>> loads_by_key;
+    // Consecutive strategies mostly share a layout: the map is searched only
+    // when it changes.
+    const std::vector<perf::StageLoad>* loads = nullptr;
+    perf::StageLoadsKey loads_key;
     // A group's timing costs are computed when its first strategy fits in
     // memory (most groups of a large search are pruned whole); its memory
     // quantities up front.
@@ -329,10 +333,15 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
             if (InterruptRequested()) return;  // a large unit takes seconds
             ++w->candidates;
             const perf::StageLoadsKey key = perf::StageLoadsKeyOf(s);
-            auto found = loads_by_key.find(key);
-            if (found == loads_by_key.end()) found = loads_by_key.emplace(key, perf::FoldedStageLoads(c.model, s)).first;
-            const std::vector<perf::StageLoad>& loads = found->second;
-            std::optional<perf::MemoryBreakdown> memory = perf::MemoryIfFits(c, s, costs.memory, loads);
+            if (!loads || key != loads_key) {
+              auto found = loads_by_key.find(key);
+              if (found == loads_by_key.end()) {
+                found = loads_by_key.emplace(key, perf::FoldedStageLoads(c.model, s)).first;
+              }
+              loads = &found->second;
+              loads_key = key;
+            }
+            std::optional<perf::MemoryBreakdown> memory = perf::MemoryIfFits(c, s, costs.memory, *loads);
             if (!memory) {
               ++w->pruned;
               return;
@@ -344,7 +353,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
               timed_costs = true;
             }
             ++w->evaluated;
-            perf::Estimate e = perf::ComposeIteration(c, s, costs, loads);
+            perf::Estimate e = perf::ComposeIteration(c, s, costs, *loads);
             e.memory = *memory;
             w->top.Offer(s, e);
           });
