@@ -316,8 +316,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
     std::map<perf::StageLoadsKey, std::vector<perf::StageLoad>> loads_by_key;
     // Consecutive strategies mostly share a layout: the map is searched only
     // when it changes.
-    const std::vector<perf::StageLoad>* loads = nullptr;
-    perf::StageLoadsKey loads_key;
+    auto current = loads_by_key.end();
     // A group's timing costs are computed when its first strategy fits in
     // memory (most groups of a large search are pruned whole); its memory
     // quantities up front.
@@ -333,15 +332,14 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
             if (InterruptRequested()) return;  // a large unit takes seconds
             ++w->candidates;
             const perf::StageLoadsKey key = perf::StageLoadsKeyOf(s);
-            if (!loads || key != loads_key) {
-              auto found = loads_by_key.find(key);
-              if (found == loads_by_key.end()) {
-                found = loads_by_key.emplace(key, perf::FoldedStageLoads(c.model, s)).first;
+            if (current == loads_by_key.end() || key != current->first) {
+              current = loads_by_key.find(key);
+              if (current == loads_by_key.end()) {
+                current = loads_by_key.emplace(key, perf::FoldedStageLoads(c.model, s)).first;
               }
-              loads = &found->second;
-              loads_key = key;
             }
-            std::optional<perf::MemoryBreakdown> memory = perf::MemoryIfFits(c, s, costs.memory, *loads);
+            const std::vector<perf::StageLoad>& loads = current->second;
+            std::optional<perf::MemoryBreakdown> memory = perf::MemoryIfFits(c, s, costs.memory, loads);
             if (!memory) {
               ++w->pruned;
               return;
@@ -353,7 +351,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
               timed_costs = true;
             }
             ++w->evaluated;
-            perf::Estimate e = perf::ComposeIteration(c, s, costs, *loads);
+            perf::Estimate e = perf::ComposeIteration(c, s, costs, loads);
             e.memory = *memory;
             w->top.Offer(s, e);
           });
