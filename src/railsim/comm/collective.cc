@@ -116,4 +116,20 @@ double SendRecvTime(double bytes, const GroupLayout& chain, const ClusterFabrics
   return AutoTime(Op::kSendRecv, bytes, chain, c);
 }
 
+double CollectiveTimeMemo::Time(Call call, double bytes, const GroupLayout& g) {
+  for (const Entry& e : entries_) {
+    if (e.bytes == bytes && e.call == call && e.group == g) return e.time_s;
+  }
+  double t = 0;
+  switch (call) {
+    case Call::kAllReduce: t = AllReduceTime(bytes, g, fabrics_); break;
+    case Call::kReduceScatter: t = ReduceScatterTime(bytes, g, fabrics_); break;
+    case Call::kAllGather: t = AllGatherTime(bytes, g, fabrics_); break;
+    case Call::kSendRecv: t = SendRecvTime(bytes, g, fabrics_); break;
+  }
+  entries_[next_] = {call, bytes, g, t};
+  next_ = (next_ + 1) % entries_.size();
+  return t;
+}
+
 }  // namespace railsim::comm

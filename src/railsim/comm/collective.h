@@ -23,6 +23,8 @@
 // All functions are pure, allocation-free and thread-safe.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "railsim/spec/nccl_constants.h"
@@ -96,6 +98,7 @@ struct GroupLayout {
   /// Members in different domains share a local rank (a rail), so the group
   /// needs no cross-rail forwarding on Rail-only.
   bool rail_aligned = true;
+  bool operator==(const GroupLayout&) const = default;
 };
 
 /// Layout of the group of `size` ranks starting at rank 0 spaced `stride`
@@ -131,5 +134,35 @@ double AllToAllTime(double bytes, const GroupLayout& g, const ClusterFabrics& c,
 double SendRecvTime(double bytes, int64_t distance, int64_t members, const ClusterFabrics& c);
 /// The same for a chain laid out as `chain` (members in stage order).
 double SendRecvTime(double bytes, const GroupLayout& chain, const ClusterFabrics& c);
+
+/// The times above for one ClusterFabrics, remembering the last few calls:
+/// the search times strategies back to back that differ only in their
+/// recomputation, and their data-parallel and pipeline calls repeat exactly
+/// (same bytes, same groups). Each answer equals the function's. Not
+/// thread-safe: one per worker thread. Holds a reference to `c`.
+class CollectiveTimeMemo {
+ public:
+  explicit CollectiveTimeMemo(const ClusterFabrics& c) : fabrics_(c) {}
+  double AllReduce(double bytes, const GroupLayout& g) { return Time(Call::kAllReduce, bytes, g); }
+  double ReduceScatter(double bytes, const GroupLayout& g) { return Time(Call::kReduceScatter, bytes, g); }
+  double AllGather(double bytes, const GroupLayout& g) { return Time(Call::kAllGather, bytes, g); }
+  double SendRecv(double bytes, const GroupLayout& chain) { return Time(Call::kSendRecv, bytes, chain); }
+  const ClusterFabrics& fabrics() const { return fabrics_; }
+
+ private:
+  enum class Call : uint8_t { kAllReduce, kReduceScatter, kAllGather, kSendRecv };
+  struct Entry {
+    Call call = Call::kAllReduce;
+    double bytes = -1;  // no call has this size: an empty entry
+    GroupLayout group;
+    double time_s = 0;
+  };
+  double Time(Call call, double bytes, const GroupLayout& g);
+  const ClusterFabrics& fabrics_;
+  // A strategy makes at most six such calls; eight cover one strategy's
+  // calls and the next one's.
+  std::array<Entry, 8> entries_;
+  std::size_t next_ = 0;
+};
 
 }  // namespace railsim::comm

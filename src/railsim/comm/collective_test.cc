@@ -115,3 +115,40 @@ TEST(CollectiveTest, PipelineNeighbours) {
 
 }  // namespace
 }  // namespace railsim::comm
+
+namespace railsim::comm {
+namespace {
+
+// The memo answers what the functions answer, call for call: repeated calls,
+// calls on groups of the same size spread differently, and more distinct
+// calls than it keeps.
+TEST(CollectiveTimeMemoTest, EveryAnswerIsTheFunctions) {
+  ClusterFabrics c = Fabrics(NetworkKind::kRailOnly, 8, 450e9, 50e9);
+  c.hb.latency_s = 2e-6;
+  c.nic.latency_s = 5e-6;
+  CollectiveTimeMemo memo(c);
+  const GroupLayout aligned = LayoutOf(16, 2, 8);  // 4 per domain, 4 domains
+  const GroupLayout spread = LayoutOf(16, 4, 8);   // 2 per domain, 8 domains
+  GroupLayout off_rail = aligned;
+  off_rail.rail_aligned = false;
+  ASSERT_NE(AllReduceTime(1e6, aligned, c), AllReduceTime(1e6, spread, c));
+  int calls = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (double bytes : {1e3, 1e6, 3e8, 1e6, 1e3}) {
+      for (const GroupLayout& g : {aligned, spread, off_rail, LayoutOf(16, 1, 8), LayoutOf(4, 2, 8)}) {
+        EXPECT_EQ(AllReduceTime(bytes, g, c), memo.AllReduce(bytes, g));
+        EXPECT_EQ(ReduceScatterTime(bytes, g, c), memo.ReduceScatter(bytes, g));
+        EXPECT_EQ(AllGatherTime(bytes, g, c), memo.AllGather(bytes, g));
+        EXPECT_EQ(SendRecvTime(bytes, g, c), memo.SendRecv(bytes, g));
+        calls += 4;
+      }
+    }
+  }
+  EXPECT_EQ(300, calls);
+  // The kinds are kept apart: an all-reduce moves twice an all-gather's bytes.
+  EXPECT_NE(memo.AllReduce(1e6, aligned), memo.AllGather(1e6, aligned));
+  EXPECT_EQ(0, memo.SendRecv(0, aligned));
+}
+
+}  // namespace
+}  // namespace railsim::comm

@@ -1,6 +1,7 @@
 #include "railsim/perf/estimate.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "railsim/perf/compute.h"
 #include "railsim/perf/groups.h"
@@ -94,8 +95,8 @@ double PerMicrobatchExposed(double comm, double pass, double layers) {
 }
 
 double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const ParallelGroups& groups,
-                        const StageTime& slowest, const StageParams& params, double layers) {
-  const comm::ClusterFabrics& f = c.fabrics;
+                        const StageTime& slowest, const StageParams& params, double layers,
+                        comm::CollectiveTimeMemo& times) {
   double reduce = 0, gather = 0;
   const double grad_bytes = GradientBytesPerParam(s);
   // With --fp8-params the distributed optimizer gathers the FP8 weights (1
@@ -106,14 +107,14 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
   auto synchronize = [&](double params, const comm::GroupLayout& group, bool hybrid) {
     if (hybrid) {
       // Shard inside the group, then all-reduce the shard across replicas.
-      reduce += comm::ReduceScatterTime(grad_bytes * params, groups[GroupKind::kDpShard], f) +
-                comm::AllReduceTime(grad_bytes * params / double(s.shard_group()), groups[GroupKind::kDpReplica], f);
-      gather += comm::AllGatherTime(2 * params, groups[GroupKind::kDpShard], f);
+      reduce += times.ReduceScatter(grad_bytes * params, groups[GroupKind::kDpShard]) +
+                times.AllReduce(grad_bytes * params / double(s.shard_group()), groups[GroupKind::kDpReplica]);
+      gather += times.AllGather(2 * params, groups[GroupKind::kDpShard]);
     } else if (s.distributed_optimizer()) {
-      reduce += comm::ReduceScatterTime(grad_bytes * params, group, f);
-      gather += comm::AllGatherTime(gather_bytes * params, group, f);
+      reduce += times.ReduceScatter(grad_bytes * params, group);
+      gather += times.AllGather(gather_bytes * params, group);
     } else {
-      reduce += comm::AllReduceTime(grad_bytes * params, group, f);
+      reduce += times.AllReduce(grad_bytes * params, group);
     }
   };
   const int64_t dense_dp = s.dp * s.cp;
@@ -144,7 +145,7 @@ double DataParallelTime(const PerfContext& c, const spec::Strategy& s, const Par
   // SMs and HBM bandwidth from the GEMMs).
   exposed += c.gpu.dp_comm_overlap_cost * (total - exposed);
   if (s.pp > 1 && !c.model.untie_embeddings_and_output_weights) {
-    exposed += comm::AllReduceTime(EmbeddingSyncBytes(c, s), groups[GroupKind::kEmbedding], f);
+    exposed += times.AllReduce(EmbeddingSyncBytes(c, s), groups[GroupKind::kEmbedding]);
   }
   return exposed;
 }
@@ -158,8 +159,10 @@ double EmbeddingSyncBytes(const PerfContext& c, const spec::Strategy& s) {
 }
 
 Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs,
-                          const std::vector<StageLoad>& loads) {
+                          const std::vector<StageLoad>& loads, comm::CollectiveTimeMemo* times) {
   const comm::ClusterFabrics& f = c.fabrics;
+  std::optional<comm::CollectiveTimeMemo> own_times;
+  if (!times) times = &own_times.emplace(f);
   const ParallelGroups groups = PlaceGroups(c, s);
   const double m = double(s.num_microbatches());
 
@@ -223,7 +226,7 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   t.ep_comm_hidden_s = m * slowest.ep_hidden;
   t.bubble_s = (sum_of_stages - slowest.total()) / s.vp;
   if (s.pp > 1) {
-    double p2p = comm::SendRecvTime(costs.p2p_bytes, groups[GroupKind::kPp], f);
+    double p2p = times->SendRecv(costs.p2p_bytes, groups[GroupKind::kPp]);
     if (s.vp > 1 && s.overlap_p2p_comm) {
       // Interleaved with overlap: each send runs behind the next chunk's
       // compute; only the fill and drain chains and what a chunk cannot
@@ -243,7 +246,7 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
       t.pp_comm_s = 2 * (s.vp * m + s.pp - 1) * p2p;
     }
   }
-  t.dp_comm_s = DataParallelTime(c, s, groups, slowest, params, slowest_load->layers);
+  t.dp_comm_s = DataParallelTime(c, s, groups, slowest, params, slowest_load->layers, *times);
   // The Adam step streams the local shard; before it, gradient clipping
   // all-reduces the squared gradient norm over every GPU (a latency-bound
   // collective of one fp32 number).

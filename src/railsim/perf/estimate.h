@@ -14,6 +14,7 @@
 
 #include <array>
 
+#include "railsim/comm/collective.h"
 #include "railsim/perf/context.h"
 #include "railsim/perf/layer_cost.h"
 #include "railsim/perf/memory.h"
@@ -110,8 +111,10 @@ Estimate EstimateIteration(const PerfContext& c, const spec::Strategy& s);
 /// The same from precomputed layer costs (the search's fast path); `costs`
 /// must come from ComputeLayerCosts with the same tp, cp, micro-batch,
 /// sequence parallelism, attention and ep, and `folded` from
-/// FoldedStageLoads(c.model, s). Does not fill `memory`.
+/// FoldedStageLoads(c.model, s). Does not fill `memory`. With `times` (made
+/// for c.fabrics), the data-parallel and pipeline collectives are read from
+/// it: the search keeps one per worker, as consecutive strategies repeat them.
 Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const LayerCosts& costs,
-                          const std::vector<StageLoad>& folded);
+                          const std::vector<StageLoad>& folded, comm::CollectiveTimeMemo* times = nullptr);
 
 }  // namespace railsim::perf

@@ -164,6 +164,54 @@ TEST(MemoryTest, MemoryIfFitsIsTheBreakdownOrNothing) {
   EXPECT_FALSE(MemoryIfFits(h100, over, over_lm, over_loads).has_value());
 }
 
+// The search's pruning parts add up to the breakdown exactly. By hand for
+// one rank: GPT-3 175B, tp 8, pp 1 would be 175e9 / 8 parameters per GPU; a
+// plain Adam (no sharding) keeps 2 (bf16 weights) + 4 (fp32 gradients) + 12
+// (fp32 master and two moments) = 18 bytes each. And for every rank of
+// several layouts: state + activations + reserved is total_bytes, and the
+// largest of them is EstimateMemory's.
+TEST(MemoryTest, StateAndActivationsAreTheBreakdownsParts) {
+  spec::ModelSpec m = spec::LoadModel("gpt3-175b", "--model");
+  PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-h100", "--system"), 1024,
+                                  comm::NetworkKind::kRailOptimized);
+  {
+    spec::Strategy s = MakeStrategy(8, 1, 128, 1, 1024);
+    s.dp_sharding = spec::DpSharding::kNone;
+    const LayerMemory lm = ComputeLayerMemory(c, s);
+    const std::vector<StageLoad> loads = FoldedStageLoads(c.model, s);
+    ASSERT_EQ(1u, loads.size());
+    const double params = ParamsOnGpu(c, lm, loads[0]).total();
+    EXPECT_NEAR(175e9 / 8, params, 0.01 * 175e9 / 8);
+    EXPECT_NEAR(18 * params, StageStateBytes(c, s, lm, loads[0]), 4);
+  }
+  int checked = 0;
+  for (int pp : {1, 4, 8}) {
+    for (spec::Recompute r : {spec::Recompute::kNone, spec::Recompute::kSelective, spec::Recompute::kFull}) {
+      for (spec::DpSharding sharding : {spec::DpSharding::kNone, spec::DpSharding::kOptimizer, spec::DpSharding::kFull}) {
+        spec::Strategy s = MakeStrategy(8, pp, 1024 / (8 * pp), 1, 1024);
+        s.recompute = r;
+        s.dp_sharding = sharding;
+        if (pp > 1) s.vp = 2;
+        const LayerMemory lm = ComputeLayerMemory(c, s);
+        const std::vector<StageLoad> loads = FoldedStageLoads(c.model, s);
+        const MemoryBreakdown whole = EstimateMemory(c, s, lm, loads);
+        double largest = 0;
+        for (const StageLoad& load : loads) {
+          const double state = StageStateBytes(c, s, lm, load);
+          const double activations = StageActivationBytesRounded(s, lm, load);
+          const double total = state + activations + whole.reserved_bytes;
+          largest = std::max(largest, total);
+          EXPECT_EQ(total > whole.capacity_bytes, StageOverCapacity(c, state, activations));
+        }
+        EXPECT_EQ(whole.total_bytes, largest) << "pp " << pp << " recompute " << int(r) << " sharding " << int(sharding);
+        EXPECT_EQ(!whole.fits, StageOverCapacity(c, whole.total_bytes - whole.reserved_bytes, 0));
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(27, checked);
+}
+
 TEST(EstimateTest, MemoryThatDoesNotFitIsReportedNotRejected) {
   spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-h100", "--system"), 64,

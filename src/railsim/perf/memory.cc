@@ -183,53 +183,63 @@ StageParams ParamsOnGpu(const PerfContext& c, const LayerMemory& lm, const Stage
 
 namespace {
 
+// The parts of a rank's memory that the recomputation does not change,
+// rounded up: weights, their low-precision copies, gradients and optimizer
+// states.
+void FillStateParts(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, const StageLoad& load,
+                    const BytesPerParam& per, const ShardRanks& shard_ranks, MemoryBreakdown* mb) {
+  const double layers = load.layers, moe_layers = load.moe_layers;
+  const StageParams p = ParamsWithLayers(c, lm, load);
+  const double shard = shard_ranks.Of(p);
+  const spec::DpSharding sharding = s.dp_sharding;
+  const bool full = sharding == spec::DpSharding::kFull;
+  mb->weights_bytes = per.weights * (full ? shard : p.total());
+  mb->gradients_bytes = per.gradients * (full || sharding == spec::DpSharding::kGradients ? shard : p.total());
+  mb->optimizer_bytes = per.optimizer() * (s.distributed_optimizer() ? shard : p.total());
+  if (full) {
+    // The unit gathered: the largest layer on the stage (or the word
+    // embedding / output layer share it holds).
+    double unit = layers > moe_layers ? lm.params_dense_layer : 0;
+    if (moe_layers > 0) unit = std::max(unit, lm.params_layer_dense + lm.params_layer_expert);
+    if (load.stage != Stage::kMiddle) unit = std::max(unit, lm.params_word);
+    mb->weights_bytes += kGatheredLayers * per.weights * unit;
+    mb->gradients_bytes += per.gradients * unit;
+  }
+  const double bf16_layers = load.bf16_layers, bf16_moe_layers = load.bf16_moe_layers;
+  if (s.precision != spec::Precision::kBf16) {
+    // The low-precision layers' GEMM weights: their quantized copies (not
+    // sharded, a limit), and with --fp8-params only those (no 16-bit copy).
+    const double low_moe = moe_layers - bf16_moe_layers;
+    const double low_dense = (layers - moe_layers) - (bf16_layers - bf16_moe_layers);
+    const double linear = lm.params_layer_linear * low_moe + lm.params_dense_layer_linear * low_dense;
+    mb->fp8_weights_bytes = GemmFormatOf(s.precision).weight_copy_bytes * linear;
+    if (s.low_precision_params) mb->weights_bytes -= per.weights * linear * (full ? shard / p.total() : 1.0);
+  }
+  // Whole bytes: shares of a parameter round up.
+  for (double* part : {&mb->weights_bytes, &mb->fp8_weights_bytes, &mb->gradients_bytes, &mb->optimizer_bytes}) {
+    *part = std::ceil(*part);
+  }
+}
+
+// Their sum, in the order total_bytes adds them.
+double StateSum(const MemoryBreakdown& mb) {
+  return mb.weights_bytes + mb.fp8_weights_bytes + mb.gradients_bytes + mb.optimizer_bytes;
+}
+
 // The most loaded stage's memory; with `stop_when_over`, the first stage
 // found over capacity instead (enough to prune, and the first stage, which
 // holds the most activations, is tried first).
 MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
                             const std::vector<StageLoad>& loads, bool stop_when_over) {
-  // Runs for every strategy the search enumerates.
+  // Runs for every strategy the search times.
   const BytesPerParam per = OptimizerBytesPerParam(s);
   const ShardRanks shard_ranks(s);
   auto for_stage = [&](const StageLoad& load) {
-    const double layers = load.layers, moe_layers = load.moe_layers;
-    StageParams p = ParamsWithLayers(c, lm, load);
     MemoryBreakdown mb;
-    const double shard = shard_ranks.Of(p);
-    const spec::DpSharding sharding = s.dp_sharding;
-    const bool full = sharding == spec::DpSharding::kFull;
-    mb.weights_bytes = per.weights * (full ? shard : p.total());
-    mb.gradients_bytes = per.gradients * (full || sharding == spec::DpSharding::kGradients ? shard : p.total());
-    mb.optimizer_bytes = per.optimizer() * (s.distributed_optimizer() ? shard : p.total());
-    if (full) {
-      // The unit gathered: the largest layer on the stage (or the word
-      // embedding / output layer share it holds).
-      double unit = layers > moe_layers ? lm.params_dense_layer : 0;
-      if (moe_layers > 0) unit = std::max(unit, lm.params_layer_dense + lm.params_layer_expert);
-      if (load.stage != Stage::kMiddle) unit = std::max(unit, lm.params_word);
-      mb.weights_bytes += kGatheredLayers * per.weights * unit;
-      mb.gradients_bytes += per.gradients * unit;
-    }
-    const double bf16_layers = load.bf16_layers, bf16_moe_layers = load.bf16_moe_layers;
-    if (s.precision != spec::Precision::kBf16) {
-      // The low-precision layers' GEMM weights: their quantized copies (not
-      // sharded, a limit), and with --fp8-params only those (no 16-bit copy).
-      const double low_moe = moe_layers - bf16_moe_layers;
-      const double low_dense = (layers - moe_layers) - (bf16_layers - bf16_moe_layers);
-      const double linear = lm.params_layer_linear * low_moe + lm.params_dense_layer_linear * low_dense;
-      mb.fp8_weights_bytes = GemmFormatOf(s.precision).weight_copy_bytes * linear;
-      if (s.low_precision_params) mb.weights_bytes -= per.weights * linear * (full ? shard / p.total() : 1.0);
-    }
-    mb.activations_bytes = StageActivationBytes(s, lm, load);
-    mb.reserved_bytes = c.system.gpu.memory_reserved_bytes;
-    // Whole bytes: shares of a parameter or an activation round up.
-    for (double* part : {&mb.weights_bytes, &mb.fp8_weights_bytes, &mb.gradients_bytes, &mb.optimizer_bytes,
-                         &mb.activations_bytes, &mb.reserved_bytes}) {
-      *part = std::ceil(*part);
-    }
-    mb.total_bytes =
-        mb.weights_bytes + mb.fp8_weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +
-        mb.reserved_bytes;
+    FillStateParts(c, s, lm, load, per, shard_ranks, &mb);
+    mb.activations_bytes = std::ceil(StageActivationBytes(s, lm, load));
+    mb.reserved_bytes = std::ceil(c.system.gpu.memory_reserved_bytes);
+    mb.total_bytes = StateSum(mb) + mb.activations_bytes + mb.reserved_bytes;
     mb.capacity_bytes = std::floor(c.system.gpu.hbm_bytes);
     mb.fits = mb.total_bytes <= mb.capacity_bytes;
     return mb;
@@ -277,6 +287,21 @@ std::optional<MemoryBreakdown> MemoryIfFits(const PerfContext& c, const spec::St
 
 MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s) {
   return EstimateMemory(c, s, ComputeLayerMemory(c, s));
+}
+
+double StageStateBytes(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, const StageLoad& load) {
+  MemoryBreakdown mb;
+  FillStateParts(c, s, lm, load, OptimizerBytesPerParam(s), ShardRanks(s), &mb);
+  return StateSum(mb);
+}
+
+double StageActivationBytesRounded(const spec::Strategy& s, const LayerMemory& lm, const StageLoad& load) {
+  return std::ceil(StageActivationBytes(s, lm, load));
+}
+
+bool StageOverCapacity(const PerfContext& c, double state_bytes, double activation_bytes) {
+  return !(state_bytes + activation_bytes + std::ceil(c.system.gpu.memory_reserved_bytes) <=
+           std::floor(c.system.gpu.hbm_bytes));
 }
 
 }  // namespace railsim::perf

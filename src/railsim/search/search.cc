@@ -171,9 +171,11 @@ int GroupSizeCount(int vp, int64_t microbatches, int pp) { return vp > 1 && micr
 constexpr spec::Recompute kRecomputeModes[] = {spec::Recompute::kNone, spec::Recompute::kSelective,
                                                spec::Recompute::kFull};
 
-// Calls visit(strategy) for every strategy of `unit` with the same
+// Calls visit(strategy, r, o) for every strategy of `unit` with the same
 // (micro-batch, sp, ep, etp) grouped together, and on_group(strategy) before each
-// group so the caller can compute its layer costs once.
+// group so the caller can compute its layer costs once. r indexes
+// kRecomputeModes and o the unit's OptimizerChoices: inside a group, the
+// strategies of one (vp, group size) layout differ only in these two.
 template <typename OnGroup, typename Visit>
 void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u, OnGroup on_group,
                Visit visit) {
@@ -215,14 +217,15 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
           s.vp = int(vps[i]);
           for (int g = 0; g < GroupSizeCount(s.vp, microbatches, u.pp); ++g) {
             s.microbatch_group_size_per_vp_stage = g == 0 ? 0 : 2 * int64_t{u.pp};
-            for (spec::Recompute r : kRecomputeModes) {
-              s.recompute = r;
-              for (const OptimizerChoice& opt : optimizers) {
+            for (size_t r = 0; r < std::size(kRecomputeModes); ++r) {
+              s.recompute = kRecomputeModes[r];
+              for (size_t i_opt = 0; i_opt < optimizers.size(); ++i_opt) {
+                const OptimizerChoice& opt = optimizers[i_opt];
                 s.dp_sharding = opt.sharding;
                 s.main_grads_dtype = opt.grads;
                 s.main_params_dtype = opt.master;
                 s.exp_avg_dtype = s.exp_avg_sq_dtype = opt.moments;
-                visit(s);
+                visit(s, r, i_opt);
               }
             }
           }
@@ -317,18 +320,31 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
     // Consecutive strategies mostly share a layout: the map is searched only
     // when it changes.
     auto current = loads_by_key.end();
+    // Strategies that differ only in their recomputation repeat their
+    // data-parallel and pipeline collectives.
+    comm::CollectiveTimeMemo times(c.fabrics);
     // A group's timing costs are computed when its first strategy fits in
     // memory (most groups of a large search are pruned whole); its memory
     // quantities up front.
     bool timed_costs = false;
+    // Most strategies fail on their first pipeline rank's memory. Of that
+    // rank's bytes, the states depend on the optimizer choice and not on the
+    // recomputation, the activations the other way round: each is computed
+    // once per layout (and group) and the pruning test is their sum.
+    std::vector<double> first_state, first_activations;
+    auto forget_first_rank = [&] {
+      first_state.assign(first_state.size(), -1);
+      first_activations.assign(std::size(kRecomputeModes), -1);
+    };
     for (int64_t i = next++; i < int64_t(units.size()) && !InterruptRequested(); i = next++) {
       Enumerate(
           c, o, units[i],
           [&](const spec::Strategy& s) {
             costs.memory = perf::ComputeLayerMemory(c, s);
             timed_costs = false;
+            forget_first_rank();
           },
-          [&](const spec::Strategy& s) {
+          [&](const spec::Strategy& s, size_t r, size_t i_opt) {
             if (InterruptRequested()) return;  // a large unit takes seconds
             ++w->candidates;
             const perf::StageLoadsKey key = perf::StageLoadsKeyOf(s);
@@ -337,8 +353,18 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
               if (current == loads_by_key.end()) {
                 current = loads_by_key.emplace(key, perf::FoldedStageLoads(c.model, s)).first;
               }
+              forget_first_rank();
             }
             const std::vector<perf::StageLoad>& loads = current->second;
+            if (i_opt >= first_state.size()) first_state.resize(i_opt + 1, -1);
+            if (first_state[i_opt] < 0) first_state[i_opt] = perf::StageStateBytes(c, s, costs.memory, loads[0]);
+            if (first_activations[r] < 0) {
+              first_activations[r] = perf::StageActivationBytesRounded(s, costs.memory, loads[0]);
+            }
+            if (perf::StageOverCapacity(c, first_state[i_opt], first_activations[r])) {
+              ++w->pruned;
+              return;
+            }
             std::optional<perf::MemoryBreakdown> memory = perf::MemoryIfFits(c, s, costs.memory, loads);
             if (!memory) {
               ++w->pruned;
@@ -351,7 +377,7 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
               timed_costs = true;
             }
             ++w->evaluated;
-            perf::Estimate e = perf::ComposeIteration(c, s, costs, loads);
+            perf::Estimate e = perf::ComposeIteration(c, s, costs, loads, &times);
             e.memory = *memory;
             w->top.Offer(s, e);
           });
