@@ -201,10 +201,10 @@ TEST(MemoryTest, StateAndActivationsAreTheBreakdownsParts) {
           const double activations = StageActivationBytesRounded(s, lm, load);
           const double total = state + activations + whole.reserved_bytes;
           largest = std::max(largest, total);
-          EXPECT_EQ(total > whole.capacity_bytes, StageOverCapacity(c, state, activations));
+          EXPECT_EQ(total > whole.capacity_bytes, MemoryLimit(c).Over(state, activations));
         }
         EXPECT_EQ(whole.total_bytes, largest) << "pp " << pp << " recompute " << int(r) << " sharding " << int(sharding);
-        EXPECT_EQ(!whole.fits, StageOverCapacity(c, whole.total_bytes - whole.reserved_bytes, 0));
+        EXPECT_EQ(!whole.fits, MemoryLimit(c).Over(whole.total_bytes - whole.reserved_bytes, 0));
         ++checked;
       }
     }

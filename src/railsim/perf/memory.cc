@@ -234,13 +234,14 @@ MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const
   // Runs for every strategy the search times.
   const BytesPerParam per = OptimizerBytesPerParam(s);
   const ShardRanks shard_ranks(s);
+  const MemoryLimit limit(c);
   auto for_stage = [&](const StageLoad& load) {
     MemoryBreakdown mb;
     FillStateParts(c, s, lm, load, per, shard_ranks, &mb);
     mb.activations_bytes = std::ceil(StageActivationBytes(s, lm, load));
-    mb.reserved_bytes = std::ceil(c.system.gpu.memory_reserved_bytes);
+    mb.reserved_bytes = limit.reserved_bytes;
     mb.total_bytes = StateSum(mb) + mb.activations_bytes + mb.reserved_bytes;
-    mb.capacity_bytes = std::floor(c.system.gpu.hbm_bytes);
+    mb.capacity_bytes = limit.capacity_bytes;
     mb.fits = mb.total_bytes <= mb.capacity_bytes;
     return mb;
   };
@@ -299,9 +300,7 @@ double StageActivationBytesRounded(const spec::Strategy& s, const LayerMemory& l
   return std::ceil(StageActivationBytes(s, lm, load));
 }
 
-bool StageOverCapacity(const PerfContext& c, double state_bytes, double activation_bytes) {
-  return !(state_bytes + activation_bytes + std::ceil(c.system.gpu.memory_reserved_bytes) <=
-           std::floor(c.system.gpu.hbm_bytes));
-}
+MemoryLimit::MemoryLimit(const PerfContext& c)
+    : reserved_bytes(std::ceil(c.system.gpu.memory_reserved_bytes)), capacity_bytes(std::floor(c.system.gpu.hbm_bytes)) {}
 
 }  // namespace railsim::perf

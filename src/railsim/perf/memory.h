@@ -137,13 +137,20 @@ std::optional<MemoryBreakdown> MemoryIfFits(const PerfContext& c, const spec::St
 /// One rank's memory in the two parts the search varies separately, each
 /// rounded up as MemoryBreakdown's parts are: what the layout, precision and
 /// optimizer choice hold (weights, their low-precision copies, gradients,
-/// optimizer states; the recomputation leaves it alone) and the activations
-/// (the optimizer choice leaves them alone). StageOverCapacity(c, state,
-/// activations) is exactly !fits of that rank's MemoryBreakdown, so the search
-/// can compute each part once per layout and prune without the whole
-/// breakdown.
+/// optimizer states; the recomputation and the micro-batches in flight leave
+/// it alone) and the activations (the optimizer choice leaves them alone).
+/// MemoryLimit(c).Over(state, activations) is exactly !fits of that rank's
+/// MemoryBreakdown, so the search can compute each part once and prune
+/// without the whole breakdown.
 double StageStateBytes(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm, const StageLoad& load);
 double StageActivationBytesRounded(const spec::Strategy& s, const LayerMemory& lm, const StageLoad& load);
-bool StageOverCapacity(const PerfContext& c, double state_bytes, double activation_bytes);
+struct MemoryLimit {
+  explicit MemoryLimit(const PerfContext& c);
+  /// Adds in MemoryBreakdown::total_bytes's order, so the sums are equal.
+  bool Over(double state_bytes, double activation_bytes) const {
+    return !(state_bytes + activation_bytes + reserved_bytes <= capacity_bytes);
+  }
+  double reserved_bytes, capacity_bytes;
+};
 
 }  // namespace railsim::perf

@@ -1,6 +1,7 @@
 #include "railsim/search/search.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -172,13 +173,14 @@ constexpr spec::Recompute kRecomputeModes[] = {spec::Recompute::kNone, spec::Rec
                                                spec::Recompute::kFull};
 
 // Calls visit(strategy, r, o) for every strategy of `unit` with the same
-// (micro-batch, sp, ep, etp) grouped together, and on_group(strategy) before each
-// group so the caller can compute its layer costs once. r indexes
-// kRecomputeModes and o the unit's OptimizerChoices: inside a group, the
-// strategies of one (vp, group size) layout differ only in these two.
-template <typename OnGroup, typename Visit>
+// (micro-batch, sp, ep, etp) grouped together, on_group(strategy) before each
+// group so the caller can compute its layer costs once, and
+// on_layout(strategy) before each (vp, group size) layout of a group, whose
+// strategies differ only in r, an index of kRecomputeModes, and o, an index
+// of the unit's OptimizerChoices.
+template <typename OnGroup, typename OnLayout, typename Visit>
 void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u, OnGroup on_group,
-               Visit visit) {
+               OnLayout on_layout, Visit visit) {
   const spec::ModelSpec& m = c.model;
   const std::vector<int64_t> vps = VirtualStages(m, u);
   const std::vector<ExpertLayout> experts = ExpertLayouts(m, o, u);
@@ -217,6 +219,7 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
           s.vp = int(vps[i]);
           for (int g = 0; g < GroupSizeCount(s.vp, microbatches, u.pp); ++g) {
             s.microbatch_group_size_per_vp_stage = g == 0 ? 0 : 2 * int64_t{u.pp};
+            on_layout(s);
             for (size_t r = 0; r < std::size(kRecomputeModes); ++r) {
               s.recompute = kRecomputeModes[r];
               for (size_t i_opt = 0; i_opt < optimizers.size(); ++i_opt) {
@@ -317,8 +320,8 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
     // key comes back in many units (the same pp and micro-batch count), so
     // each is computed once per worker.
     std::map<perf::StageLoadsKey, std::vector<perf::StageLoad>> loads_by_key;
-    // Consecutive strategies mostly share a layout: the map is searched only
-    // when it changes.
+    // The layout's loads: consecutive layouts mostly share them, so the map
+    // is searched only when the key changes.
     auto current = loads_by_key.end();
     // Strategies that differ only in their recomputation repeat their
     // data-parallel and pipeline collectives.
@@ -328,13 +331,20 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
     // quantities up front.
     bool timed_costs = false;
     // Most strategies fail on their first pipeline rank's memory. Of that
-    // rank's bytes, the states depend on the optimizer choice and not on the
-    // recomputation, the activations the other way round: each is computed
-    // once per layout (and group) and the pruning test is their sum.
-    std::vector<double> first_state, first_activations;
-    auto forget_first_rank = [&] {
-      first_state.assign(first_state.size(), -1);
-      first_activations.assign(std::size(kRecomputeModes), -1);
+    // rank's bytes, the states depend on the optimizer choice and the rank's
+    // layers, not on the recomputation or the micro-batches in flight; the
+    // activations depend on the layout and the recomputation, not on the
+    // optimizer. Each is computed once and the pruning test is their sum.
+    const perf::MemoryLimit limit(c);
+    struct FirstRankState {
+      perf::StageLoad layers;  // the rank's layer counts it was computed for
+      double bytes = -1;       // -1: not computed in this group
+    };
+    std::vector<FirstRankState> first_state;
+    std::array<double, std::size(kRecomputeModes)> first_activations{};
+    auto same_layers = [](const perf::StageLoad& a, const perf::StageLoad& b) {
+      return a.stage == b.stage && a.layers == b.layers && a.moe_layers == b.moe_layers &&
+             a.bf16_layers == b.bf16_layers && a.bf16_moe_layers == b.bf16_moe_layers;
     };
     for (int64_t i = next++; i < int64_t(units.size()) && !InterruptRequested(); i = next++) {
       Enumerate(
@@ -342,26 +352,31 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
           [&](const spec::Strategy& s) {
             costs.memory = perf::ComputeLayerMemory(c, s);
             timed_costs = false;
-            forget_first_rank();
+            for (FirstRankState& f : first_state) f.bytes = -1;
           },
-          [&](const spec::Strategy& s, size_t r, size_t i_opt) {
-            if (InterruptRequested()) return;  // a large unit takes seconds
-            ++w->candidates;
+          [&](const spec::Strategy& s) {
             const perf::StageLoadsKey key = perf::StageLoadsKeyOf(s);
             if (current == loads_by_key.end() || key != current->first) {
               current = loads_by_key.find(key);
               if (current == loads_by_key.end()) {
                 current = loads_by_key.emplace(key, perf::FoldedStageLoads(c.model, s)).first;
               }
-              forget_first_rank();
             }
+            first_activations.fill(-1);
+          },
+          [&](const spec::Strategy& s, size_t r, size_t i_opt) {
+            if (InterruptRequested()) return;  // a large unit takes seconds
+            ++w->candidates;
             const std::vector<perf::StageLoad>& loads = current->second;
-            if (i_opt >= first_state.size()) first_state.resize(i_opt + 1, -1);
-            if (first_state[i_opt] < 0) first_state[i_opt] = perf::StageStateBytes(c, s, costs.memory, loads[0]);
+            if (i_opt >= first_state.size()) first_state.resize(i_opt + 1);
+            FirstRankState& state = first_state[i_opt];
+            if (state.bytes < 0 || !same_layers(state.layers, loads[0])) {
+              state = {loads[0], perf::StageStateBytes(c, s, costs.memory, loads[0])};
+            }
             if (first_activations[r] < 0) {
               first_activations[r] = perf::StageActivationBytesRounded(s, costs.memory, loads[0]);
             }
-            if (perf::StageOverCapacity(c, first_state[i_opt], first_activations[r])) {
+            if (limit.Over(state.bytes, first_activations[r])) {
               ++w->pruned;
               return;
             }
