@@ -136,10 +136,10 @@ double SendRecvTime(double bytes, int64_t distance, int64_t members, const Clust
 double SendRecvTime(double bytes, const GroupLayout& chain, const ClusterFabrics& c);
 
 /// The times above for one ClusterFabrics, remembering the last few calls:
-/// the search times strategies back to back that differ only in their
-/// recomputation, and their data-parallel and pipeline calls repeat exactly
-/// (same bytes, same groups). Each answer equals the function's. Not
-/// thread-safe: one per worker thread. Holds a reference to `c`.
+/// the search times the three recomputation modes of a strategy back to
+/// back, and their data-parallel and pipeline calls repeat exactly (same
+/// bytes, same groups). Each answer equals the function's. Not thread-safe:
+/// one per worker thread. Holds a reference to `c`.
 class CollectiveTimeMemo {
  public:
   explicit CollectiveTimeMemo(const ClusterFabrics& c) : fabrics_(c) {}
@@ -159,8 +159,9 @@ class CollectiveTimeMemo {
   };
   double Time(Call call, double bytes, const GroupLayout& g);
   const ClusterFabrics& fabrics_;
-  // A strategy makes at most six such calls; eight cover one strategy's
-  // calls and the next one's.
+  // A strategy makes at most seven such calls (hybrid sharding's three, the
+  // expert group's two, the embedding's and the pipeline's): eight hold one
+  // strategy's while the next repeats them.
   std::array<Entry, 8> entries_;
   std::size_t next_ = 0;
 };

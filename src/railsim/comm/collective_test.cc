@@ -119,35 +119,52 @@ TEST(CollectiveTest, PipelineNeighbours) {
 namespace railsim::comm {
 namespace {
 
-// The memo answers what the functions answer, call for call: repeated calls,
-// calls on groups of the same size spread differently, and more distinct
-// calls than it keeps.
+// The memo answers what the functions answer, call for call, whether it
+// remembers the call or not. The calls come as the search makes them: one
+// strategy's few calls, repeated (hits), the same kind and group with other
+// bytes, the same bytes and group with another kind, the same bytes and kind
+// on a group spread differently, and more distinct calls than it keeps
+// (misses after eviction).
 TEST(CollectiveTimeMemoTest, EveryAnswerIsTheFunctions) {
   ClusterFabrics c = Fabrics(NetworkKind::kRailOnly, 8, 450e9, 50e9);
   c.hb.latency_s = 2e-6;
   c.nic.latency_s = 5e-6;
   CollectiveTimeMemo memo(c);
-  const GroupLayout aligned = LayoutOf(16, 2, 8);  // 4 per domain, 4 domains
-  const GroupLayout spread = LayoutOf(16, 4, 8);   // 2 per domain, 8 domains
-  GroupLayout off_rail = aligned;
-  off_rail.rail_aligned = false;
-  ASSERT_NE(AllReduceTime(1e6, aligned, c), AllReduceTime(1e6, spread, c));
-  int calls = 0;
+  const GroupLayout packed = LayoutOf(16, 2, 8);  // 4 per domain, 4 domains
+  const GroupLayout spread = LayoutOf(16, 4, 8);  // 2 per domain, 8 domains
+  // Each pair of calls below differs in one key field and in its answer, so
+  // a memo that left that field out of its key would answer one of them
+  // with the other's time.
+  ASSERT_NE(AllReduceTime(1e6, packed, c), AllReduceTime(1e6, spread, c));
+  ASSERT_NE(AllReduceTime(1e6, packed, c), AllReduceTime(2e6, packed, c));
+  ASSERT_NE(AllReduceTime(1e6, packed, c), AllGatherTime(1e6, packed, c));
+  ASSERT_NE(ReduceScatterTime(1e6, packed, c), SendRecvTime(1e6, packed, c));
+  int compared = 0;
+  auto check = [&](double bytes, const GroupLayout& g) {
+    EXPECT_EQ(AllReduceTime(bytes, g, c), memo.AllReduce(bytes, g)) << bytes;
+    EXPECT_EQ(ReduceScatterTime(bytes, g, c), memo.ReduceScatter(bytes, g)) << bytes;
+    EXPECT_EQ(AllGatherTime(bytes, g, c), memo.AllGather(bytes, g)) << bytes;
+    EXPECT_EQ(SendRecvTime(bytes, g, c), memo.SendRecv(bytes, g)) << bytes;
+    compared += 4;
+  };
+  // Eight distinct calls, then the same eight twice more: all hits.
   for (int round = 0; round < 3; ++round) {
-    for (double bytes : {1e3, 1e6, 3e8, 1e6, 1e3}) {
-      for (const GroupLayout& g : {aligned, spread, off_rail, LayoutOf(16, 1, 8), LayoutOf(4, 2, 8)}) {
-        EXPECT_EQ(AllReduceTime(bytes, g, c), memo.AllReduce(bytes, g));
-        EXPECT_EQ(ReduceScatterTime(bytes, g, c), memo.ReduceScatter(bytes, g));
-        EXPECT_EQ(AllGatherTime(bytes, g, c), memo.AllGather(bytes, g));
-        EXPECT_EQ(SendRecvTime(bytes, g, c), memo.SendRecv(bytes, g));
-        calls += 4;
-      }
-    }
+    check(1e6, packed);
+    check(2e6, packed);
   }
-  EXPECT_EQ(300, calls);
-  // The kinds are kept apart: an all-reduce moves twice an all-gather's bytes.
-  EXPECT_NE(memo.AllReduce(1e6, aligned), memo.AllGather(1e6, aligned));
-  EXPECT_EQ(0, memo.SendRecv(0, aligned));
+  // The same bytes on the other layout, then back: a memo keyed without the
+  // layout would return packed's times for spread.
+  for (int round = 0; round < 3; ++round) {
+    check(1e6, spread);
+    check(1e6, packed);
+  }
+  // Many distinct calls: every one evicts, and answers stay right.
+  for (double bytes : {1e3, 1e4, 1e5, 3e8, 1e9}) {
+    for (const GroupLayout& g : {packed, spread, LayoutOf(16, 1, 8), LayoutOf(4, 2, 8)}) check(bytes, g);
+  }
+  EXPECT_EQ(4 * (6 + 6 + 20), compared);
+  EXPECT_EQ(0, memo.SendRecv(0, packed));
+  EXPECT_EQ(&c, &memo.fabrics());
 }
 
 }  // namespace

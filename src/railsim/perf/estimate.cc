@@ -1,6 +1,7 @@
 #include "railsim/perf/estimate.h"
 
 #include <algorithm>
+#include <cassert>
 #include <optional>
 
 #include "railsim/perf/compute.h"
@@ -163,6 +164,7 @@ Estimate ComposeIteration(const PerfContext& c, const spec::Strategy& s, const L
   const comm::ClusterFabrics& f = c.fabrics;
   std::optional<comm::CollectiveTimeMemo> own_times;
   if (!times) times = &own_times.emplace(f);
+  assert(&times->fabrics() == &f && "a memo answers for the fabrics it was made for");
   const ParallelGroups groups = PlaceGroups(c, s);
   const double m = double(s.num_microbatches());
 

@@ -167,49 +167,87 @@ TEST(MemoryTest, MemoryIfFitsIsTheBreakdownOrNothing) {
 // The search's pruning parts add up to the breakdown exactly. By hand for
 // one rank: GPT-3 175B, tp 8, pp 1 would be 175e9 / 8 parameters per GPU; a
 // plain Adam (no sharding) keeps 2 (bf16 weights) + 4 (fp32 gradients) + 12
-// (fp32 master and two moments) = 18 bytes each. And for every rank of
-// several layouts: state + activations + reserved is total_bytes, and the
-// largest of them is EstimateMemory's.
-TEST(MemoryTest, StateAndActivationsAreTheBreakdownsParts) {
+// (fp32 master and two moments) = 18 bytes each.
+TEST(MemoryTest, StateBytesByHand) {
   spec::ModelSpec m = spec::LoadModel("gpt3-175b", "--model");
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-h100", "--system"), 1024,
                                   comm::NetworkKind::kRailOptimized);
-  {
-    spec::Strategy s = MakeStrategy(8, 1, 128, 1, 1024);
-    s.dp_sharding = spec::DpSharding::kNone;
-    const LayerMemory lm = ComputeLayerMemory(c, s);
-    const std::vector<StageLoad> loads = FoldedStageLoads(c.model, s);
-    ASSERT_EQ(1u, loads.size());
-    const double params = ParamsOnGpu(c, lm, loads[0]).total();
-    EXPECT_NEAR(175e9 / 8, params, 0.01 * 175e9 / 8);
-    EXPECT_NEAR(18 * params, StageStateBytes(c, s, lm, loads[0]), 4);
-  }
+  spec::Strategy s = MakeStrategy(8, 1, 128, 1, 1024);
+  s.dp_sharding = spec::DpSharding::kNone;
+  const LayerMemory lm = ComputeLayerMemory(c, s);
+  const std::vector<StageLoad> loads = FoldedStageLoads(c.model, s);
+  ASSERT_EQ(1u, loads.size());
+  const double params = ParamsOnGpu(c, lm, loads[0]).total();
+  EXPECT_NEAR(175e9 / 8, params, 0.01 * 175e9 / 8);
+  EXPECT_NEAR(18 * params, StageStateBytes(c, s, lm, loads[0]), 4);
+}
+
+// For every rank of many layouts (dense and MoE, bf16 and fp8, each
+// sharding, each recomputation, pp 1 to 4 with and without interleaving):
+// the rank's state + activations + reserve is at most the breakdown's total
+// and the largest of them is it; the limit is the breakdown's; and what the
+// search's caches assume holds: the state does not move with the
+// recomputation or the interleaving, the activations do not move with the
+// optimizer choice.
+TEST(MemoryTest, StateAndActivationsAreTheBreakdownsParts) {
+  const spec::SystemSpec h100 = spec::LoadSystem("dgx-h100", "--system");
   int checked = 0;
-  for (int pp : {1, 4, 8}) {
-    for (spec::Recompute r : {spec::Recompute::kNone, spec::Recompute::kSelective, spec::Recompute::kFull}) {
-      for (spec::DpSharding sharding : {spec::DpSharding::kNone, spec::DpSharding::kOptimizer, spec::DpSharding::kFull}) {
-        spec::Strategy s = MakeStrategy(8, pp, 1024 / (8 * pp), 1, 1024);
-        s.recompute = r;
-        s.dp_sharding = sharding;
-        if (pp > 1) s.vp = 2;
-        const LayerMemory lm = ComputeLayerMemory(c, s);
-        const std::vector<StageLoad> loads = FoldedStageLoads(c.model, s);
-        const MemoryBreakdown whole = EstimateMemory(c, s, lm, loads);
-        double largest = 0;
-        for (const StageLoad& load : loads) {
-          const double state = StageStateBytes(c, s, lm, load);
-          const double activations = StageActivationBytesRounded(s, lm, load);
-          const double total = state + activations + whole.reserved_bytes;
-          largest = std::max(largest, total);
-          EXPECT_EQ(total > whole.capacity_bytes, MemoryLimit(c).Over(state, activations));
+  for (const char* model : {"gpt3-175b", "mixtral-8x22b"}) {
+    PerfContext c = MakePerfContext(spec::LoadModel(model, "--model"), h100, 1024,
+                                    comm::NetworkKind::kRailOptimized);
+    const MemoryLimit limit(c);
+    for (spec::Precision precision : {spec::Precision::kBf16, spec::Precision::kFp8}) {
+      for (int pp : {1, 2, 4}) {
+        for (spec::DpSharding sharding : {spec::DpSharding::kNone, spec::DpSharding::kOptimizer,
+                                          spec::DpSharding::kGradients, spec::DpSharding::kFull}) {
+          double state_without_recompute = -1, state_without_interleaving = -1;
+          for (int vp : {1, 2}) {
+            for (spec::Recompute r : {spec::Recompute::kNone, spec::Recompute::kSelective, spec::Recompute::kFull}) {
+              spec::Strategy s = MakeStrategy(8, pp, 1024 / (8 * pp), 1, 1024);
+              s.precision = precision;
+              s.recompute = r;
+              s.dp_sharding = sharding;
+              s.vp = pp > 1 ? vp : 1;
+              if (c.model.is_moe()) {
+                s.ep = 8;
+                s.sequence_parallel = true;
+              }
+              spec::ValidateStrategy(c.model, c.gpus, s);
+              const LayerMemory lm = ComputeLayerMemory(c, s);
+              const std::vector<StageLoad> loads = FoldedStageLoads(c.model, s);
+              const MemoryBreakdown whole = EstimateMemory(c, s, lm, loads);
+              EXPECT_EQ(whole.reserved_bytes, limit.reserved_bytes);
+              EXPECT_EQ(whole.capacity_bytes, limit.capacity_bytes);
+              double largest = 0;
+              for (const StageLoad& load : loads) {
+                const double state = StageStateBytes(c, s, lm, load);
+                const double activations = StageActivationBytesRounded(s, lm, load);
+                largest = std::max(largest, state + activations + whole.reserved_bytes);
+              }
+              EXPECT_EQ(whole.total_bytes, largest) << model << " pp " << pp << " vp " << s.vp;
+              const double first_state = StageStateBytes(c, s, lm, loads[0]);
+              const double first_activations = StageActivationBytesRounded(s, lm, loads[0]);
+              if (loads.size() == 1) {
+                EXPECT_EQ(!whole.fits, limit.Over(first_state, first_activations));
+              }
+              // The caches' assumptions.
+              if (r == spec::Recompute::kNone) state_without_recompute = first_state;
+              EXPECT_EQ(state_without_recompute, first_state);
+              if (vp == 1) state_without_interleaving = first_state;
+              EXPECT_EQ(state_without_interleaving, first_state);
+              spec::Strategy other_optimizer = s;
+              other_optimizer.dp_sharding = spec::DpSharding::kFull;
+              other_optimizer.main_grads_dtype = spec::MainGradsDtype::kBf16;
+              other_optimizer.exp_avg_dtype = other_optimizer.exp_avg_sq_dtype = spec::MomentDtype::kBf16;
+              EXPECT_EQ(first_activations, StageActivationBytesRounded(other_optimizer, lm, loads[0]));
+              ++checked;
+            }
+          }
         }
-        EXPECT_EQ(whole.total_bytes, largest) << "pp " << pp << " recompute " << int(r) << " sharding " << int(sharding);
-        EXPECT_EQ(!whole.fits, MemoryLimit(c).Over(whole.total_bytes - whole.reserved_bytes, 0));
-        ++checked;
       }
     }
   }
-  EXPECT_EQ(27, checked);
+  EXPECT_EQ(2 * 2 * 3 * 4 * 2 * 3, checked);
 }
 
 TEST(EstimateTest, MemoryThatDoesNotFitIsReportedNotRejected) {

@@ -231,7 +231,7 @@ double StateSum(const MemoryBreakdown& mb) {
 // holds the most activations, is tried first).
 MemoryBreakdown StageMemory(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
                             const std::vector<StageLoad>& loads, bool stop_when_over) {
-  // Runs for every strategy the search times.
+  // Runs for every strategy whose first rank fits (the search's second test).
   const BytesPerParam per = OptimizerBytesPerParam(s);
   const ShardRanks shard_ranks(s);
   const MemoryLimit limit(c);

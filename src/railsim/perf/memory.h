@@ -129,8 +129,8 @@ MemoryBreakdown EstimateMemory(const PerfContext& c, const spec::Strategy& s, co
                                const std::vector<StageLoad>& folded);
 
 /// EstimateMemory(c, s, lm, folded) when it fits; nullopt as soon as a stage
-/// is over capacity, without looking at the others (the search's pruning
-/// test, which most of its strategies fail).
+/// is over capacity, without looking at the others (the search's test of
+/// the strategies whose first rank fits, StageStateBytes below).
 std::optional<MemoryBreakdown> MemoryIfFits(const PerfContext& c, const spec::Strategy& s, const LayerMemory& lm,
                                             const std::vector<StageLoad>& folded);
 

@@ -176,8 +176,9 @@ constexpr spec::Recompute kRecomputeModes[] = {spec::Recompute::kNone, spec::Rec
 // (micro-batch, sp, ep, etp) grouped together, on_group(strategy) before each
 // group so the caller can compute its layer costs once, and
 // on_layout(strategy) before each (vp, group size) layout of a group, whose
-// strategies differ only in r, an index of kRecomputeModes, and o, an index
-// of the unit's OptimizerChoices.
+// strategies differ only in o, an index of the unit's OptimizerChoices, and
+// r, an index of kRecomputeModes (the inner loop). The order does not change
+// the result: TopK keeps the best k in RanksBefore's total order.
 template <typename OnGroup, typename OnLayout, typename Visit>
 void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u, OnGroup on_group,
                OnLayout on_layout, Visit visit) {
@@ -220,14 +221,17 @@ void Enumerate(const perf::PerfContext& c, const SearchOptions& o, const Unit& u
           for (int g = 0; g < GroupSizeCount(s.vp, microbatches, u.pp); ++g) {
             s.microbatch_group_size_per_vp_stage = g == 0 ? 0 : 2 * int64_t{u.pp};
             on_layout(s);
-            for (size_t r = 0; r < std::size(kRecomputeModes); ++r) {
-              s.recompute = kRecomputeModes[r];
-              for (size_t i_opt = 0; i_opt < optimizers.size(); ++i_opt) {
-                const OptimizerChoice& opt = optimizers[i_opt];
-                s.dp_sharding = opt.sharding;
-                s.main_grads_dtype = opt.grads;
-                s.main_params_dtype = opt.master;
-                s.exp_avg_dtype = s.exp_avg_sq_dtype = opt.moments;
+            // Recomputation innermost: strategies that differ only in it
+            // follow each other, and their data-parallel and pipeline
+            // collectives are the same calls.
+            for (size_t i_opt = 0; i_opt < optimizers.size(); ++i_opt) {
+              const OptimizerChoice& opt = optimizers[i_opt];
+              s.dp_sharding = opt.sharding;
+              s.main_grads_dtype = opt.grads;
+              s.main_params_dtype = opt.master;
+              s.exp_avg_dtype = s.exp_avg_sq_dtype = opt.moments;
+              for (size_t r = 0; r < std::size(kRecomputeModes); ++r) {
+                s.recompute = kRecomputeModes[r];
                 visit(s, r, i_opt);
               }
             }
@@ -323,8 +327,8 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
     // The layout's loads: consecutive layouts mostly share them, so the map
     // is searched only when the key changes.
     auto current = loads_by_key.end();
-    // Strategies that differ only in their recomputation repeat their
-    // data-parallel and pipeline collectives.
+    // Consecutive strategies that differ only in their recomputation repeat
+    // their data-parallel and pipeline collectives.
     comm::CollectiveTimeMemo times(c.fabrics);
     // A group's timing costs are computed when its first strategy fits in
     // memory (most groups of a large search are pruned whole); its memory
