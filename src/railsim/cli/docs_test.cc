@@ -1,6 +1,9 @@
 // Every subcommand's --help ends with a worked example, and docs/<command>.md
-// documents every flag --help lists, so the docs cannot fall behind the code.
+// documents every flag --help lists, so the docs cannot fall behind the code;
+// every repository file the pages name exists.
+#include <filesystem>
 #include <fstream>
+#include <regex>
 #include <map>
 #include <set>
 #include <sstream>
@@ -140,6 +143,30 @@ TEST(DocsTest, EveryJsonKeyADocsPageNamesIsInTheOutput) {
                                    << command << " --format json does not print";
     }
   }
+}
+
+// A file moves (a test to another floor, a bench to request/) and the page
+// that names it is not told: every path under the repository's own
+// directories that README.md, BENCHMARKS.md or a docs/ page names must exist.
+// NCCL's sources (src/graph/...) are named as NCCL's, not ours.
+TEST(DocsTest, EveryRepositoryFileNamedExists) {
+  const std::string root = RAILSIM_SOURCE_DIR;
+  std::vector<std::string> pages = {"README.md", "BENCHMARKS.md"};
+  for (const auto& entry : std::filesystem::directory_iterator(root + "/docs")) {
+    if (entry.path().extension() == ".md") pages.push_back("docs/" + entry.path().filename().string());
+  }
+  const std::regex path(R"((src/railsim|tests|python|scripts|presets|examples)/[A-Za-z0-9_./-]+\.(cc|h|py|json|csv|sh|md|txt))");
+  int named = 0;
+  for (const std::string& page : pages) {
+    const std::string text = Slurp(root + "/" + page);
+    ASSERT_FALSE(text.empty()) << page;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), path); it != std::sregex_iterator(); ++it) {
+      const std::string file = it->str();
+      EXPECT_TRUE(std::filesystem::exists(root + "/" + file)) << page << " names " << file << ", which is not there";
+      ++named;
+    }
+  }
+  EXPECT_GT(named, 50);  // the pages name their sources; a regex that matched nothing would pass
 }
 
 }  // namespace
