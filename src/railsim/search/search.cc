@@ -377,10 +377,13 @@ SearchResult Search(const perf::PerfContext& c, const SearchOptions& o) {
             if (state.bytes < 0 || !same_layers(state.layers, loads[0])) {
               state = {loads[0], perf::StageStateBytes(c, s, costs.memory, loads[0])};
             }
-            if (first_activations[r] < 0) {
+            // Activations are never negative and rounding is monotonic: a
+            // state over capacity on its own is over with any activations,
+            // which then need not be computed.
+            if (first_activations[r] < 0 && !limit.Over(state.bytes, 0)) {
               first_activations[r] = perf::StageActivationBytesRounded(s, costs.memory, loads[0]);
             }
-            if (limit.Over(state.bytes, first_activations[r])) {
+            if (limit.Over(state.bytes, std::max(0.0, first_activations[r]))) {
               ++w->pruned;
               return;
             }
