@@ -379,6 +379,19 @@ TEST(CliTest, NetworkJsonHasTheContractKeys) {
   EXPECT_EQ(1024, j["switches_by_tier"][0]);  // leaf first
 }
 
+// A job whose only collective across HB domains is the tied embedding's
+// all-reduce (tp 8, pp 8, dp 1 on 64 GPUs) crashed the failure study's
+// simulated check: it ran that pair's family over the whole cluster, past its
+// last GPU. Now the check skips such a group, and the command answers.
+TEST(CliTest, FailuresOfAJobWithoutDataParallelism) {
+  RunResult r = RunRailsim({"failures", "--system", "dgx-a100", "--gpus", "64", "--network", "rail-only", "--fail",
+                            "nic3", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--micro-batch-size", "1",
+                            "--global-batch-size", "64", "--format", "json"});
+  ASSERT_EQ(0, r.status) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j.dump().empty());
+}
+
 TEST(CliTest, CostJsonListsDesignsWithSavings) {
   nlohmann::json j = JsonOf({"cost", "--gpus", "32768", "--hb-size", "256", "--radix", "128", "--format", "json"});
   ASSERT_EQ(3u, j["designs"].size());
