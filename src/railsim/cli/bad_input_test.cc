@@ -248,6 +248,7 @@ TEST_F(BadInputTest, NetworkAndCost) {
     for (std::string v : {"0", "0.5", "-1", "abc", "64", "nan"}) {
       cases.push_back({With(base, "--oversubscription", v), "--oversubscription"});
     }
+    for (std::string v : {"0", "-2", "3", "x", "1e9"}) cases.push_back({With(base, "--gpus-per-nic", v), "--gpus-per-nic"});
     for (const std::string& f : BadFiles()) cases.push_back({With(base, "--catalog", f), "--catalog"});
     cases.push_back({With(base, "--catalog", "defualt"), "--catalog"});
     cases.push_back({With(base, "--catalog", Mutated("default", "switch_port_cost_usd", "-694")), "switch_port_cost_usd"});

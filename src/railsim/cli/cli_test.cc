@@ -390,6 +390,28 @@ TEST(CliTest, FailuresOfAJobWithoutDataParallelism) {
   ASSERT_EQ(0, r.status) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j.dump().empty());
+// 4 NICs per 8 GPUs: 1,024 GPUs have 512 NICs on 4 rails of 128 (256 GPUs
+// each); each rail a two-tier Clos of 128 NICs at radix 64 (4 leaves, 2
+// spines) with 256 cables: 24 switches and 2,048 transceivers in all, as
+// a network of 512 GPUs with a NIC each.
+TEST(CliTest, NetworkOfGpusSharingNics) {
+  nlohmann::json j = JsonOf({"network", "--design", "rail-only", "--gpus", "1024", "--hb-size", "8", "--radix", "64",
+                             "--gpus-per-nic", "2", "--format", "json"});
+  EXPECT_EQ(4, j["rails"]);
+  EXPECT_EQ(256, j["gpus_per_rail"]);
+  EXPECT_EQ(2, j["gpus_per_nic"]);
+  EXPECT_EQ(512, j["nics"]);
+  EXPECT_EQ(24, j["switches"]);
+  EXPECT_EQ(2048, j["transceivers"]);
+  RunResult text = RunRailsim({"network", "--design", "rail-only", "--gpus", "1024", "--hb-size", "8", "--radix",
+                               "64", "--gpus-per-nic", "2"});
+  ASSERT_EQ(0, text.status) << text.err;
+  EXPECT_NE(std::string::npos, text.out.find("512 (2 GPUs share each)")) << text.out;
+  RunResult bad = RunRailsim({"network", "--design", "rail-only", "--gpus", "1024", "--hb-size", "8", "--radix", "64",
+                              "--gpus-per-nic", "3"});
+  EXPECT_NE(0, bad.status);
+  EXPECT_NE(std::string::npos, bad.err.find("--gpus-per-nic: expected a positive divisor of the HB domain size 8, got 3"))
+      << bad.err;
 }
 
 TEST(CliTest, CostJsonListsDesignsWithSavings) {

@@ -60,8 +60,8 @@ int32_t PlanUplinks(const std::vector<int32_t>& demand, int radix, std::vector<i
 // as fit under its down-ports when a rail is smaller than a leaf (an
 // architect does not buy a 64-port leaf for a one-GPU rail), else one.
 int64_t RailsPerLeaf(const TopologyParams& p) {
-  const int64_t per_rail = p.gpus / p.hb_domain_size;
-  if (p.gpus <= p.radix) return 1;  // one switch holds everything anyway
+  const int64_t per_rail = p.gpus / p.hb_domain_size;  // NICs per rail: one per domain
+  if (p.gpus / p.gpus_per_nic <= p.radix) return 1;  // one switch holds every NIC anyway
   const int64_t down = LeafDownPorts(p.radix, p.oversubscription);
   return per_rail < down ? down / per_rail : 1;
 }
@@ -69,10 +69,10 @@ int64_t RailsPerLeaf(const TopologyParams& p) {
 // Endpoint group sizes of a design's fabrics: one list per fabric; a leaf
 // never spans two groups.
 std::vector<std::vector<int64_t>> FabricGroups(const TopologyParams& p) {
-  int64_t rails = p.hb_domain_size;
-  int64_t per_rail = p.gpus / rails;
+  int64_t rails = p.hb_domain_size / p.gpus_per_nic;
+  int64_t per_rail = p.gpus / p.hb_domain_size;
   switch (p.design) {
-    case Design::kFatTree: return {{p.gpus}};
+    case Design::kFatTree: return {{p.gpus / p.gpus_per_nic}};
     case Design::kRailOptimized: {
       const int64_t shared = RailsPerLeaf(p);
       std::vector<int64_t> groups(rails / shared, shared * per_rail);
@@ -137,6 +137,10 @@ void ValidateTopologyParams(const TopologyParams& p, int64_t max_gpus) {
   if (!(p.hb_bw_Bps > 0) || !std::isfinite(p.hb_bw_Bps)) {
     throw Error("hb_bandwidth", "expected a positive bandwidth");
   }
+  if (p.gpus_per_nic < 1 || p.gpus_per_nic > p.hb_domain_size || p.hb_domain_size % p.gpus_per_nic != 0) {
+    throw Error("--gpus-per-nic", fmt::format("expected a positive divisor of the HB domain size {}, got {}",
+                                              p.hb_domain_size, p.gpus_per_nic));
+  }
   if (!(p.oversubscription >= 1) || !(p.oversubscription <= p.radix - 1)) {
     throw Error("--oversubscription",
                 fmt::format("expected a ratio in [1, {}] (leaf down:up), got {}", p.radix - 1,
@@ -178,12 +182,13 @@ class TopologyBuilder {
   Topology Build() {
     const TopologyParams& p = t_.params_;
     AddEndpoints();
-    int rails = p.hb_domain_size;
-    int64_t per_rail = p.gpus / rails;
+    // The fabrics connect NICs; a NIC is named by its first GPU.
+    int rails = t_.rails();
+    int64_t per_rail = p.gpus / p.hb_domain_size;
     switch (p.design) {
       case Design::kFatTree: {
         std::vector<std::vector<int64_t>> groups(1);
-        for (int64_t g = 0; g < p.gpus; ++g) groups[0].push_back(g);
+        for (int64_t g = 0; g < p.gpus; g += p.gpus_per_nic) groups[0].push_back(g);
         BuildClos(groups, -1, -1);
         break;
       }
@@ -216,11 +221,12 @@ class TopologyBuilder {
   }
 
  private:
+  // The first GPU of each of the rail's NICs, one per HB domain.
   std::vector<int64_t> RailMembers(int rail) const {
     const TopologyParams& p = t_.params_;
     std::vector<int64_t> members;
     members.reserve(p.gpus / p.hb_domain_size);
-    for (int64_t g = rail; g < p.gpus; g += p.hb_domain_size) members.push_back(g);
+    for (int64_t g = int64_t{rail} * p.gpus_per_nic; g < p.gpus; g += p.hb_domain_size) members.push_back(g);
     return members;
   }
 
@@ -259,8 +265,8 @@ class TopologyBuilder {
     for (int64_t g = 0; g < n; ++g) {
       AddNode({NodeKind::kGpu, Tier::kNone, static_cast<int32_t>(g), t_.rail_of(g), -1, 0});
     }
-    for (int64_t g = 0; g < n; ++g) {
-      AddNode({NodeKind::kNic, Tier::kNone, static_cast<int32_t>(g), t_.rail_of(g), -1, 0});
+    for (int64_t g = 0; g < n; g += p.gpus_per_nic) {
+      AddNode({NodeKind::kNic, Tier::kNone, static_cast<int32_t>(t_.nic_of(g)), t_.rail_of(g), -1, 0});
     }
     for (int64_t d = 0; d < domains; ++d) {
       AddNode({NodeKind::kHbDomain, Tier::kNone, static_cast<int32_t>(d), -1, -1, 0});
@@ -309,11 +315,15 @@ class TopologyBuilder {
                               total <= p.radix ? port_base : 0);
       f.leaves.push_back(leaf);
       int32_t position = 0;
-      for (int64_t g : leaf_members[i]) {
-        t_.gpu_nic_leaf_link_[g] = AddLink(t_.nic_node(g), leaf, LinkKind::kNicToLeaf, rail, speed);
-        t_.gpu_fabric_[g] = fabric_index;
-        t_.gpu_leaf_[g] = static_cast<int32_t>(i);
-        t_.gpu_leaf_position_[g] = position++;
+      for (int64_t first : leaf_members[i]) {
+        const LinkId cable = AddLink(t_.nic_node(first), leaf, LinkKind::kNicToLeaf, rail, speed);
+        for (int64_t g = first; g < first + p.gpus_per_nic; ++g) {  // the NIC's GPUs
+          t_.gpu_nic_leaf_link_[g] = cable;
+          t_.gpu_fabric_[g] = fabric_index;
+          t_.gpu_leaf_[g] = static_cast<int32_t>(i);
+          t_.gpu_leaf_position_[g] = position;
+        }
+        ++position;
       }
     }
     const int64_t leaves = static_cast<int64_t>(leaf_members.size());

@@ -209,9 +209,11 @@ TEST(BuilderTest, RailOnlyForwardsCrossRailThroughHbDomain) {
 // count, including non-exact sizes.
 TEST(BuilderTest, RoutesAreConnectedWalks) {
   for (Design d : {Design::kRailOnly, Design::kRailOptimized, Design::kFatTree}) {
-    for (auto [gpus, k, radix] : {std::tuple{96, 8, 8}, std::tuple{200, 4, 16}, std::tuple{1000, 8, 16},
-                                  std::tuple{1024, 8, 16}, std::tuple{120, 8, 64}}) {
+    for (auto [gpus, k, radix, shared] : {std::tuple{96, 8, 8, 1}, std::tuple{200, 4, 16, 1}, std::tuple{1000, 8, 16, 1},
+                                          std::tuple{1024, 8, 16, 1}, std::tuple{120, 8, 64, 1},
+                                          std::tuple{1024, 8, 16, 2}, std::tuple{96, 8, 8, 4}}) {
       TopologyParams p = Params(d, gpus, k, radix);
+      p.gpus_per_nic = shared;
       ValidateTopologyParams(p);
       Topology t = BuildTopology(p);
       for (int64_t s = 0; s < gpus; s += 7) {
@@ -227,6 +229,67 @@ TEST(BuilderTest, RoutesAreConnectedWalks) {
         }
       }
     }
+  }
+}
+
+// Two GPUs behind each NIC (4 NICs per 8-GPU domain): the network is built
+// for the NICs. By hand, 1,024 GPUs in domains of 8 at radix 64 have 512
+// NICs; a two-tier Clos of E = 512 endpoints (E <= k^2 / 2) has 3E / k = 24
+// switches and 4E = 2,048 transceivers (E NIC cables and E up-links, two
+// each), where the 1,024 NICs of one per GPU need 48 and 4,096. Rail-only
+// has 4 rails of 128 NICs: 6 switches and 512 transceivers each.
+TEST(BuilderTest, GpusSharingANicAreBuiltForTheNics) {
+  for (Design d : {Design::kRailOptimized, Design::kRailOnly}) {
+    TopologyParams p = Params(d, 1024, 8, 64);
+    p.gpus_per_nic = 2;
+    ValidateTopologyParams(p);
+    const Topology t = BuildTopology(p);
+    const BillOfMaterials shared = CountBill(t, PaperPrices());
+    EXPECT_EQ(24, shared.switches) << DesignName(d);
+    EXPECT_EQ(2048, shared.transceivers) << DesignName(d);
+    const BillOfMaterials own = Count(d, 1024, 8, 64);
+    EXPECT_EQ(48, own.switches) << DesignName(d);
+    EXPECT_EQ(4096, own.transceivers) << DesignName(d);
+    int64_t nics = 0, cables = 0;
+    for (const Node& n : t.nodes()) nics += n.kind == NodeKind::kNic ? 1 : 0;
+    for (const Link& l : t.links()) cables += l.kind == LinkKind::kNicToLeaf ? 1 : 0;
+    EXPECT_EQ(512, nics);
+    EXPECT_EQ(512, cables);
+    EXPECT_EQ(512, t.nics());
+    EXPECT_EQ(4, t.rails());
+    // gpu0 and gpu1 share nic0 and its cable, each with its own host link;
+    // gpu2 is on rail 1.
+    EXPECT_EQ(t.nic_node(0), t.nic_node(1));
+    EXPECT_EQ(t.nic_leaf_link(0), t.nic_leaf_link(1));
+    EXPECT_NE(t.pcie_link(0), t.pcie_link(1));
+    EXPECT_EQ("nic0", t.NodeName(t.nic_node(1)));
+    EXPECT_EQ("nic511", t.NodeName(t.nic_node(1023)));
+    EXPECT_EQ("hb0", t.NodeName(t.hb_node(0)));
+    EXPECT_EQ(0, t.rail_of(1));
+    EXPECT_EQ(1, t.rail_of(2));
+    EXPECT_EQ(3, t.rail_of(1023));
+  }
+  // Rail-only: gpu1 (rail 0) reaches gpu9 (domain 1, local 1, rail 0) on its
+  // rail; gpu1 to gpu10 (rail 1) is forwarded to gpu2 first, the GPU of
+  // domain 0 in gpu10's place.
+  TopologyParams p = Params(Design::kRailOnly, 64, 8, 16);
+  p.gpus_per_nic = 2;
+  const Topology t = BuildTopology(p);
+  std::vector<NodeId> same_rail = t.RouteNodes(1, 9);
+  EXPECT_EQ("nic0", t.NodeName(same_rail[1]));
+  EXPECT_EQ("rail0/leaf0", t.NodeName(same_rail[2]));
+  EXPECT_EQ("nic4", t.NodeName(same_rail[same_rail.size() - 2]));
+  std::vector<NodeId> forwarded = t.RouteNodes(1, 10);
+  EXPECT_EQ("gpu2", t.NodeName(forwarded[2]));
+  EXPECT_EQ("nic1", t.NodeName(forwarded[3]));
+  EXPECT_EQ("rail1/leaf0", t.NodeName(forwarded[4]));
+  // A NIC count that does not divide the domain is refused by name.
+  p.gpus_per_nic = 3;
+  try {
+    ValidateTopologyParams(p);
+    ADD_FAILURE() << "3 GPUs per NIC in domains of 8 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ("--gpus-per-nic: expected a positive divisor of the HB domain size 8, got 3", std::string(e.what()));
   }
 }
 

@@ -42,8 +42,8 @@ class DeviceNames {
   // one). Throws when the index is out of range.
   std::optional<NodeId> Endpoint(std::string_view name, std::string_view device) {
     for (auto [prefix, count, base] : {std::tuple{"gpu", t_.gpus(), int64_t{0}},
-                                       std::tuple{"nic", t_.gpus(), t_.gpus()},
-                                       std::tuple{"hb", t_.hb_domains(), 2 * t_.gpus()}}) {
+                                       std::tuple{"nic", t_.nics(), t_.gpus()},
+                                       std::tuple{"hb", t_.hb_domains(), int64_t{t_.hb_node(0)}}}) {
       std::string_view p(prefix);
       if (name.substr(0, p.size()) != p) continue;
       int64_t index = ParseIndex(name.substr(p.size()));
@@ -83,7 +83,7 @@ class DeviceNames {
  private:
   void IndexSwitches() {
     if (!switch_names_.empty()) return;
-    for (NodeId id = static_cast<NodeId>(2 * t_.gpus() + t_.hb_domains());
+    for (NodeId id = t_.first_switch_node();
          id < static_cast<NodeId>(t_.nodes().size()); ++id) {
       std::string name = t_.NodeName(id);
       switches_.emplace(name, id);
@@ -192,6 +192,11 @@ void DeriveGpuState(const Topology& t, FailureSet* f) {
       (f->nic_path_ok[g] ? healthy : cut).push_back(g);
     }
     if (healthy.empty()) continue;
+    // One forwarder per NIC before a second on any: GPUs that share a NIC
+    // come after the first GPU of every other NIC.
+    const int64_t per_nic = t.params().gpus_per_nic;
+    std::stable_sort(healthy.begin(), healthy.end(),
+                     [per_nic](int64_t a, int64_t b) { return a % per_nic < b % per_nic; });
     for (size_t i = 0; i < cut.size(); ++i) {
       int64_t via = healthy[i % healthy.size()];
       f->forwarder[cut[i]] = static_cast<int32_t>(via);
@@ -319,15 +324,27 @@ int RouteAroundFailures(const Topology& t, const FailureSet& f, int64_t src, int
     const int64_t candidates[] = {t.rail_of(dst), t.rail_of(src),
                                   f.forwarder[src] >= 0 ? t.rail_of(f.forwarder[src]) : -1,
                                   f.forwarder[dst] >= 0 ? t.rail_of(f.forwarder[dst]) : -1};
+    // A usable GPU of domain d on rail r: `self` when it is one, else the
+    // first of the rail's GPUs there (gpus_per_nic of them share its NIC).
+    const int64_t per_nic = t.params().gpus_per_nic;
+    auto on_rail = [&](int64_t self, int64_t d, int64_t r) -> int64_t {
+      if (t.rail_of(self) == r && Usable(f, self)) return self;
+      for (int64_t g = d * k + r * per_nic; g < d * k + (r + 1) * per_nic; ++g) {
+        if (Usable(f, g)) return g;
+      }
+      return -1;
+    };
     auto try_rail = [&](int64_t r) {
-      if (r < 0 || !Usable(f, ds * k + r) || !Usable(f, dd * k + r)) return false;
-      egress = ds * k + r;
-      ingress = dd * k + r;
+      if (r < 0) return false;
+      const int64_t e = on_rail(src, ds, r), i = on_rail(dst, dd, r);
+      if (e < 0 || i < 0) return false;
+      egress = e;
+      ingress = i;
       return true;
     };
     bool found = false;
     for (int64_t r : candidates) found = found || try_rail(r);
-    for (int64_t r = 0; r < k && !found; ++r) found = try_rail(r);
+    for (int64_t r = 0; r < t.rails() && !found; ++r) found = try_rail(r);
     if (!found) return -1;
   } else {
     egress = Usable(f, src) ? src : f.forwarder[src];

@@ -85,6 +85,28 @@ TEST(FailuresTest, NicFailureForwardsThroughTheHbDomain) {
   EXPECT_EQ(7, seven.forwarded_for[7]);
 }
 
+// With two GPUs behind each NIC, a NIC (or its cable) cuts both, and both
+// are forwarded by GPUs on the domain's other NICs; the NICs are numbered
+// 0 to N/2 - 1, and a domain failure still takes its 8 GPUs.
+TEST(FailuresTest, ASharedNicCutsBothItsGpus) {
+  TopologyParams p = testutil::TopologyOf(Design::kRailOnly, 64, 8, 4);
+  p.gpus_per_nic = 2;
+  const Topology t = BuildTopology(p);
+  FailureSet f = ResolveFailures(t, {"nic2"}, "--fail");
+  EXPECT_EQ((std::vector<int64_t>{4, 5}), Disconnected(t, f));
+  // The forwarders sit on two different NICs (gpu0 on nic0, gpu2 on nic1),
+  // not on the two GPUs of nic0.
+  EXPECT_EQ(0, f.forwarder[4]);
+  EXPECT_EQ(2, f.forwarder[5]);
+  FailureSet cable = ResolveFailures(t, {"link:nic2-rail2/leaf0"}, "--fail");
+  EXPECT_EQ((std::vector<int64_t>{4, 5}), Disconnected(t, cable));
+  EXPECT_EQ("\"nic32\": no such device; this network has nic0 to nic31", ErrorOf(t, {"nic32"}));
+  FailureSet domain = ResolveFailures(t, {"hb1"}, "--fail");
+  int removed = 0;
+  for (int64_t g = 0; g < 64; ++g) removed += domain.gpu_removed[g];
+  EXPECT_EQ(8, removed);
+}
+
 TEST(FailuresTest, HbDomainFailureRemovesItsGpus) {
   Topology t = Build(Design::kRailOptimized, 64, 8, 16);
   FailureSet f = ResolveFailures(t, {"hb2"}, "--fail");

@@ -124,8 +124,9 @@ int Topology::RouteInto(int64_t src, int64_t dst, const RouteOptions& options, H
     return 2;
   }
   if (params_.design == Design::kRailOnly && rail_of(src) != rail_of(dst)) {
-    // Forward over NVLink to the GPU of src's domain on dst's rail.
-    int64_t via = domain_of(src) * params_.hb_domain_size + rail_of(dst);
+    // Forward over NVLink to the GPU of src's domain in dst's place (on
+    // dst's rail).
+    int64_t via = domain_of(src) * params_.hb_domain_size + dst % params_.hb_domain_size;
     out[0] = {gpu_hb_link_[src], true};
     out[1] = {gpu_hb_link_[via], false};
     return 2 + AppendFabricPath(via, dst, options, out + 2);

@@ -7,8 +7,8 @@
 // with no rail alignment). Every count in the bill of materials comes from this
 // graph, not from formulas.
 //
-// Node ids are dense: GPUs [0, N), NICs [N, 2N), HB domains [2N, 2N + N/K),
-// then switches. Link ids are dense too. A Topology is immutable once built
+// Node ids are dense: GPUs [0, N), NICs [N, N + N/g) (g GPUs share each NIC,
+// 1 by default), HB domains [N + N/g, N + N/g + N/K), then switches. Link ids are dense too. A Topology is immutable once built
 // and safe to share between threads.
 #pragma once
 
@@ -100,6 +100,10 @@ struct TopologyParams {
   double port_speed_Bps = 0;   ///< network link rate
   double oversubscription = 1; ///< leaf down:up ratio, >= 1
   double hb_bw_Bps = 450e9;    ///< NVLink per GPU per direction
+  /// GPUs behind one NIC, consecutive in their HB domain (a PCIe switch with
+  /// two GPUs and one NIC: 4 NICs per 8 GPUs); divides K. The rails are the
+  /// domain's K / g NICs, and the g GPUs of a NIC share its cable.
+  int gpus_per_nic = 1;
 };
 
 /// How one lower switch's uplinks reach a group of upper switches: its `count`
@@ -140,11 +144,20 @@ class Topology {
   const std::vector<ClosFabric>& fabrics() const { return fabrics_; }
 
   int64_t gpus() const { return params_.gpus; }
+  int64_t nics() const { return params_.gpus / params_.gpus_per_nic; }
   int64_t hb_domains() const { return params_.gpus / params_.hb_domain_size; }
+  /// Rails: NICs per HB domain.
+  int rails() const { return params_.hb_domain_size / params_.gpus_per_nic; }
   NodeId gpu_node(int64_t gpu) const { return static_cast<NodeId>(gpu); }
-  NodeId nic_node(int64_t gpu) const { return static_cast<NodeId>(params_.gpus + gpu); }
-  NodeId hb_node(int64_t domain) const { return static_cast<NodeId>(2 * params_.gpus + domain); }
-  int rail_of(int64_t gpu) const { return static_cast<int>(gpu % params_.hb_domain_size); }
+  /// The NIC a GPU's traffic leaves by (shared by gpus_per_nic GPUs).
+  int64_t nic_of(int64_t gpu) const { return gpu / params_.gpus_per_nic; }
+  NodeId nic_node(int64_t gpu) const { return static_cast<NodeId>(params_.gpus + nic_of(gpu)); }
+  NodeId hb_node(int64_t domain) const { return static_cast<NodeId>(params_.gpus + nics() + domain); }
+  /// The first node id after the endpoints (GPUs, NICs, HB domains): the switches.
+  NodeId first_switch_node() const { return static_cast<NodeId>(params_.gpus + nics() + hb_domains()); }
+  int rail_of(int64_t gpu) const {
+    return static_cast<int>(gpu % params_.hb_domain_size / params_.gpus_per_nic);
+  }
   int64_t domain_of(int64_t gpu) const { return gpu / params_.hb_domain_size; }
 
   /// Largest number of switch tiers over the fabrics.
@@ -185,7 +198,8 @@ class Topology {
   /// A GPU's NVLink link to its HB domain's switch fabric.
   LinkId hb_link(int64_t gpu) const { return gpu_hb_link_[gpu]; }
   int32_t leaf_of(int64_t gpu) const { return gpu_leaf_[gpu]; }
-  /// A GPU's host link to its NIC, and its NIC's cable to the leaf.
+  /// A GPU's host link to its NIC, and its NIC's cable to the leaf (shared
+  /// by the GPUs of one NIC).
   LinkId pcie_link(int64_t gpu) const { return gpu_pcie_link_[gpu]; }
   LinkId nic_leaf_link(int64_t gpu) const { return gpu_nic_leaf_link_[gpu]; }
 

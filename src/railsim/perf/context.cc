@@ -21,6 +21,7 @@ net::TopologyParams Params(comm::NetworkKind network, int64_t gpus, int64_t k, i
   p.radix = radix;
   p.oversubscription = r;
   p.port_speed_Bps = system.nic_bw_Bps;
+  p.gpus_per_nic = system.gpus_per_nic;
   return p;
 }
 
@@ -53,7 +54,8 @@ NetworkShape ShapeNetwork(comm::NetworkKind network, int64_t gpus, int64_t k, co
                                        gpus, shape.radix, reference_radix));
   }
   shape.reference_tiers = net::TiersNeeded(Params(network, gpus, k, reference_radix, 1, system));
-  if (shape.tiers > 1) shape.leaf_gpus = net::LeafDownPorts(shape.radix, o.oversubscription);
+  // A leaf's down-ports hold NICs; each NIC serves gpus_per_nic GPUs.
+  if (shape.tiers > 1) shape.leaf_gpus = net::LeafDownPorts(shape.radix, o.oversubscription) * system.gpus_per_nic;
   return shape;
 }
 
@@ -75,6 +77,11 @@ comm::DomainUse CheckDomainUse(const spec::SystemSpec& system, int64_t gpus, com
                                                  k, gpus_per_domain));
   }
   if (network == comm::NetworkKind::kIdeal) return {gpus, gpus};  // one domain of every GPU
+  if (k % system.gpus_per_nic != 0) {
+    throw Error("--hb-size", fmt::format("expected a multiple of {}'s gpus_per_nic {} (the GPUs that share a NIC "
+                                         "stay in one HB domain), got {}",
+                                         system.name, system.gpus_per_nic, k));
+  }
   const int64_t used = gpus_per_domain > 0 ? gpus_per_domain : k;
   if (used < k) {
     if (gpus % used != 0) {
@@ -112,7 +119,9 @@ ClusterNetwork MakeClusterNetwork(const spec::SystemSpec& system, int64_t gpus, 
   f.network = network;
   f.hb_domain_size = n.domain_use.used;
   f.hb = {system.hb_bw_Bps, system.hb_efficiency, system.hb_latency_s};
-  f.nic = {system.nic_bw_Bps, system.nic_efficiency, system.nic_latency_s};
+  // Training's collectives send from every GPU of a node at once: GPUs that
+  // share a NIC each get their share of it.
+  f.nic = {system.nic_share_Bps(), system.nic_efficiency, system.nic_latency_s};
   f.hb_in_network_allreduce_efficiency = system.hb_in_network_allreduce_efficiency;
   f.nccl = system.nccl;
   // The NIC network is built for the whole domains: every GPU has its NIC.

@@ -250,6 +250,36 @@ TEST(MemoryTest, StateAndActivationsAreTheBreakdownsParts) {
   EXPECT_EQ(2 * 2 * 3 * 4 * 2 * 3, checked);
 }
 
+// GPUs that share a NIC (4 HDR NICs per 8 A100s): every GPU of a node sends
+// at once in training's collectives, so each gets half its NIC; a leaf's 32
+// down-ports (radix 64) hold 32 NICs, 64 GPUs. Data parallelism across
+// nodes then takes longer, and an HB domain size the NICs do not divide is
+// refused.
+TEST(EstimateTest, GpusSharingANicEachGetTheirShare) {
+  const spec::ModelSpec m = spec::LoadModel("gpt3-175b", "--model");
+  const spec::SystemSpec own = spec::LoadSystem("dgx-a100", "--system");
+  spec::SystemSpec shared = own;
+  shared.gpus_per_nic = 2;
+  const PerfContext a = MakePerfContext(m, own, 4096, comm::NetworkKind::kRailOptimized);
+  const PerfContext b = MakePerfContext(m, shared, 4096, comm::NetworkKind::kRailOptimized);
+  EXPECT_DOUBLE_EQ(own.nic_bw_Bps / 2, b.fabrics.nic.bw_Bps);
+  EXPECT_DOUBLE_EQ(own.nic_bw_Bps, a.fabrics.nic.bw_Bps);
+  EXPECT_EQ(32, a.fabrics.leaf_gpus);
+  EXPECT_EQ(64, b.fabrics.leaf_gpus);
+  const spec::Strategy s = MakeStrategy(8, 8, 64, 1, 1536);
+  const Estimate ea = EstimateIteration(a, s), eb = EstimateIteration(b, s);
+  EXPECT_GT(eb.breakdown.dp_comm_s, ea.breakdown.dp_comm_s);
+  EXPECT_EQ(ea.breakdown.compute_s, eb.breakdown.compute_s);
+  std::printf("  GPT-3 175B tp 8 pp 8 dp 64 on 4,096 A100: DP comm %.3f s with a NIC per GPU, %.3f s with 2 per NIC\n",
+              ea.breakdown.dp_comm_s, eb.breakdown.dp_comm_s);
+  try {
+    MakePerfContext(m, shared, 4095, comm::NetworkKind::kRailOptimized, 3, {0, 1, 0});
+    ADD_FAILURE() << "HB domains of 3 with 2 GPUs per NIC were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ("--hb-size", e.where());
+  }
+}
+
 TEST(EstimateTest, MemoryThatDoesNotFitIsReportedNotRejected) {
   spec::ModelSpec m = spec::LoadModel("megatron-1t", "--model");
   PerfContext c = MakePerfContext(m, spec::LoadSystem("dgx-h100", "--system"), 64,

@@ -19,8 +19,11 @@ Json DesignObject(const study::DesignResult& r) {
   j["design"] = net::DesignName(p.design);
   j["gpus"] = p.gpus;
   j["hb_domain_size"] = p.hb_domain_size;
-  j["rails"] = p.hb_domain_size;
-  j["gpus_per_rail"] = p.gpus / p.hb_domain_size;
+  const int rails = p.hb_domain_size / p.gpus_per_nic;
+  j["rails"] = rails;
+  j["gpus_per_rail"] = p.gpus / rails;
+  j["gpus_per_nic"] = p.gpus_per_nic;
+  j["nics"] = p.gpus / p.gpus_per_nic;
   j["radix"] = p.radix;
   j["port_speed"] = units::FormatBitRate(p.port_speed_Bps);
   j["oversubscription"] = p.oversubscription;
@@ -73,9 +76,12 @@ std::string NetworkTable(const study::DesignResult& r) {
   t.AddColumn("quantity", TextTable::Align::kLeft);
   t.AddColumn("value", TextTable::Align::kLeft);
   t.AddRow({"design", net::DesignName(p.design)});
-  t.AddRow({"GPUs", fmt::format("{} ({} rails x {} GPUs; HB domain {})", Grouped(p.gpus),
-                                p.hb_domain_size, Grouped(p.gpus / p.hb_domain_size),
-                                p.hb_domain_size)});
+  const int rails = p.hb_domain_size / p.gpus_per_nic;
+  t.AddRow({"GPUs", fmt::format("{} ({} rails x {} GPUs; HB domain {})", Grouped(p.gpus), rails,
+                                Grouped(p.gpus / rails), p.hb_domain_size)});
+  if (p.gpus_per_nic > 1) {
+    t.AddRow({"NICs", fmt::format("{} ({} GPUs share each)", Grouped(p.gpus / p.gpus_per_nic), p.gpus_per_nic)});
+  }
   t.AddRow({"switch radix", fmt::format("{} x {}", p.radix, units::FormatBitRate(p.port_speed_Bps))});
   if (p.oversubscription != 1) t.AddRow({"leaf oversubscription", fmt::format("{}:1", p.oversubscription)});
   t.AddRow({"tiers", std::to_string(b.tiers)});

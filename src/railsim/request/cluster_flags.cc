@@ -58,6 +58,7 @@ std::vector<std::shared_ptr<const study::ClusterFabric>> BuildFabrics(const Clus
   }
   p.hb_domain_size = static_cast<int>(hb_size);
   p.port_speed_Bps = port_speed_Bps;
+  p.gpus_per_nic = system.gpus_per_nic;
   p.hb_bw_Bps = system.hb_bw_Bps;
   if (!f.radix.empty()) {
     p.radix = static_cast<int>(study::ParseIntFlag("--radix", f.radix, 2, 65536));

@@ -452,6 +452,8 @@ const std::vector<FlagRow<NetworkFlags>>& NetworkFlagTable(bool cost) {
              Required(Option<N>("--radix", "switch radix k (ports per switch, even)", [](N& f) { return &f.radix; })),
              Option<N>("--port-speed", "network link rate", [](N& f) { return &f.port_speed; }),
              Option<N>("--oversubscription", "leaf down:up ratio R >= 1", [](N& f) { return &f.oversubscription; }),
+             Option<N>("--gpus-per-nic", "GPUs that share one NIC (2: 4 NICs per 8 GPUs); divides K",
+                       [](N& f) { return &f.gpus_per_nic; }),
              Option<N>("--catalog", "cost/power catalog: preset name or JSON file", [](N& f) { return &f.catalog; }),
              Option<N>("--max-gpus", "refuse to build graphs larger than this", [](N& f) { return &f.max_gpus; }),
          }) {

@@ -57,6 +57,7 @@ net::TopologyParams ParseTopology(const NetworkFlags& f, std::optional<net::Desi
   p.port_speed_Bps = study::ParseBandwidthFlag("--port-speed", f.port_speed);
   // The real bound is the radix's: a leaf keeps at least one up-link.
   p.oversubscription = study::ParseNumberFlag("--oversubscription", f.oversubscription, 1, std::max(1, p.radix - 1));
+  p.gpus_per_nic = static_cast<int>(study::ParseIntFlag("--gpus-per-nic", f.gpus_per_nic, 1, net::kHardMaxBuildGpus));
   if (!design) {
     net::ValidateAllDesigns(p, max_gpus);
   } else {

@@ -27,6 +27,7 @@ struct NetworkFlags {
   std::string gpus, hb_size, radix;
   std::string port_speed = "400Gbps";
   std::string oversubscription = "1";
+  std::string gpus_per_nic = "1";
   std::string catalog = "default";
   std::string max_gpus = std::to_string(net::kMaxBuildGpus);
 };

@@ -176,6 +176,28 @@ TEST(SystemSpecTest, RejectsBadNcclConstants) {
   EXPECT_EQ(0u, error_with("\"nic_fabric\": \"efa\"", "\"nic_fabric\": \"ib\"").find("/nic_fabric: "));
 }
 
+// gpus_per_nic: read, written back, a divisor of the domain, and not with
+// several NICs per GPU.
+TEST(SystemSpecTest, GpusPerNic) {
+  const std::string preset(PresetText("dgx-a100", ""));
+  auto with = [&](const std::string& key) {
+    std::string text = preset;
+    text.insert(text.find("\"nic_bandwidth\""), key + ", ");
+    return text;
+  };
+  const SystemSpec shared = ParseSystemJson(with("\"gpus_per_nic\": 2"));
+  EXPECT_EQ(2, shared.gpus_per_nic);
+  EXPECT_DOUBLE_EQ(shared.nic_bw_Bps / 2, shared.nic_share_Bps());
+  EXPECT_EQ(2, ParseSystemJson(SystemToJson(shared)).gpus_per_nic);
+  EXPECT_EQ(1, ParseSystemJson(preset).gpus_per_nic);
+  EXPECT_EQ("/gpus_per_nic: expected a divisor of hb_domain_size 8, got 3",
+            ErrorOf([&] { ParseSystemJson(with("\"gpus_per_nic\": 3")); }));
+  EXPECT_EQ("/gpus_per_nic: expected an integer in [1, 8], got 16",
+            ErrorOf([&] { ParseSystemJson(with("\"gpus_per_nic\": 16")); }));
+  EXPECT_EQ("/gpus_per_nic: expected 1 when nics_per_gpu is above 1 (GPUs share a NIC, or a GPU has several)",
+            ErrorOf([&] { ParseSystemJson(with("\"gpus_per_nic\": 2, \"nics_per_gpu\": 2")); }));
+}
+
 TEST(SystemSpecTest, ContextNamesTheFile) {
   Error e("/hb_domain_size", "expected an integer >= 1, got -4");
   EXPECT_EQ("--system s.json: /hb_domain_size: expected an integer >= 1, got -4",

@@ -96,6 +96,14 @@ SystemSpec ParseSystemJson(std::string_view text) {
   s.switch_latency_s = r.DurationOr("switch_latency", 0);
   s.nic_routing = r.EnumOr("nic_routing", {"ecmp", "d-mod-k"}, "ecmp");
   s.nics_per_gpu = static_cast<int>(r.IntOr("nics_per_gpu", 1, 1, 64));
+  s.gpus_per_nic = static_cast<int>(r.IntOr("gpus_per_nic", 1, 1, s.hb_domain_size));
+  if (s.hb_domain_size % s.gpus_per_nic != 0) {
+    throw Error(r.PointerTo("gpus_per_nic"), fmt::format("expected a divisor of hb_domain_size {}, got {}",
+                                                         s.hb_domain_size, s.gpus_per_nic));
+  }
+  if (s.gpus_per_nic > 1 && s.nics_per_gpu > 1) {
+    throw Error(r.PointerTo("gpus_per_nic"), "expected 1 when nics_per_gpu is above 1 (GPUs share a NIC, or a GPU has several)");
+  }
   s.nic_fabric = r.EnumOr("nic_fabric", {"infiniband", "roce", "efa"}, "infiniband");
   if (r.Has("nccl")) s.nccl = ReadNcclConstants(r.Object("nccl"), &s.nccl_sources);
   s.sources = r.StringMapOr("sources");
@@ -151,6 +159,7 @@ std::string SystemToJson(const SystemSpec& s) {
   j["switch_latency"] = units::FormatDuration(s.switch_latency_s);
   j["nic_routing"] = s.nic_routing;
   j["nics_per_gpu"] = s.nics_per_gpu;
+  if (s.gpus_per_nic > 1) j["gpus_per_nic"] = s.gpus_per_nic;
   j["nic_fabric"] = s.nic_fabric;
   if (s.nccl.enabled) j["nccl"] = NcclConstantsJson(s.nccl, s.nccl_sources);
   j["sources"] = SourcesJson(s.sources);

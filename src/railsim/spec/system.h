@@ -100,7 +100,7 @@ struct SystemSpec {
   /// In-switch all-reduce (NVLink SHARP): achieved busbw as a fraction of
   /// hb_bw_Bps; 0 when the HB fabric cannot reduce.
   double hb_in_network_allreduce_efficiency = 0;
-  double nic_bw_Bps = 0;      ///< NIC bandwidth per GPU per direction
+  double nic_bw_Bps = 0;      ///< one NIC's bandwidth per direction (each GPU's own unless gpus_per_nic > 1)
   double nic_efficiency = 0;  ///< achieved fraction of NIC line rate
   double nic_latency_s = 0;   ///< per-step latency across the NIC network (default fabric)
   /// One switch traversal. A built network with more switch tiers than the
@@ -114,7 +114,14 @@ struct SystemSpec {
   /// net plugin presents to NCCL as one device; and the NIC fabric:
   /// "infiniband", "roce" or a provider fabric such as "efa".
   int nics_per_gpu = 1;
+  /// GPUs that share one NIC of nic_bw_Bps (a PCIe switch with two GPUs and
+  /// one NIC: 4 NICs per 8 GPUs, as on AWS p4de or A100 nodes with 4 HDR
+  /// ports); divides hb_domain_size. The network has K / g rails, and each
+  /// GPU's share of its NIC when every GPU sends is nic_bw_Bps / g.
+  int gpus_per_nic = 1;
   std::string nic_fabric = "infiniband";
+  /// A GPU's share of its NIC when all of a node's GPUs send at once.
+  double nic_share_Bps() const { return nic_bw_Bps / gpus_per_nic; }
   /// NCCL's cost model for this system (the preset's "nccl" object), with
   /// the source of each number in nccl_sources; disabled when absent.
   NcclConstants nccl;

@@ -32,6 +32,7 @@ DesignSetup SetUpDesign(const ClusterSetup& setup, net::Design design) {
   p.radix = d.context.shape.radix;
   p.oversubscription = d.context.shape.oversubscription;
   p.port_speed_Bps = setup.system.nic_bw_Bps;
+  p.gpus_per_nic = setup.system.gpus_per_nic;
   p.hb_bw_Bps = setup.system.hb_bw_Bps;
   net::ValidateTopologyParams(p);
   d.topology = net::BuildTopology(p);

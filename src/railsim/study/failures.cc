@@ -136,7 +136,7 @@ FailureImpact AnalyzeFailures(const ClusterSetup& setup, const DesignSetup& d, c
   r.design = d.design;
   r.policy = policy;
   r.devices = failures.devices;
-  r.nic_bw_Bps = t.params().port_speed_Bps;
+  r.nic_bw_Bps = t.params().port_speed_Bps / t.params().gpus_per_nic;  // a GPU's share of its NIC
   r.tiers_built = t.tiers();
   std::vector<uint8_t> degraded(size_t(t.gpus()), 0);
   // A job on part of each HB domain (comm::DomainUse) loses nothing when an
