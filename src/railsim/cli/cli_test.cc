@@ -390,6 +390,8 @@ TEST(CliTest, FailuresOfAJobWithoutDataParallelism) {
   ASSERT_EQ(0, r.status) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j.dump().empty());
+}
+
 // 4 NICs per 8 GPUs: 1,024 GPUs have 512 NICs on 4 rails of 128 (256 GPUs
 // each); each rail a two-tier Clos of 128 NICs at radix 64 (4 leaves, 2
 // spines) with 256 cables: 24 switches and 2,048 transceivers in all, as
