@@ -807,6 +807,9 @@ TEST(CliTest, JsonOutputIsDeterministic) {
       {"compare", "--format", "json"},
       {"network", "--design", "fat-tree", "--gpus", "1000", "--hb-size", "8", "--radix", "16", "--format", "json"},
       {"cost", "--gpus", "4096", "--hb-size", "8", "--radix", "64", "--format", "json"},
+      {"network", "--design", "rail-only", "--gpus", "1024", "--hb-size", "8", "--radix", "16", "--gpus-per-nic", "2",
+       "--format", "json"},
+      {"cost", "--gpus", "4096", "--hb-size", "8", "--radix", "64", "--gpus-per-nic", "4", "--format", "json"},
       {"presets", "--format", "json"}};
   Args estimate = kEstimate, search = kSearch;
   estimate.insert(estimate.end(), {"--format", "json"});
