@@ -416,6 +416,28 @@ TEST(CliTest, NetworkOfGpusSharingNics) {
       << bad.err;
 }
 
+// AWS p4de: 4 EFA NICs of 100 Gb/s for 8 A100s. A 1 GiB all-reduce over two
+// nodes runs hierarchically: after the NVLink reduce-scatter each GPU holds
+// 128 MiB, and the 2-rank all-reduce of it across nodes sends 64 MiB in each
+// of 2 steps. Two GPUs share each NIC, so a step pushes 128 MiB through a
+// 12.5 GB/s NIC at EFA's 0.9189 efficiency, and each step pays the NIC's
+// 6 us latency (the preset's). By hand: 2 x (2 x 64 MiB / (12.5e9 x 0.9189)
+// + 6 us) = 23.38 ms; the simulator, which routes both GPUs' flows over the
+// one cable, must agree.
+TEST(CliTest, CollectiveOnAwsP4deSharesEachNic) {
+  nlohmann::json j = JsonOf({"collective", "--system", "aws-p4de", "--gpus", "16", "--group", "all", "--op",
+                             "all-reduce", "--bytes", "1GiB", "--simulate", "--format", "json"});
+  ASSERT_EQ("hierarchical", j["algorithm"]);
+  const nlohmann::json& across = j["phases"][1];
+  ASSERT_EQ("all-reduce across domains", across["name"]);
+  const double by_hand = 2 * (2 * 64.0 * (1 << 20) / (12.5e9 * 0.9189) + 6e-6);
+  EXPECT_NEAR(by_hand, across["analytic_time_s"].get<double>(), 1e-4 * by_hand);
+  EXPECT_NEAR(by_hand, across["simulated_end_s"].get<double>() - across["simulated_start_s"].get<double>(),
+              1e-4 * by_hand);
+  std::printf("  p4de across-node phase: by hand %.2f ms, analytic %.2f ms\n", 1e3 * by_hand,
+              1e3 * across["analytic_time_s"].get<double>());
+}
+
 TEST(CliTest, CostJsonListsDesignsWithSavings) {
   nlohmann::json j = JsonOf({"cost", "--gpus", "32768", "--hb-size", "256", "--radix", "128", "--format", "json"});
   ASSERT_EQ(3u, j["designs"].size());

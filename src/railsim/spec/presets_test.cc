@@ -1,9 +1,13 @@
 // Presets load and validate; spec loaders reject bad fields by JSON pointer.
 #include "railsim/spec/presets.h"
 
+#include <map>
 #include <set>
+#include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "railsim/core/error.h"
 
@@ -43,7 +47,7 @@ TEST(PresetsTest, EveryPresetLoadsAndRoundTrips) {
       case PresetKind::kFailureCatalog: LoadFailureCatalog(p.name, "--failure-catalog"); break;
     }
   }
-  EXPECT_EQ(10, systems);
+  EXPECT_EQ(11, systems);
   EXPECT_EQ(22, models);
 }
 
@@ -65,6 +69,12 @@ TEST(PresetsTest, SystemNumbersFromPublicSpecs) {
   EXPECT_DOUBLE_EQ(300e9, a100.hb_bw_Bps);
   EXPECT_DOUBLE_EQ(25e9, a100.nic_bw_Bps);
   EXPECT_EQ(256, LoadSystem("dgx-gh200", "--system").hb_domain_size);
+  // AWS p4de: 400 Gb/s of EFA on 4 NICs, each shared by 2 GPUs.
+  SystemSpec p4de = LoadSystem("aws-p4de", "--system");
+  EXPECT_DOUBLE_EQ(12.5e9, p4de.nic_bw_Bps);
+  EXPECT_EQ(2, p4de.gpus_per_nic);
+  EXPECT_DOUBLE_EQ(6.25e9, p4de.nic_share_Bps());
+  EXPECT_EQ(8, p4de.hb_domain_size);
   EXPECT_EQ(72, LoadSystem("gb200-nvl72", "--system").hb_domain_size);
   // Blackwell, dense rates per GPU from the datasheets' sparse rack or
   // baseboard figures (half), and the NICs of reference blackwell.md.
@@ -91,6 +101,25 @@ TEST(PresetsTest, SystemNumbersFromPublicSpecs) {
   EXPECT_NE(std::string::npos, LoadSystem("rubin-nvl144", "--system").description.find("PROJECTION"));
 }
 
+// A GPU's parameters are fitted once (one set per GPU): every system preset
+// that carries the same GPU must carry the same numbers, so that a refit of
+// one file cannot leave its twin behind (aws-p5 and dgx-h100; aws-p4de and
+// dgx-a100).
+TEST(PresetsTest, OneParameterSetPerGpu) {
+  std::map<std::string, std::pair<std::string, std::string>> first;  // GPU name -> (system, its GPU JSON)
+  int twins = 0;
+  for (const PresetInfo& p : ListPresets()) {
+    if (p.kind != PresetKind::kSystem) continue;
+    SystemSpec s = LoadSystem(p.name, "--system");
+    std::string gpu = nlohmann::json::parse(SystemToJson(s))["gpu"].dump();
+    auto [it, inserted] = first.try_emplace(s.gpu.name, p.name, gpu);
+    if (inserted) continue;
+    ++twins;
+    EXPECT_EQ(it->second.second, gpu) << p.name << " and " << it->second.first << " differ on " << s.gpu.name;
+  }
+  EXPECT_GE(twins, 2);
+}
+
 TEST(PresetsTest, ModelDefaultsFollowMegatron) {
   ModelSpec gpt = LoadModel("megatron-1t", "--model");
   EXPECT_EQ(128, gpt.num_layers);
@@ -108,7 +137,7 @@ TEST(PresetsTest, ModelDefaultsFollowMegatron) {
 TEST(PresetsTest, UnknownPresetSuggests) {
   EXPECT_EQ(
       "--system: unknown system preset 'dgx-h10' (did you mean 'dgx-h100'?); expected a preset "
-      "name (aws-p5, dgx-a100, dgx-b200, dgx-b300, dgx-gh200, dgx-h100, dgx-h200, gb200-nvl72, gb300-nvl72, "
+      "name (aws-p4de, aws-p5, dgx-a100, dgx-b200, dgx-b300, dgx-gh200, dgx-h100, dgx-h200, gb200-nvl72, gb300-nvl72, "
       "rubin-nvl144) or a JSON file path",
       ErrorOf([] { LoadSystem("dgx-h10", "--system"); }));
   EXPECT_EQ("--model: cannot read 'nope/x.json': No such file or directory",
