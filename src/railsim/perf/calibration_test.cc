@@ -106,5 +106,41 @@ TEST(CalibrationTest, MegatronSc21TableOne) {
   EXPECT_LE(worst, 0.049);
 }
 
+// A check, not a fit: Korthikanti et al., "Reducing Activation Recomputation
+// in Large Transformer Models" (arXiv 2205.05198), abstract: the 530B model on
+// 2,240 A100s (tp 8, pp 35, dp 8) reaches 54.2% MFU with sequence parallelism
+// and selective recomputation, 42.1% with full recomputation. Timed with the
+// settings of the SC'21 fit above, which these runs share apart from the two
+// techniques. The abstract does not give the pipeline schedule: SC'21's 530B
+// run interleaved one layer per virtual stage (vp 3), so both are printed.
+TEST(CalibrationTest, KorthikantiAbstractIsACheck) {
+  spec::SystemSpec a100 = spec::LoadSystem("dgx-a100", "--system");
+  spec::ModelSpec m = spec::LoadModel("megatron-529.6b", "--model");
+  Row r{529.6, 128, 20480, 105, 8, 35, 2240, 2240, 1, 0, 0, 0};
+  PerfContext c = MakePerfContext(m, a100, r.gpus, comm::NetworkKind::kRailOptimized);
+  struct Case {
+    spec::Recompute recompute;
+    double measured_mfu;
+  };
+  for (Case k : {Case{spec::Recompute::kSelective, 0.542}, Case{spec::Recompute::kFull, 0.421}}) {
+    for (int vp : {1, 3}) {
+      spec::Strategy s = StrategyFor(r);
+      s.vp = vp;
+      s.recompute = k.recompute;
+      s.sequence_parallel = true;
+      spec::ValidateStrategy(m, r.gpus, s);
+      Estimate e = EstimateIteration(c, s);
+      double error = e.mfu / k.measured_mfu - 1;
+      std::printf("  530B on 2,240 A100, %-9s vp %d: MFU measured %.1f%%, predicted %.1f%%, %+.1f%%\n",
+                  k.recompute == spec::Recompute::kFull ? "full" : "selective", vp, 100 * k.measured_mfu,
+                  100 * e.mfu, 100 * error);
+      EXPECT_TRUE(e.memory.fits);
+      // Not fitted: bounds that catch the model drifting away (the issue
+      // that asked for this saw the largest A100 runs 11-12% too slow).
+      EXPECT_LE(std::fabs(error), vp == 3 ? 0.06 : 0.11);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace railsim::perf
