@@ -49,6 +49,11 @@ struct GroupFamily {
     return group % stride + j * stride + (group / stride) * stride * size;
   }
   int64_t Groups(int64_t gpus) const { return gpus / size; }
+  /// Whether the groups cover `gpus` ranks exactly: only then does every
+  /// Member() of every group stay below `gpus`. A family that does not tile
+  /// (the tied embedding's pair of first and last stage is one) must not be
+  /// run over the cluster; callers check this, ForEachFlow asserts it.
+  bool Tiles(int64_t gpus) const { return size >= 1 && stride >= 1 && gpus % (size * stride) == 0; }
 };
 
 struct Phase {

@@ -49,6 +49,7 @@ void ForEachFlow(const Phase& phase, int64_t gpus, int64_t hb_domain_size, Fn&& 
   const int64_t n = f.size;
   const double b = phase.bytes_per_flow / phase.chunks;
   if (n <= 1 && phase.pattern != Pattern::kViaSwitch) return;
+  assert(f.Tiles(gpus) && "the phase's groups tile the ranks (GroupFamily::Tiles)");
   const int64_t groups = f.Groups(gpus);
   for (int64_t g = 0; g < groups; ++g) {
     switch (phase.pattern) {

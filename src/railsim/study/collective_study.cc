@@ -71,7 +71,7 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   if (r.nic_bw_Bps) f.nic = {*r.nic_bw_Bps, 1, 0};
   // Line-rate analyses leave NCCL's latencies and protocol factors out too.
   if (r.hb_bw_Bps || r.nic_bw_Bps) f.nccl.enabled = false;
-  if (r.group.size < 1 || r.group.size * r.group.stride > r.gpus || r.gpus % (r.group.size * r.group.stride) != 0) {
+  if (!r.group.Tiles(r.gpus)) {
     throw Error("--gpus", fmt::format("a group of {} ranks {} apart does not tile {} GPUs", r.group.size,
                                       r.group.stride, r.gpus));
   }

@@ -72,7 +72,7 @@ std::optional<CheckCall> ChooseCheckCall(const ClusterSetup& setup, const Design
     // GroupFamily), which tiles the GPUs only when size x stride divides
     // them: the tied embedding's pair of first and last stage does not (pp 8
     // of tp 8 on 64 GPUs: members 8 and 64 of a 64-GPU cluster).
-    if (d.context.gpus % (layout.size * layout.stride) != 0) continue;
+    if (!comm::GroupFamily{layout.size, layout.stride}.Tiles(d.context.gpus)) continue;
     const bool dp = call.parallelism == perf::Parallelism::kDp;
     if (best && (best_dp && !dp)) continue;
     if (best && best_dp == dp && call.bytes <= best->call.bytes) continue;
