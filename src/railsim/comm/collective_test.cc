@@ -6,7 +6,6 @@
 #include "railsim/comm/algorithms.h"
 
 #include <cstdio>
-#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -112,29 +111,6 @@ TEST(CollectiveTest, PipelineNeighbours) {
   // Four stages 4 ranks apart cross domains on different rails: forwarded,
   // pipelined, so the NIC still bounds it.
   EXPECT_NEAR(1e9 / 25e9, SendRecvTime(1e9, 4, 4, only), 1e-12);
-}
-
-// A family tiles N ranks when size x stride divides N; then its N / size
-// groups hold every rank exactly once. The tied embedding's pair (the first
-// and last stage: size 2, stride 56 for tp 8, pp 8) does not tile 64 GPUs: its
-// ninth group would reach rank 64.
-TEST(GroupFamilyTest, TilesExactlyWhenSizeTimesStrideDivides) {
-  for (int64_t gpus : {1, 8, 24, 64, 96}) {
-    for (int64_t size = 1; size <= gpus; ++size) {
-      for (int64_t stride = 1; size * stride <= gpus; ++stride) {
-        const GroupFamily f{size, stride};
-        EXPECT_EQ(gpus % (size * stride) == 0, f.Tiles(gpus)) << size << " x " << stride << " of " << gpus;
-        if (!f.Tiles(gpus)) continue;
-        std::vector<int> seen(size_t(gpus), 0);
-        for (int64_t g = 0; g < f.Groups(gpus); ++g) {
-          for (int64_t j = 0; j < size; ++j) ++seen[size_t(f.Member(g, j))];
-        }
-        for (int n : seen) ASSERT_EQ(1, n) << size << " x " << stride << " of " << gpus;
-      }
-    }
-  }
-  EXPECT_FALSE((GroupFamily{2, 56}.Tiles(64)));
-  EXPECT_EQ(64, (GroupFamily{2, 56}.Member(8, 1)));  // why: group 8 of 32 reaches past the cluster
 }
 
 }  // namespace

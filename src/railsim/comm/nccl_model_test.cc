@@ -142,6 +142,17 @@ TEST(NcclModelTest, TwoNodeLargeAllReduceUsesNvlsTree) {
                MakePlan(Op::kAllReduce, Algorithm::kNvlsTree, s, LayoutOf(16, 1, 8), c, {}, &forced)->algorithm);
   EXPECT_NEAR(hand, forced, 1e-9);
   EXPECT_FALSE(MakePlan(Op::kAllReduce, Algorithm::kNvlsTree, s, LayoutOf(16, 1, 8), off, {}).has_value());
+  // Where the caps bound the time too (caps_bound_time, as before the Hopper
+  // presets said otherwise), the tree stage takes NCCL's estimate, 4.361 ms:
+  // 66.8 us + 3.917/16 + 4.361/16 + 15/16 x 4.361 = 4.673 ms.
+  ClusterFabrics capped = c;
+  capped.nccl.caps_bound_time = true;
+  const double capped_tree = s * 30 / 16 / (8 * 57.7e9);
+  const double capped_hand = 66.8e-6 + nvls / 16 + capped_tree / 16 + 15 * std::max(nvls, capped_tree) / 16;
+  double capped_t = 0;
+  EXPECT_STREQ("nvls-tree", Auto(Op::kAllReduce, s, 2, capped, &capped_t).algorithm);
+  EXPECT_NEAR(capped_hand, capped_t, 1e-9);
+  EXPECT_NEAR(4.673e-3, capped_t, 1e-6);
 }
 
 // PAT (reference 2.3, 2.5, 3): all-gather and reduce-scatter with one rank

@@ -22,8 +22,9 @@ double LeafEscapeFraction(const Phase& p, const ClusterFabrics& c) {
   const int64_t k = c.hb_domain_size;
   if (p.pattern == Pattern::kAllPairs && p.family.size > kMaxCountedAllPairs) return 1;
   int64_t nic = 0, escaping = 0;
-  // Group 0 only (a cluster of `size` ranks has one group): every group of a
-  // family is a translate of it, so its share is every group's on average.
+  // Group 0 only (ForEachFlow over `size` ranks visits one group, ranks 0,
+  // stride, ...; it does not tile them): every group of a family is a
+  // translate of it, so its share is every group's on average.
   auto count = [&](int64_t src, int64_t dst, double) {
     if (src / k == dst / k) return;
     ++nic;

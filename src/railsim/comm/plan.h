@@ -52,8 +52,13 @@ struct GroupFamily {
   /// Whether the groups cover `gpus` ranks exactly: only then does every
   /// Member() of every group stay below `gpus`. A family that does not tile
   /// (the tied embedding's pair of first and last stage is one) must not be
-  /// run over the cluster; callers check this, ForEachFlow asserts it.
-  bool Tiles(int64_t gpus) const { return size >= 1 && stride >= 1 && gpus % (size * stride) == 0; }
+  /// run over the cluster's graph; callers check this, ForEachGraphFlow
+  /// asserts it. (ForEachFlow over `size` ranks, as PhaseStepLoad uses it,
+  /// visits group 0 alone, whatever the stride.)
+  /// Groups of one member tile any count (group g is rank g).
+  bool Tiles(int64_t gpus) const {
+    return size >= 1 && stride >= 1 && (size == 1 || gpus % (size * stride) == 0);
+  }
 };
 
 struct Phase {

@@ -49,7 +49,6 @@ void ForEachFlow(const Phase& phase, int64_t gpus, int64_t hb_domain_size, Fn&& 
   const int64_t n = f.size;
   const double b = phase.bytes_per_flow / phase.chunks;
   if (n <= 1 && phase.pattern != Pattern::kViaSwitch) return;
-  assert(f.Tiles(gpus) && "the phase's groups tile the ranks (GroupFamily::Tiles)");
   const int64_t groups = f.Groups(gpus);
   for (int64_t g = 0; g < groups; ++g) {
     switch (phase.pattern) {
@@ -137,6 +136,9 @@ void ForEachFlow(const Phase& phase, int64_t gpus, int64_t hb_domain_size, Fn&& 
 template <typename Fn>
 void ForEachGraphFlow(const Phase& phase, int64_t graph_gpus, int64_t hb_domain_size, const DomainUse& use,
                       Fn&& fn) {
+  // A family that does not tile the job's GPUs would name GPUs past the
+  // graph (GroupFamily::Tiles); callers that run one over a cluster check.
+  assert(phase.family.Tiles(use.JobGpus(graph_gpus)) && "the phase's groups tile the job's GPUs");
   if (use.whole()) {
     ForEachFlow(phase, graph_gpus, hb_domain_size, fn);
     return;

@@ -135,8 +135,8 @@ TEST(CalibrationTest, KorthikantiAbstractIsACheck) {
                   k.recompute == spec::Recompute::kFull ? "full" : "selective", vp, 100 * k.measured_mfu,
                   100 * e.mfu, 100 * error);
       EXPECT_TRUE(e.memory.fits);
-      // Not fitted: bounds that catch the model drifting away (the issue
-      // that asked for this saw the largest A100 runs 11-12% too slow).
+      // Not fitted: bounds that catch the model drifting away (issue 36
+      // reported the largest held-back A100 runs 11-12% too slow).
       EXPECT_LE(std::fabs(error), vp == 3 ? 0.06 : 0.11);
     }
   }

@@ -88,10 +88,11 @@ struct NcclConstants {
   double search_nvlink_Bps = 0;
   /// Most channels the search keeps (MAXCHANNELS / 2 = 32); 0 = no limit.
   int max_search_channels = 0;
-  /// Whether NCCL's per-channel busBw caps (tree and NVLS-Tree Simple) bound
-  /// the time as well as the choice. False where measurements show the
-  /// algorithm running faster than NCCL's estimate (GB200's trees across
-  /// racks): the caps then steer the choice only, as they do in NCCL.
+  /// Whether NCCL's Simple per-channel busBw caps (tree and NVLS-Tree) bound
+  /// the time as well as the choice. False where the algorithm runs faster
+  /// than NCCL's estimate: measured on GB200's trees across racks
+  /// (NVIDIA/nccl#1801), assumed on the Hopper presets. The caps then steer
+  /// the choice only, as they do in NCCL; the LL and LL128 caps always bound.
   bool caps_bound_time = true;
   /// Achieved NIC efficiency of trees and of all-to-all, as fractions of NIC
   /// line rate (the system's nic_efficiency is the ring's).
