@@ -116,7 +116,7 @@ TEST(NcclModelTest, AllGatherNeverUsesATree) {
 // nodes NVLSTree beats it, reference nccl-model.md). Pipelined in 16 chunks:
 // 66.8 us + 3.917/16 + 2.856/16 + 15/16 x 3.917 = 4.162 ms (4.673 with the
 // cap as a bound). The ring (5.64 ms: 30 steps of S/16 over NVLink at 369
-// GB/s, plus 184 us) and the tree (8 x 41.4 GB/s busBw: 2S / 331 GB/s = 6.49
+// GB/s, plus 184 us) and the tree (8 x 41.4 GB/s busBw: 2S / 331 GB/s = 6.48
 // ms) are slower.
 TEST(NcclModelTest, TwoNodeLargeAllReduceUsesNvlsTree) {
   const ClusterFabrics c = DgxH100();
