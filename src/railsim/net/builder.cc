@@ -61,7 +61,7 @@ int32_t PlanUplinks(const std::vector<int32_t>& demand, int radix, std::vector<i
 // architect does not buy a 64-port leaf for a one-GPU rail), else one.
 int64_t RailsPerLeaf(const TopologyParams& p) {
   const int64_t per_rail = p.gpus / p.hb_domain_size;  // NICs per rail: one per domain
-  if (p.gpus / p.gpus_per_nic <= p.radix) return 1;  // one switch holds every NIC anyway
+  if (p.nics() <= p.radix) return 1;  // one switch holds every NIC anyway
   const int64_t down = LeafDownPorts(p.radix, p.oversubscription);
   return per_rail < down ? down / per_rail : 1;
 }
@@ -69,10 +69,10 @@ int64_t RailsPerLeaf(const TopologyParams& p) {
 // Endpoint group sizes of a design's fabrics: one list per fabric; a leaf
 // never spans two groups.
 std::vector<std::vector<int64_t>> FabricGroups(const TopologyParams& p) {
-  int64_t rails = p.hb_domain_size / p.gpus_per_nic;
+  int64_t rails = p.rails();
   int64_t per_rail = p.gpus / p.hb_domain_size;
   switch (p.design) {
-    case Design::kFatTree: return {{p.gpus / p.gpus_per_nic}};
+    case Design::kFatTree: return {{p.nics()}};
     case Design::kRailOptimized: {
       const int64_t shared = RailsPerLeaf(p);
       std::vector<int64_t> groups(rails / shared, shared * per_rail);

@@ -104,6 +104,10 @@ struct TopologyParams {
   /// two GPUs and one NIC: 4 NICs per 8 GPUs); divides K. The rails are the
   /// domain's K / g NICs, and the g GPUs of a NIC share its cable.
   int gpus_per_nic = 1;
+
+  int64_t nics() const { return gpus / gpus_per_nic; }
+  /// Rails: NICs per HB domain.
+  int rails() const { return hb_domain_size / gpus_per_nic; }
 };
 
 /// How one lower switch's uplinks reach a group of upper switches: its `count`
@@ -144,10 +148,9 @@ class Topology {
   const std::vector<ClosFabric>& fabrics() const { return fabrics_; }
 
   int64_t gpus() const { return params_.gpus; }
-  int64_t nics() const { return params_.gpus / params_.gpus_per_nic; }
+  int64_t nics() const { return params_.nics(); }
   int64_t hb_domains() const { return params_.gpus / params_.hb_domain_size; }
-  /// Rails: NICs per HB domain.
-  int rails() const { return params_.hb_domain_size / params_.gpus_per_nic; }
+  int rails() const { return params_.rails(); }
   NodeId gpu_node(int64_t gpu) const { return static_cast<NodeId>(gpu); }
   /// The NIC a GPU's traffic leaves by (shared by gpus_per_nic GPUs).
   int64_t nic_of(int64_t gpu) const { return gpu / params_.gpus_per_nic; }

@@ -19,11 +19,10 @@ Json DesignObject(const study::DesignResult& r) {
   j["design"] = net::DesignName(p.design);
   j["gpus"] = p.gpus;
   j["hb_domain_size"] = p.hb_domain_size;
-  const int rails = p.hb_domain_size / p.gpus_per_nic;
-  j["rails"] = rails;
-  j["gpus_per_rail"] = p.gpus / rails;
+  j["rails"] = p.rails();
+  j["gpus_per_rail"] = p.gpus / p.rails();
   j["gpus_per_nic"] = p.gpus_per_nic;
-  j["nics"] = p.gpus / p.gpus_per_nic;
+  j["nics"] = p.nics();
   j["radix"] = p.radix;
   j["port_speed"] = units::FormatBitRate(p.port_speed_Bps);
   j["oversubscription"] = p.oversubscription;
@@ -76,11 +75,10 @@ std::string NetworkTable(const study::DesignResult& r) {
   t.AddColumn("quantity", TextTable::Align::kLeft);
   t.AddColumn("value", TextTable::Align::kLeft);
   t.AddRow({"design", net::DesignName(p.design)});
-  const int rails = p.hb_domain_size / p.gpus_per_nic;
-  t.AddRow({"GPUs", fmt::format("{} ({} rails x {} GPUs; HB domain {})", Grouped(p.gpus), rails,
-                                Grouped(p.gpus / rails), p.hb_domain_size)});
+  t.AddRow({"GPUs", fmt::format("{} ({} rails x {} GPUs; HB domain {})", Grouped(p.gpus), p.rails(),
+                                Grouped(p.gpus / p.rails()), p.hb_domain_size)});
   if (p.gpus_per_nic > 1) {
-    t.AddRow({"NICs", fmt::format("{} ({} GPUs share each)", Grouped(p.gpus / p.gpus_per_nic), p.gpus_per_nic)});
+    t.AddRow({"NICs", fmt::format("{} ({} GPUs share each)", Grouped(p.nics()), p.gpus_per_nic)});
   }
   t.AddRow({"switch radix", fmt::format("{} x {}", p.radix, units::FormatBitRate(p.port_speed_Bps))});
   if (p.oversubscription != 1) t.AddRow({"leaf oversubscription", fmt::format("{}:1", p.oversubscription)});
