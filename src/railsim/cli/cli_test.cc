@@ -434,6 +434,11 @@ TEST(CliTest, CollectiveOnAwsP4deSharesEachNic) {
   EXPECT_NEAR(by_hand, across["analytic_time_s"].get<double>(), 1e-4 * by_hand);
   EXPECT_NEAR(by_hand, across["simulated_end_s"].get<double>() - across["simulated_start_s"].get<double>(),
               1e-4 * by_hand);
+  // The simulated graph has one cable per NIC: nic0's carries both its
+  // GPUs' 2 x 64 MiB each way (256 MiB), not one GPU's.
+  const nlohmann::json& busiest = j["links_busiest"][0];
+  EXPECT_EQ("nic0->leaf0", busiest["name"]);
+  EXPECT_EQ(256.0 * (1 << 20), busiest["bytes"].get<double>());
   std::printf("  p4de across-node phase: by hand %.2f ms, analytic %.2f ms\n", 1e3 * by_hand,
               1e3 * across["analytic_time_s"].get<double>());
 }

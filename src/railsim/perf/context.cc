@@ -107,6 +107,20 @@ comm::DomainUse CheckDomainUse(const spec::SystemSpec& system, int64_t gpus, com
 
 }  // namespace
 
+net::TopologyParams GraphParams(const spec::SystemSpec& system, const ClusterNetwork& cluster, net::Design design,
+                                int64_t job_gpus) {
+  net::TopologyParams p;
+  p.design = design;
+  p.gpus = cluster.domain_use.BuiltGpus(job_gpus);
+  p.hb_domain_size = static_cast<int>(cluster.domain_use.size);
+  p.radix = cluster.shape.radix;
+  p.oversubscription = cluster.shape.oversubscription;
+  p.gpus_per_nic = system.gpus_per_nic;
+  p.port_speed_Bps = cluster.fabrics.nic.bw_Bps * system.gpus_per_nic;
+  p.hb_bw_Bps = cluster.fabrics.hb.bw_Bps;
+  return p;
+}
+
 ClusterNetwork MakeClusterNetwork(const spec::SystemSpec& system, int64_t gpus, comm::NetworkKind network,
                                   int64_t hb_domain_size, const NetworkOptions& options) {
   if (gpus < 1 || gpus > spec::kMaxModelGpus) {

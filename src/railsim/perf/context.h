@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "railsim/comm/collective.h"
+#include "railsim/net/topology.h"
 #include "railsim/perf/compute.h"
 #include "railsim/perf/model_stats.h"
 #include "railsim/perf/straggler.h"
@@ -50,6 +51,14 @@ struct ClusterNetwork {
 /// MakePerfContext does.
 ClusterNetwork MakeClusterNetwork(const spec::SystemSpec& system, int64_t gpus, comm::NetworkKind network,
                                   int64_t hb_domain_size = 0, const NetworkOptions& options = {});
+
+/// The graph the network of a job of `job_gpus` GPUs stands for, to build and
+/// simulate: `design` over the whole HB domains, at the shape's radix and
+/// oversubscription, each NIC (shared by the system's gpus_per_nic GPUs) at
+/// the port speed that gives each GPU the fabrics' NIC bandwidth, NVLink at
+/// the fabrics' HB bandwidth.
+net::TopologyParams GraphParams(const spec::SystemSpec& system, const ClusterNetwork& cluster, net::Design design,
+                                int64_t job_gpus);
 
 struct PerfContext {
   spec::ModelSpec model;

@@ -99,15 +99,9 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
     throw Error("--simulate", "the ideal network has no graph to simulate; use rail-only or rail-optimized");
   }
   // The whole domains are built; the plan's ranks are the GPUs used in each.
-  const comm::DomainUse& use = out.cluster.domain_use;
-  net::TopologyParams p;
-  p.design = r.network == comm::NetworkKind::kRailOnly ? net::Design::kRailOnly : net::Design::kRailOptimized;
-  p.gpus = use.BuiltGpus(r.gpus);
-  p.hb_domain_size = static_cast<int>(use.size);
-  p.radix = out.cluster.shape.radix;
-  p.oversubscription = out.cluster.shape.oversubscription;
-  p.port_speed_Bps = f.nic.bw_Bps;
-  p.hb_bw_Bps = f.hb.bw_Bps;
+  const net::TopologyParams p = perf::GraphParams(
+      r.system, out.cluster,
+      r.network == comm::NetworkKind::kRailOnly ? net::Design::kRailOnly : net::Design::kRailOptimized, r.gpus);
   net::ValidateTopologyParams(p, r.max_gpus > 0 ? r.max_gpus : net::kMaxBuildGpus);
   out.topology = net::BuildTopology(p);
   const int ranks = r.partition ? r.partition->size() : 1;
@@ -127,7 +121,7 @@ CollectiveOutcome RunCollective(const CollectiveRequest& r) {
   so.route = {out.routing, r.seed};
   so.hb_efficiency = f.hb.efficiency;
   so.nic_efficiency = f.nic.efficiency;
-  so.domain_use = use;
+  so.domain_use = out.cluster.domain_use;
   so.threads = r.threads;
   so.progress = r.progress;
   so.partition = r.partition;

@@ -25,15 +25,9 @@ DesignSetup SetUpDesign(const ClusterSetup& setup, net::Design design) {
     d.context.domain_use = cluster.domain_use;
   }
   if (design == net::Design::kFatTree) d.context.fabrics.rail_leaves = false;
-  net::TopologyParams p;
-  p.design = design;
-  p.gpus = d.context.domain_use.BuiltGpus(setup.gpus);
-  p.hb_domain_size = static_cast<int>(d.context.domain_use.size);
-  p.radix = d.context.shape.radix;
-  p.oversubscription = d.context.shape.oversubscription;
-  p.port_speed_Bps = setup.system.nic_bw_Bps;
-  p.gpus_per_nic = setup.system.gpus_per_nic;
-  p.hb_bw_Bps = setup.system.hb_bw_Bps;
+  const net::TopologyParams p = perf::GraphParams(
+      setup.system, perf::ClusterNetwork{d.context.fabrics, d.context.shape, d.context.domain_use}, design,
+      setup.gpus);
   net::ValidateTopologyParams(p);
   d.topology = net::BuildTopology(p);
   return d;

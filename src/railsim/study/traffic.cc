@@ -171,15 +171,8 @@ TrafficResult AnalyzeTraffic(const perf::PerfContext& c, const spec::Strategy& s
   }
 
   // Tiers: every pair routed on the built network.
-  net::TopologyParams tp;
-  tp.design = o.design;
-  tp.gpus = n;
-  tp.hb_domain_size = int(k);
-  tp.radix = c.shape.radix;
-  tp.oversubscription = c.shape.oversubscription;
-  tp.port_speed_Bps = c.fabrics.nic.bw_Bps;
-  tp.hb_bw_Bps = c.fabrics.hb.bw_Bps;
-  const net::Topology topology = net::BuildTopology(tp);
+  const net::Topology topology = net::BuildTopology(
+      perf::GraphParams(c.system, perf::ClusterNetwork{c.fabrics, c.shape, c.domain_use}, o.design, c.gpus));
   r.tiers = topology.tiers();
   const std::vector<net::Link>& links = topology.links();
   net::Hop hops[net::kMaxRouteHops];
