@@ -111,6 +111,17 @@ constexpr double kOneCountMiss = 0.10;
 constexpr double kDistinct = 0.05;
 // The step of those slopes, as a share of each parameter's range.
 constexpr double kSlopeStep = 1e-3;
+// A fitted value the rows see only weakly (SeenWeakly) goes back to the
+// base's when that raises the fitted rows' sum of squared log errors (the
+// others at their fitted values) by less than this many times the fit's
+// residual variance (sum of squares over rows less free parameters): an
+// F-test of one parameter at about 95%, the base being the physically
+// motivated value a fit has to beat.
+constexpr double kSignificance = 4;
+// ... and they see it weakly when no row's time changes by more than this
+// share of the parameter's relative change: a 10% change of it moves no row
+// by more than 1%.
+constexpr double kWeak = 0.1;
 
 // Whether the cost `p` stands for grows with the node count under the
 // model `system` uses (comm/nccl_model.cc, comm/algorithms.cc): NCCL's
@@ -342,6 +353,75 @@ bool FitSeparable(const std::vector<const ParamDef*>& moved, const RowSet& set, 
   return free.empty() || FitValues(free, set, system);
 }
 
+// Whether the fitted rows see `p` only weakly between its value in `s` and
+// `other`: no row's time changes by more than kWeak of the parameter's
+// relative change (log over log). A fit that moves such a parameter far
+// on such rows has it soak up what the model lacks (a fixed cost per call, a
+// percent of bias becomes 1 / kWeak = 10 percent of the parameter): the
+// value then holds at the rows' sizes and node counts and fails where the
+// parameter shows fully (NVLS-Tree's network stage, hidden behind its
+// NVLink stage on two nodes, binds at four and more).
+bool SeenWeakly(const RowSet& set, const spec::SystemSpec& s, const ParamDef& p, double other) {
+  spec::SystemSpec copy = s;  // not const: ParamDef::field hands out references
+  const double x = p.field(copy);
+  if (x == other) return false;
+  const std::vector<double> here = LogRatios(set, s, false), there = LogRatios(set, With(s, p, other), false);
+  double largest = 0;
+  for (size_t i = 0; i < here.size(); ++i) largest = std::max(largest, std::fabs(there[i] - here[i]));
+  // A change from or to zero (a latency) is an infinite relative change:
+  // any row that moves at all is then compared with a change of one e-fold.
+  const double change = x > 0 && other > 0 ? std::fabs(std::log(other / x)) : 1;
+  return largest < kWeak * change;
+}
+
+// What BackToTheBase records of a parameter it put back: the value the fit
+// gave it, and how much worse the base's value fitted the rows (in residual
+// variances).
+struct PutBack {
+  double fitted = 0;
+  double f_ratio = 0;
+};
+
+// Puts back to their base values, one at a time and least significant
+// first, refitting the rest from the base each time, the fitted parameters
+// of `moved` that the rows see only weakly (SeenWeakly) and that fit
+// the rows as well at the base's value, within their noise (kSignificance);
+// returns them. Updates `*system`, `*tie_of` and `*improved` (FitSeparable's
+// result for the last fit).
+std::map<const ParamDef*, PutBack> BackToTheBase(const std::vector<const ParamDef*>& moved, const RowSet& set,
+                                                 const spec::SystemSpec& base, spec::SystemSpec* system,
+                                                 std::map<const ParamDef*, const ParamDef*>* tie_of, bool* improved) {
+  std::map<const ParamDef*, PutBack> put_back;
+  spec::SystemSpec base_copy = base;  // not const: ParamDef::field hands out references
+  while (*improved) {
+    std::vector<const ParamDef*> free;
+    for (const ParamDef* p : moved) {
+      if (!tie_of->count(p) && !put_back.count(p)) free.push_back(p);
+    }
+    const std::vector<double> fit = LogRatios(set, *system, false);
+    const double dof = double(fit.size()) - double(free.size());
+    if (free.empty() || dof < 1) break;
+    const double ssr = SumOfSquares(fit), variance = ssr / dof;
+    const ParamDef* weakest = nullptr;
+    double least = kSignificance * variance;
+    for (const ParamDef* p : free) {
+      if (!SeenWeakly(set, *system, *p, p->field(base_copy))) continue;
+      const double worse = SumOfSquares(LogRatios(set, With(*system, *p, p->field(base_copy)), false)) - ssr;
+      if (worse < least) least = worse, weakest = p;
+    }
+    if (!weakest) break;
+    put_back[weakest] = {weakest->field(*system), variance > 0 ? std::max(0.0, least) / variance : 0};
+    std::vector<const ParamDef*> rest;
+    for (const ParamDef* p : moved) {
+      if (!put_back.count(p)) rest.push_back(p);
+    }
+    *system = base;
+    tie_of->clear();
+    *improved = FitSeparable(rest, set, system, tie_of);
+  }
+  return put_back;
+}
+
 double MeanAbsLog(const std::vector<double>& log_ratios) {
   double sum = 0;
   for (double r : log_ratios) sum += std::fabs(r);
@@ -386,7 +466,8 @@ void Name(const FittedParameter& f, const ParamDef& p, const std::map<const Cali
       (*named)[f.status].push_back(fmt::format("{} (with {})", f.key, tie_of.at(&p)->key));
       break;
     case ParamStatus::kNotConstrained:
-    case ParamStatus::kBaseFitsBest: (*named)[f.status].push_back(f.key); break;
+    case ParamStatus::kBaseFitsBest:
+    case ParamStatus::kWithinNoise: (*named)[f.status].push_back(f.key); break;
     case ParamStatus::kFitted:
     case ParamStatus::kAtBound:
     case ParamStatus::kKept: break;
@@ -446,6 +527,7 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
     tie_of.clear();
     improved = FitSeparable(moved, set, system, &tie_of);
   }
+  const std::map<const ParamDef*, PutBack> put_back = BackToTheBase(moved, set, base, system, &tie_of, &improved);
   const auto held = std::count_if(set.rows.begin(), set.rows.end(), [](const CalibrationRow* r) { return r->held_out; });
   for (size_t i = 0; i < defs.size(); ++i) {
     const ParamDef& p = *defs[i];
@@ -459,6 +541,13 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
       f.provenance = fmt::format("not fitted: its cost grows with the node count, and the {} measured rows that depend "
                                  "on it come from one node count ({} nodes)",
                                  f.rows, set.nodes.at(seen[i].front()));
+    } else if (auto it = put_back.find(&p); it != put_back.end()) {
+      f.status = ParamStatus::kWithinNoise;
+      f.provenance = fmt::format("not fitted: the {} measured rows that depend on it ({}) fit the base's value as well "
+                                 "as the fitted {}, within their noise (the base's raises their squared error by {:.2g} "
+                                 "residual variances, under {:g})",
+                                 f.rows, LineList(seen[i]), ValueText(p, it->second.fitted), it->second.f_ratio,
+                                 kSignificance);
     } else if (tie_of.count(&p)) {
       f.status = ParamStatus::kTied;
       f.provenance = fmt::format("not fitted: the {} measured rows that depend on it see it only as they see {}",
@@ -583,6 +672,8 @@ void AddParameterNotes(const NamedByStatus& named, std::vector<std::string>* not
       {ParamStatus::kNotConstrained, "not constrained by the data (no fitted row's time moves with them near their "
                                      "value): {}"},
       {ParamStatus::kBaseFitsBest, "left at the base: no values fit the rows better than the base's: {}"},
+      {ParamStatus::kWithinNoise, "left at the base: the rows fit the base's values as well as the fitted ones, "
+                                  "within their noise: {}"},
       {ParamStatus::kTied, "left at the base: seen only with another parameter: {}"},
   };
   for (const auto& [status, text] : texts) {
@@ -603,6 +694,7 @@ const char* ParamStatusName(ParamStatus s) {
     case ParamStatus::kFittedAtOneNodeCount: return "fitted at one node count";
     case ParamStatus::kTied: return "left at the base: seen only with another";
     case ParamStatus::kBaseFitsBest: return "left at the base: fits best";
+    case ParamStatus::kWithinNoise: return "left at the base: within the noise";
     case ParamStatus::kKept: return "kept";
   }
   return "";

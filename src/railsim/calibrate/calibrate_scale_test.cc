@@ -122,12 +122,14 @@ Extrapolation ErrorElsewhere(const spec::SystemSpec& system, const std::vector<N
 }
 
 // Fitted at one node count, the calibrated system predicts the other five
-// within 10% on every row. The truth's fixed cost (10 us) and noise (+-2%)
+// within 9% on every row. The truth's fixed cost (10 us) and noise (+-2%)
 // are what the model cannot follow; a fit that pushed them into the
 // per-step latencies would carry them up with the node count (at 2 nodes a
 // ring all-reduce has 2 network steps, at 64 nodes 126; an all-to-all 8
 // remote peers per rank, then 504): fitted so at 2 nodes, the rows at the
-// other counts were off by up to 20%.
+// other counts were off by up to 20%. Fitted at 2 nodes with the tree's NIC
+// efficiency free to soak up the fixed cost (it was, before parameters the
+// rows see only weakly went back to the base), 10.0%.
 TEST(CalibrateScaleTest, FittedAtOneNodeCountPredictsTheOthers) {
   const spec::SystemSpec base = spec::LoadSystem("aws-p5", "--system");
   const Truth truth = MakeTruth(base);
@@ -139,7 +141,7 @@ TEST(CalibrateScaleTest, FittedAtOneNodeCountPredictsTheOthers) {
     std::printf("  %-8s %11.1f%% %11.1f%% %11.1f%% %11.1f%%\n", fmt::format("{} nodes", nodes).c_str(),
                 100 * r.comm_fit.mean_abs, 100 * r.comm_fit.worst, 100 * e.mean, 100 * e.worst);
     EXPECT_EQ(5 * 27, e.rows);
-    EXPECT_LE(e.worst, 0.10) << nodes << " nodes";
+    EXPECT_LE(e.worst, 0.09) << nodes << " nodes";
   }
 }
 
@@ -160,6 +162,56 @@ const std::string kNcclConstantsNote =
     "not fitted: NCCL's own constants (the system's \"nccl\" object: the base, NVLink and network latencies per "
     "algorithm and protocol, the protocols' bandwidth caps, the channel speeds), which come from NCCL's source; a "
     "fixed cost they lack shows in the fitted latencies";
+
+// Parameters the rows see only weakly stay at the base (the truth's, for
+// the latencies) instead of soaking up the truth's fixed cost: at 2 nodes
+// NVLS-Tree's network stage hides behind its NVLink stage, so the tree's NIC
+// efficiency moves the all-reduce rows by about 1.5% across 0.69-0.95, and
+// the fit used to take it to 0.69 (truth 0.78); the older model's NIC and
+// NVLink latencies, which add to the all-to-all's per-peer cost, were
+// fitted at 10-28 us at 4-64 nodes (truth 6 and 8 us). What the rows see fully is still
+// fitted: the all-to-all's NIC efficiency within 2% of the truth's 0.76.
+TEST(CalibrateScaleTest, WeaklySeenParametersStayAtTheBase) {
+  const spec::SystemSpec base = spec::LoadSystem("aws-p5", "--system");
+  const Truth truth = MakeTruth(base);
+  const std::vector<NcclTestsRun> runs = SyntheticSweeps(truth);
+  for (int64_t nodes : kNodeCounts) {
+    CalibrationResult r = Calibrate(base, AtNodes(runs, nodes), {}, {});
+    // At 2 nodes an all-to-all has 8 remote peers per rank, few enough that
+    // a fixed cost per call shows: the rows see nic_latency (F 4.2), and it
+    // takes in the truth's 10 us (23 us).
+    for (const char* key : {"nic_latency", "hb_latency"}) {
+      if (nodes == 2) break;
+      const FittedParameter& p = Param(r, key);
+      EXPECT_EQ(ParamStatus::kWithinNoise, p.status) << nodes << " nodes, " << key << ": " << p.provenance;
+      EXPECT_EQ(p.before, p.after) << nodes << " nodes, " << key;
+    }
+    if (nodes > 2) {
+      EXPECT_EQ(truth.system.nic_latency_s, r.system.nic_latency_s) << nodes << " nodes";
+      EXPECT_EQ(truth.system.hb_latency_s, r.system.hb_latency_s) << nodes << " nodes";
+    }
+    const FittedParameter& alltoall = Param(r, "nccl.nic_alltoall_efficiency");
+    EXPECT_TRUE(alltoall.fitted) << nodes << " nodes";
+    EXPECT_NEAR(truth.system.nccl.nic_alltoall_efficiency, alltoall.after, 0.02 * 0.76) << nodes << " nodes";
+  }
+  CalibrationResult two = Calibrate(base, AtNodes(runs, 2), {}, {});
+  const FittedParameter& tree = Param(two, "nccl.nic_tree_efficiency");
+  EXPECT_EQ(ParamStatus::kWithinNoise, tree.status) << tree.provenance;
+  EXPECT_EQ(base.nccl.nic_tree_efficiency, tree.after);
+  EXPECT_EQ(0u, tree.provenance.find("not fitted: the 8 measured rows that depend on it (2nodes/all_reduce_perf.txt:"))
+      << tree.provenance;
+  EXPECT_NE(std::string::npos, tree.provenance.find("fit the base's value as well as the fitted 0.69")) << tree.provenance;
+  bool noted = false;
+  for (const std::string& note : two.notes) {
+    if (note.rfind("left at the base: the rows fit the base's values as well as the fitted ones, within their noise: ",
+                   0) == 0) {
+      noted = note.find("nccl.nic_tree_efficiency") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(two.notes, "\n"));
+  const std::string table = report::CalibrateTable(two);
+  EXPECT_NE(std::string::npos, table.find("left at the base: within the noise")) << table;
+}
 
 // At 8 nodes only, the per-step and per-peer latencies stay at aws-p5's,
 // said in the status, the provenance and one note; the efficiencies, whose

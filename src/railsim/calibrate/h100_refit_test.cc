@@ -36,14 +36,15 @@ namespace {
 
 std::string DataPath(const std::string& name) { return std::string(RAILSIM_SOURCE_DIR) + "/tests/data/" + name; }
 
-// The public rows the fit uses on `stack`, as calibrate's step runs.
+// The public H100 rows the fit uses on `stack`, as calibrate's step runs
+// (IsFitRow also names other GPUs' rows, fitted in their own tests).
 std::vector<StepRun> PublicFitRows(spec::Stack stack) {
   std::vector<StepRun> steps;
   for (const testutil::PublicRow& r : testutil::ReadPublicRows()) {
     if (!testutil::IsFitRow(r.id)) continue;
     testutil::Expressed x = testutil::Express(r);
     EXPECT_TRUE(x.why_not.empty()) << r.id << ": " << x.why_not;
-    if (x.stack != stack) continue;
+    if (x.stack != stack || x.system.name != "dgx-h100") continue;
     StepRun s;
     s.file = "step-times-public.csv";
     s.id = r.id;
