@@ -21,15 +21,14 @@
 // move (less than 0.1% change in every prediction across its whole range,
 // or across a fiftieth of it around the fitted value), or can move only as
 // they move one before it in the list (calibrate.cc's kParams), is left at
-// its base value and reported as not fitted. So is one the rows bound from
-// one side only (moving it toward the base moves no row, away from it does:
-// a stage hidden behind another starts to show there) when the base's value
-// fits the rows as well, within their noise (an F-test; calibrate.cc's
-// kSignificance), the others refitted; the least significant goes first,
-// one at a time. Such a parameter would otherwise soak up what the model
-// lacks (a fixed cost per call, noise) on the weak slope beyond the kink and
-// end far from both the base and the truth, where other node counts or sizes
-// see it fully. A parameter whose cost grows
+// its base value and reported as not fitted. So is one the rows see only
+// weakly (a 10% change of it moves no row by more than 1%, between its
+// fitted and base values) when the base's value fits the rows as well,
+// within their noise (an F-test; calibrate.cc's kSignificance), the others
+// refitted; the least significant goes first, one at a time. Such a
+// parameter would otherwise soak up what the model lacks (a fixed cost per
+// call, noise) and end far from both the base and the truth, where other
+// node counts or sizes see it fully. A parameter whose cost grows
 // with the node count (per network step of a ring or tree, per remote peer
 // of an all-to-all) is fitted only when the rows that depend on it come
 // from two or more node counts: rows of one count cannot tell such a cost
@@ -84,7 +83,7 @@ enum class ParamStatus {
   kFittedAtOneNodeCount,  ///< as kOneNodeCount, but the base's value missed the rows: fitted
   kTied,            ///< the rows see it only as they see an earlier parameter
   kBaseFitsBest,    ///< free, but the fit found nothing better than the base values
-  kWithinNoise,     ///< bound from one side only, and the base's value fits as well, within the noise
+  kWithinNoise,     ///< seen only weakly, and the base's value fits as well, within the noise
   kKept,            ///< CalibrationOptions::keep
 };
 
