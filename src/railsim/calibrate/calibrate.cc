@@ -553,9 +553,14 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
       f.provenance = fmt::format("not fitted: the {} measured rows that depend on it see it only as they see {}",
                                  f.rows, tie_of[&p]->key);
     } else if (RowsMoved(set, With(*system, p, std::max(p.lo, x - step)), With(*system, p, std::min(p.hi, x + step)))
-                   .empty()) {
+                   .empty() &&
+               RowsMoved(set, *system, With(*system, p, f.before)).empty()) {
       // The rows depend on it only far from where the fit left it (a
-      // bandwidth hidden behind a slower tier): they do not pin it down.
+      // bandwidth hidden behind a slower tier), and not between there and
+      // the base: they do not pin it down. (When the base's value does move
+      // them, the fitted value stays: the rows bound it from one side, such
+      // as a tree efficiency above which NCCL would pick the tree and the
+      // rows, timed with a ring, would read fast.)
       f.status = ParamStatus::kNotConstrained;
       f.provenance = fmt::format("not fitted: {} measured rows depend on it only far from its value", f.rows);
       p.field(*system) = f.before;

@@ -19,7 +19,8 @@
 // with a fixed iteration budget; when it does not beat the base values on
 // the fitted rows, the base values stay. A parameter the fitted rows cannot
 // move (less than 0.1% change in every prediction across its whole range,
-// or across a fiftieth of it around the fitted value), or can move only as
+// or across a fiftieth of it around the fitted value and from there to the
+// base's, which it then takes), or can move only as
 // they move one before it in the list (calibrate.cc's kParams), is left at
 // its base value and reported as not fitted. So is one the rows see only
 // weakly (a 10% change of it moves no row by more than 1%, between its
