@@ -15,6 +15,7 @@
 #include "railsim/core/units.h"
 #include "railsim/perf/context.h"
 #include "railsim/perf/estimate.h"
+#include "railsim/spec/presets.h"
 #include "railsim/calibrate/least_squares.h"
 
 namespace railsim::calibrate {
@@ -115,7 +116,8 @@ constexpr double kSlopeStep = 1e-3;
 // base's when that raises the fitted rows' sum of squared log errors (the
 // others at their fitted values) by less than this many times the fit's
 // residual variance (sum of squares over rows less free parameters): an
-// F-test of one parameter at about 95%, the base being the physically
+// F-test of one parameter at about 94% for 10 to 50 spare rows (F(1, d)'s
+// 95% point is 4.96 at d = 10, 4.03 at 50), the base being the physically
 // motivated value a fit has to beat.
 constexpr double kSignificance = 4;
 // ... and they see it weakly when no row's time changes by more than this
@@ -355,12 +357,13 @@ bool FitSeparable(const std::vector<const ParamDef*>& moved, const RowSet& set, 
 
 // Whether the fitted rows see `p` only weakly between its value in `s` and
 // `other`: no row's time changes by more than kWeak of the parameter's
-// relative change (log over log). A fit that moves such a parameter far
-// on such rows has it soak up what the model lacks (a fixed cost per call, a
-// percent of bias becomes 1 / kWeak = 10 percent of the parameter): the
-// value then holds at the rows' sizes and node counts and fails where the
-// parameter shows fully (NVLS-Tree's network stage, hidden behind its
-// NVLink stage on two nodes, binds at four and more).
+// relative change, |other - x| / max(|other|, |x|) (at most 1, so a latency
+// fitted near zero is not taken for a huge change). A fit that moves such a
+// parameter far on such rows has it soak up what the model lacks (a fixed
+// cost per call, noise: a percent of bias becomes 1 / kWeak = 10 percent of
+// the parameter): the value then holds at the rows' sizes and node counts
+// and fails where the parameter shows fully (NVLS-Tree's network stage,
+// hidden behind its NVLink stage on two nodes, binds at four and more).
 bool SeenWeakly(const RowSet& set, const spec::SystemSpec& s, const ParamDef& p, double other) {
   spec::SystemSpec copy = s;  // not const: ParamDef::field hands out references
   const double x = p.field(copy);
@@ -368,56 +371,80 @@ bool SeenWeakly(const RowSet& set, const spec::SystemSpec& s, const ParamDef& p,
   const std::vector<double> here = LogRatios(set, s, false), there = LogRatios(set, With(s, p, other), false);
   double largest = 0;
   for (size_t i = 0; i < here.size(); ++i) largest = std::max(largest, std::fabs(there[i] - here[i]));
-  // A change from or to zero (a latency) is an infinite relative change:
-  // any row that moves at all is then compared with a change of one e-fold.
-  const double change = x > 0 && other > 0 ? std::fabs(std::log(other / x)) : 1;
+  const double change = std::fabs(other - x) / std::max(std::fabs(other), std::fabs(x));
   return largest < kWeak * change;
 }
 
 // What BackToTheBase records of a parameter it put back: the value the fit
-// gave it, and how much worse the base's value fitted the rows (in residual
-// variances).
+// gave it, whether the rows predicted the same with the base's value (they
+// do not see it between the two), and how much their sum of squared log
+// errors rose with it at the base, in residual variances of the first fit.
 struct PutBack {
   double fitted = 0;
-  double f_ratio = 0;
+  bool unseen = false;
+  double rise_in_variances = 0;
 };
 
-// Puts back to their base values, one at a time and least significant
-// first, refitting the rest from the base each time, the fitted parameters
-// of `moved` that the rows see only weakly (SeenWeakly) and that fit
-// the rows as well at the base's value, within their noise (kSignificance);
-// returns them. Updates `*system`, `*tie_of` and `*improved` (FitSeparable's
-// result for the last fit).
-std::map<const ParamDef*, PutBack> BackToTheBase(const std::vector<const ParamDef*>& moved, const RowSet& set,
+// Puts back to their base values, one at a time, those of `candidates`
+// (fitted parameters of `moved`) that the fitted rows cannot tell from the
+// base's value: first any whose base value predicts every row the same (in
+// kParams order: two stages of which the rows see only the slower, such as
+// the ring's NIC and NVLink efficiencies, can each look unseen while the
+// other binds), then the least significant of those seen only weakly
+// (SeenWeakly) whose base value raises the rows' sum of squared log errors,
+// the others at their fitted values, by less than kSignificance residual
+// variances of the first fit. After each, the rest of `moved` is refitted
+// from the base, kept only if it fits better than leaving them where they
+// were. Returns them; updates `*system`, `*tie_of` and `*improved`.
+std::map<const ParamDef*, PutBack> BackToTheBase(const std::vector<const ParamDef*>& candidates,
+                                                 const std::vector<const ParamDef*>& moved, const RowSet& set,
                                                  const spec::SystemSpec& base, spec::SystemSpec* system,
                                                  std::map<const ParamDef*, const ParamDef*>* tie_of, bool* improved) {
   std::map<const ParamDef*, PutBack> put_back;
   spec::SystemSpec base_copy = base;  // not const: ParamDef::field hands out references
+  const std::vector<double> first = LogRatios(set, *system, false);
+  const auto free = std::count_if(moved.begin(), moved.end(), [&](const ParamDef* p) { return !tie_of->count(p); });
+  const double dof = double(first.size()) - double(free);
+  if (dof < 1) return put_back;
+  const double variance = SumOfSquares(first) / dof, threshold = kSignificance * variance;
   while (*improved) {
-    std::vector<const ParamDef*> free;
-    for (const ParamDef* p : moved) {
-      if (!tie_of->count(p) && !put_back.count(p)) free.push_back(p);
-    }
-    const std::vector<double> fit = LogRatios(set, *system, false);
-    const double dof = double(fit.size()) - double(free.size());
-    if (free.empty() || dof < 1) break;
-    const double ssr = SumOfSquares(fit), variance = ssr / dof;
+    const double ssr = SumOfSquares(LogRatios(set, *system, false));
     const ParamDef* weakest = nullptr;
-    double least = kSignificance * variance;
-    for (const ParamDef* p : free) {
+    PutBack record;
+    double best_rise = threshold;
+    for (const ParamDef* p : candidates) {
+      if (tie_of->count(p) || put_back.count(p) || p->field(*system) == p->field(base_copy)) continue;
+      const spec::SystemSpec at_base = With(*system, *p, p->field(base_copy));
+      if (RowsMoved(set, *system, at_base).empty()) {
+        weakest = p;
+        record = {p->field(*system), true, 0};
+        break;
+      }
       if (!SeenWeakly(set, *system, *p, p->field(base_copy))) continue;
-      const double worse = SumOfSquares(LogRatios(set, With(*system, *p, p->field(base_copy)), false)) - ssr;
-      if (worse < least) least = worse, weakest = p;
+      const double rise = SumOfSquares(LogRatios(set, at_base, false)) - ssr;
+      if (rise < best_rise) {
+        best_rise = rise;
+        weakest = p;
+        record = {p->field(*system), false, variance > 0 ? std::max(0.0, rise) / variance : 0};
+      }
     }
     if (!weakest) break;
-    put_back[weakest] = {weakest->field(*system), variance > 0 ? std::max(0.0, least) / variance : 0};
+    put_back[weakest] = record;
+    const spec::SystemSpec left = With(*system, *weakest, weakest->field(base_copy));
     std::vector<const ParamDef*> rest;
     for (const ParamDef* p : moved) {
       if (!put_back.count(p)) rest.push_back(p);
     }
-    *system = base;
-    tie_of->clear();
-    *improved = FitSeparable(rest, set, system, tie_of);
+    spec::SystemSpec refit = base;
+    std::map<const ParamDef*, const ParamDef*> refit_ties;
+    const bool refit_improved = FitSeparable(rest, set, &refit, &refit_ties);
+    if (SumOfSquares(LogRatios(set, refit, false)) <= SumOfSquares(LogRatios(set, left, false))) {
+      *system = refit;
+      *tie_of = refit_ties;
+      *improved = refit_improved;
+    } else {
+      *system = left;
+    }
   }
   return put_back;
 }
@@ -527,7 +554,15 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
     tie_of.clear();
     improved = FitSeparable(moved, set, system, &tie_of);
   }
-  const std::map<const ParamDef*, PutBack> put_back = BackToTheBase(moved, set, base, system, &tie_of, &improved);
+  // The scale-dependent parameters fitted at one node count are not put
+  // back: the base's values missed the rows by more than kOneCountMiss.
+  std::vector<const ParamDef*> candidates;
+  for (const ParamDef* p : moved) {
+    const size_t i = size_t(std::find(defs.begin(), defs.end(), p) - defs.begin());
+    if (records[i].status != ParamStatus::kFittedAtOneNodeCount) candidates.push_back(p);
+  }
+  const std::map<const ParamDef*, PutBack> put_back =
+      BackToTheBase(candidates, moved, set, base, system, &tie_of, &improved);
   const auto held = std::count_if(set.rows.begin(), set.rows.end(), [](const CalibrationRow* r) { return r->held_out; });
   for (size_t i = 0; i < defs.size(); ++i) {
     const ParamDef& p = *defs[i];
@@ -541,13 +576,18 @@ void FitGroup(RowKind kind, const RowSet& set, const CalibrationOptions& o, spec
       f.provenance = fmt::format("not fitted: its cost grows with the node count, and the {} measured rows that depend "
                                  "on it come from one node count ({} nodes)",
                                  f.rows, set.nodes.at(seen[i].front()));
-    } else if (auto it = put_back.find(&p); it != put_back.end()) {
+    } else if (auto it = put_back.find(&p); it != put_back.end() && it->second.unseen) {
+      f.status = ParamStatus::kNotConstrained;
+      f.provenance = fmt::format("not fitted: the {} measured rows that depend on it predict the same with the base's "
+                                 "value as with the fitted {}",
+                                 f.rows, ValueText(p, it->second.fitted));
+    } else if (it != put_back.end()) {
       f.status = ParamStatus::kWithinNoise;
       f.provenance = fmt::format("not fitted: the {} measured rows that depend on it ({}) fit the base's value as well "
                                  "as the fitted {}, within their noise (the base's raises their squared error by {:.2g} "
                                  "residual variances, under {:g})",
-                                 f.rows, LineList(seen[i]), ValueText(p, it->second.fitted), it->second.f_ratio,
-                                 kSignificance);
+                                 f.rows, LineList(seen[i]), ValueText(p, it->second.fitted),
+                                 it->second.rise_in_variances, kSignificance);
     } else if (tie_of.count(&p)) {
       f.status = ParamStatus::kTied;
       f.provenance = fmt::format("not fitted: the {} measured rows that depend on it see it only as they see {}",
@@ -686,6 +726,30 @@ void AddParameterNotes(const NamedByStatus& named, std::vector<std::string>* not
       notes->push_back(fmt::format(fmt::runtime(text), fmt::join(it->second, ", ")));
     }
   }
+}
+
+// The note for collective rows fitted on a base without NCCL's model (a
+// system file with no "nccl" object): railsim's older model (its own ring,
+// tree, hierarchical and NVLink SHARP plans, the fastest taken) does not
+// follow NCCL's choice of algorithm and protocol, its latencies or its
+// caps, and fits the p5's 23 nccl-tests rows to 12.0% mean (42.5%
+// worst) where NCCL's model reaches 6.9% (18.4%). Names the presets of the
+// same GPU that carry NCCL's model, to start from instead.
+std::string OlderModelNote(const spec::SystemSpec& base) {
+  std::vector<std::string> same_gpu;
+  for (const spec::PresetInfo& info : spec::ListPresets()) {
+    if (info.kind != spec::PresetKind::kSystem) continue;
+    const spec::SystemSpec preset = spec::LoadSystem(info.name, "--system");
+    if (preset.nccl.enabled && preset.gpu.name == base.gpu.name) same_gpu.push_back(info.name);
+  }
+  std::string text = "the base system has no \"nccl\" object, so the collectives are timed with railsim's older "
+                     "model (its own ring, tree, hierarchical and NVLink SHARP plans, the fastest taken), not as NCCL "
+                     "chooses its algorithm and protocol; on AWS p5's 8-node nccl-tests rows it fits to 12% mean "
+                     "error where NCCL's model fits to 7%";
+  if (same_gpu.empty()) return text + " (no preset of this GPU carries NCCL's model)";
+  return text + fmt::format("; start from a preset of the same GPU that has it ({}: `railsim presets show NAME`, "
+                            "then edit the bandwidths)",
+                            fmt::join(same_gpu, ", "));
 }
 
 }  // namespace
@@ -829,6 +893,7 @@ CalibrationResult Calibrate(const spec::SystemSpec& base, const std::vector<Nccl
     sources[f.key.substr(dot == std::string::npos ? 0 : dot + 1)] = f.provenance;
   }
   r.system.name = base.name + "-calibrated";
+  if (!comm.rows.empty() && !base.nccl.enabled) r.notes.push_back(OlderModelNote(base));
   if (!comm.rows.empty() && base.nccl.enabled) {
     r.notes.push_back("not fitted: NCCL's own constants (the system's \"nccl\" object: the base, NVLink and network "
                       "latencies per algorithm and protocol, the protocols' bandwidth caps, the channel speeds), "
