@@ -636,7 +636,9 @@ TEST_F(BadInputTest, TheNetworkTimedAllToAllAndCollective) {
   for (std::string v : {"nccl", "", "Ring"}) cases.push_back({With(kCollective, "--algorithm", v), "--algorithm"});
   cases.push_back({With(kCollective, "--algorithm", "in-switch"), "--algorithm"});  // dp spans domains
   for (std::string v : {"LL", "", "ll64", "nccl"}) cases.push_back({With(kCollective, "--protocol", v), "--protocol"});
-  cases.push_back({With(With(kCollective, "--system", "dgx-a100"), "--protocol", "ll"), "--protocol"});  // no NCCL model
+  // dgx-gh200 has no NCCL model (256 GPUs: one whole HB domain).
+  cases.push_back({With(With(With(kCollective, "--system", "dgx-gh200"), "--gpus", "256"), "--protocol", "ll"),
+                   "--protocol"});
   cases.push_back({With(With(kCollective, "--op", "all-to-all"), "--protocol", "simple"), "--protocol"});
   cases.push_back({With(kCollective, "--algorithm", "forwarded"), "--algorithm"});  // not all-to-all
   cases.push_back({With(kCollective, "--algorithm", "pat"), "--algorithm"});        // not all-reduce

@@ -1,6 +1,6 @@
 // NCCL's model (comm/nccl_model.h) and its choice against hand calculations
 // with NCCL 2.30's constants as dgx-h100's preset carries them (8 x H100 per
-// node, NVSwitch, 8 x 400 Gb/s NICs, Intel hosts).
+// node, NVSwitch, 8 x 400 Gb/s NICs, Intel hosts), and dgx-a100's Ampere ones.
 #include "railsim/comm/nccl_model.h"
 
 #include <algorithm>
@@ -15,8 +15,8 @@
 namespace railsim::comm {
 namespace {
 
-ClusterFabrics DgxH100() {
-  const spec::SystemSpec s = spec::LoadSystem("dgx-h100", "--system");
+ClusterFabrics Fabrics(const std::string& preset) {
+  const spec::SystemSpec s = spec::LoadSystem(preset, "--system");
   ClusterFabrics c;
   c.network = NetworkKind::kRailOptimized;
   c.hb_domain_size = s.hb_domain_size;
@@ -26,6 +26,8 @@ ClusterFabrics DgxH100() {
   c.nccl = s.nccl;
   return c;
 }
+
+ClusterFabrics DgxH100() { return Fabrics("dgx-h100"); }
 
 Plan Auto(Op op, double bytes, int64_t nodes, const ClusterFabrics& c, double* time_s) {
   return *MakePlan(op, Algorithm::kAuto, bytes, LayoutOf(8 * nodes, 1, 8), c, {}, time_s);
@@ -153,6 +155,28 @@ TEST(NcclModelTest, TwoNodeLargeAllReduceUsesNvlsTree) {
   EXPECT_STREQ("nvls-tree", Auto(Op::kAllReduce, s, 2, capped, &capped_t).algorithm);
   EXPECT_NEAR(capped_hand, capped_t, 1e-9);
   EXPECT_NEAR(4.673e-3, capped_t, 1e-6);
+}
+
+// Ampere's constants (reference 2.2-2.5) on two DGX A100 nodes (AMD EPYC
+// hosts): an 8 KiB all-reduce is a tree in LL. Latency 6.8 + 2 x ((8 - 1) x
+// 0.6 + log2i(2) x 5.0) = 25.2 us (the ring LL would pay 6.6 + 28 x the AMD
+// host's 2.0 us network overhead + 2 x 2.7 = 68.0 us). Bandwidth: LL's cap
+// on two nodes behind AMD hosts, 22.5 GB/s of busBw, halved to algBw for a
+// tree and corrected by treeCorrectionFactor LL at floor(log2(8192 / 64)) =
+// 7, 0.7: 7.875 GB/s, so 8192 B take 1.040 us: 26.240 us.
+TEST(NcclModelTest, AmpereSmallAllReduceOnTwoDgxA100NodesByHand) {
+  const ClusterFabrics c = Fabrics("dgx-a100");
+  double t = 0;
+  const Plan p = Auto(Op::kAllReduce, 8192, 2, c, &t);
+  const double hand = (6.8 + 2 * (7 * 0.6 + 5.0)) * 1e-6 + 8192 / (22.5e9 * 0.5 * 0.7);
+  std::printf("  dgx-a100, 2 nodes, 8 KiB all-reduce: %s %s, %.3f us (hand %.3f us)\n", p.algorithm, p.protocol,
+              1e6 * t, 1e6 * hand);
+  EXPECT_STREQ("tree", p.algorithm);
+  EXPECT_STREQ("ll", p.protocol);
+  EXPECT_NEAR(hand, t, 1e-12);
+  // No NVLink SHARP on Ampere: nothing NVLS is in the running, at any size.
+  EXPECT_STRNE("nvls-tree", Auto(Op::kAllReduce, 1 << 30, 2, c, &t).algorithm);
+  EXPECT_STRNE("nvls", Auto(Op::kAllReduce, 1 << 30, 1, c, &t).algorithm);
 }
 
 // PAT (reference 2.3, 2.5, 3): all-gather and reduce-scatter with one rank
