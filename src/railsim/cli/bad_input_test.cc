@@ -640,6 +640,11 @@ TEST_F(BadInputTest, TheNetworkTimedAllToAllAndCollective) {
   cases.push_back({With(With(With(kCollective, "--system", "dgx-gh200"), "--gpus", "256"), "--protocol", "ll"),
                    "--protocol"});
   cases.push_back({With(With(kCollective, "--op", "all-to-all"), "--protocol", "simple"), "--protocol"});
+  // aws-ofi-nccl runs p4de on Simple only.
+  cases.push_back({With(With(With(kCollective, "--system", "aws-p4de"), "--gpus", "16"), "--protocol", "ll"),
+                   "--protocol"});
+  cases.push_back({With(With(With(kCollective, "--system", "aws-p4de"), "--gpus", "16"), "--protocol", "ll128"),
+                   "--protocol"});
   cases.push_back({With(kCollective, "--algorithm", "forwarded"), "--algorithm"});  // not all-to-all
   cases.push_back({With(kCollective, "--algorithm", "pat"), "--algorithm"});        // not all-reduce
   // tp 1: the dp group has 8 members in each domain, PAT needs one.

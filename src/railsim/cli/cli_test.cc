@@ -432,6 +432,8 @@ TEST(CliTest, CollectiveOnAwsP4deSharesEachNic) {
   nlohmann::json nccl = JsonOf({"collective", "--system", "aws-p4de", "--gpus", "16", "--group", "all", "--op",
                                 "all-reduce", "--bytes", "1GiB", "--format", "json"});
   EXPECT_EQ("tree", nccl["algorithm"]);
+  // aws-ofi-nccl pins NCCL_PROTO=simple on p4d and p4de.
+  EXPECT_EQ("simple", nccl["protocol"]);
   nlohmann::json j = JsonOf({"collective", "--system", "aws-p4de", "--gpus", "16", "--group", "all", "--op",
                              "all-reduce", "--bytes", "1GiB", "--algorithm", "hierarchical", "--simulate", "--format",
                              "json"});

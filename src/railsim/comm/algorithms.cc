@@ -387,6 +387,7 @@ bool NcclRuns(spec::NcclAlgo a, Op op, const GroupLayout& g, const ClusterFabric
 
 bool ProtocolRuns(spec::NcclAlgo a, Protocol p, const ClusterFabrics& c) {
   if (p == Protocol::kLL128 && !c.nccl.ll128_enabled) return false;
+  if (p == Protocol::kLL && !c.nccl.ll_enabled) return false;
   return a == spec::NcclAlgo::kRing || a == spec::NcclAlgo::kTree || p == Protocol::kSimple;
 }
 
@@ -610,6 +611,7 @@ std::string ProtocolInapplicable(Op op, Algorithm a, Protocol p, const GroupLayo
   if (!c.nccl.enabled) return "the system has no NCCL model (its preset has no \"nccl\" object)";
   if (!NcclChooses(op, a, c)) return "NCCL's protocols apply to all-reduce, reduce-scatter and all-gather by ring, tree, collnet, in-switch, nvls-tree or pat";
   if (p == Protocol::kLL128 && !c.nccl.ll128_enabled) return "the system's NCCL does not enable LL128";
+  if (p == Protocol::kLL && !c.nccl.ll_enabled) return "the system's NCCL does not enable LL";
   if (g.size > 1 && NcclChoice(op, a, p, 1, g, c, nullptr) < 0) {
     return fmt::format("{} runs only the simple protocol", AlgorithmName(a));
   }

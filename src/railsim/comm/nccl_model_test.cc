@@ -176,7 +176,7 @@ TEST(NcclModelTest, AmpereSmallAllReduceOnTwoDgxA100NodesByHand) {
   EXPECT_NEAR(hand, t, 1e-12);
   // No NVLink SHARP on Ampere: nothing NVLS is in the running, at any size.
   EXPECT_STRNE("nvls-tree", Auto(Op::kAllReduce, 1 << 30, 2, c, &t).algorithm);
-  EXPECT_STRNE("nvls", Auto(Op::kAllReduce, 1 << 30, 1, c, &t).algorithm);
+  EXPECT_STRNE("in-switch", Auto(Op::kAllReduce, 1 << 30, 1, c, &t).algorithm);
 }
 
 // PAT (reference 2.3, 2.5, 3): all-gather and reduce-scatter with one rank

@@ -87,6 +87,7 @@ NcclConstants ReadNcclConstants(JsonReader r, std::map<std::string, std::string>
   NcclConstants n;
   n.enabled = true;
   n.ll128_enabled = r.BoolOr("ll128_enabled", true);
+  n.ll_enabled = r.BoolOr("ll_enabled", true);
   n.base_latency_s = ReadLatencies(r.Object("base_latency_us"));
   n.nvlink_latency_s = ReadLatencies(r.Object("nvlink_latency_us"));
   n.net_latency_s = ReadLatencies(r.Object("net_latency_us"));
@@ -141,6 +142,7 @@ NcclConstants ReadNcclConstants(JsonReader r, std::map<std::string, std::string>
 nlohmann::ordered_json NcclConstantsJson(const NcclConstants& n, const std::map<std::string, std::string>& sources) {
   nlohmann::ordered_json j;
   j["ll128_enabled"] = n.ll128_enabled;
+  if (!n.ll_enabled) j["ll_enabled"] = false;
   j["base_latency_us"] = LatenciesJson(n.base_latency_s);
   j["nvlink_latency_us"] = LatenciesJson(n.nvlink_latency_s);
   j["net_latency_us"] = LatenciesJson(n.net_latency_s);

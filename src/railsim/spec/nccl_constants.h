@@ -60,6 +60,9 @@ struct NcclCollNet {
 struct NcclConstants {
   bool enabled = false;
   bool ll128_enabled = true;          ///< NCCL enables LL128 only on some topologies
+  /// Whether LL runs: a net plugin may pin NCCL_PROTO to Simple (aws-ofi-nccl
+  /// does on p4d and p4de, whose EFA does not promise LL's ordering).
+  bool ll_enabled = true;
   PerAlgoProto base_latency_s{};      ///< baseLat
   PerAlgoProto nvlink_latency_s{};    ///< hwLat[NVLINK]
   PerAlgoProto net_latency_s{};       ///< hwLat[NET]
