@@ -417,11 +417,10 @@ TEST(CliTest, NetworkOfGpusSharingNics) {
 }
 
 // AWS p4de: 4 EFA NICs of 100 Gb/s for 8 A100s. On two nodes NCCL's
-// estimate picks the tree (its one edge carries each node's data once each
-// way, where a ring crosses twice per channel: two-node trees beat the
-// NICs, reference nccl-model.md, NVIDIA/nccl#812), faster than the
-// hierarchical all-reduce. That one, asked for, runs: after the NVLink
-// reduce-scatter each GPU holds
+// estimate picks the tree, whose one edge carries each node's data once
+// each way (two-node trees beat the NICs: reference nccl-model.md 6,
+// NVIDIA/nccl#812), faster than the hierarchical all-reduce. That one,
+// asked for, runs: after the NVLink reduce-scatter each GPU holds
 // 128 MiB, and the 2-rank all-reduce of it across nodes sends 64 MiB in each
 // of 2 steps. Two GPUs share each NIC, so a step pushes 128 MiB through a
 // 12.5 GB/s NIC at EFA's 0.9189 efficiency, and each step pays the NIC's
