@@ -8,6 +8,7 @@
 #include <cassert>
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -319,24 +320,19 @@ bool FitSeparable(const std::vector<const ParamDef*>& moved, const RowSet& set, 
   return free.empty() || FitValues(free, set, system);
 }
 
-// Whether the fitted rows see `p` only weakly between its value in `s` and
-// `other`: no row's time changes by more than kWeak of the parameter's
-// relative change, |other - x| / max(|other|, |x|) (at most 1, so a latency
-// fitted near zero is not taken for a huge change). A fit that moves such a
-// parameter far on such rows has it soak up what the model lacks (a fixed
-// cost per call, noise: a percent of bias becomes 1 / kWeak = 10 percent of
-// the parameter): the value then holds at the rows' sizes and node counts
-// and fails where the parameter shows fully (NVLS-Tree's network stage,
-// hidden behind its NVLink stage on two nodes, binds at four and more).
-bool SeenWeakly(const RowSet& set, const spec::SystemSpec& s, const ParamDef& p, double other) {
-  spec::SystemSpec copy = s;  // not const: ParamDef::field hands out references
-  const double x = p.field(copy);
-  if (x == other) return false;
-  const std::vector<double> here = LogRatios(set, s, false), there = LogRatios(set, With(s, p, other), false);
-  double largest = 0;
-  for (size_t i = 0; i < here.size(); ++i) largest = std::max(largest, std::fabs(there[i] - here[i]));
+// Whether the fitted rows see a parameter only weakly between its value `x`
+// and `other`, given the largest change of a row's log time between the two:
+// no more than kWeak of the parameter's relative change, |other - x| /
+// max(|other|, |x|) (at most 1, so a latency fitted near zero is not taken
+// for a huge change). A fit that moves such a parameter far on such rows has
+// it soak up what the model lacks (a fixed cost per call, noise: a percent
+// of bias becomes 1 / kWeak = 10 percent of the parameter): the value then
+// holds at the rows' sizes and node counts and fails where the parameter
+// shows fully (NVLS-Tree's network stage, hidden behind its NVLink stage on
+// two nodes, binds at four and more).
+bool SeenWeakly(double largest_log_change, double x, double other) {
   const double change = std::fabs(other - x) / std::max(std::fabs(other), std::fabs(x));
-  return largest < kWeak * change;
+  return largest_log_change < kWeak * change;
 }
 
 // What BackToTheBase records of a parameter it put back: the value the fit
@@ -366,30 +362,36 @@ std::map<const ParamDef*, PutBack> BackToTheBase(const std::vector<const ParamDe
                                                  std::map<const ParamDef*, const ParamDef*>* tie_of, bool* improved) {
   std::map<const ParamDef*, PutBack> put_back;
   spec::SystemSpec base_copy = base;  // not const: ParamDef::field hands out references
-  const std::vector<double> first = LogRatios(set, *system, false);
+  // The fitted rows' log errors now, and below with one parameter at its
+  // base: their largest difference says whether a row moves (kSensitivity,
+  // as RowsMoved) and how strongly, their sums of squares how much worse.
+  std::vector<double> here = LogRatios(set, *system, false);
   const auto free = std::count_if(moved.begin(), moved.end(), [&](const ParamDef* p) { return !tie_of->count(p); });
-  const double dof = double(first.size()) - double(free);
+  const double dof = double(here.size()) - double(free);
   if (dof < 1) return put_back;
-  const double variance = SumOfSquares(first) / dof, threshold = kSignificance * variance;
+  const double variance = SumOfSquares(here) / dof, threshold = kSignificance * variance;
   while (*improved) {
-    const double ssr = SumOfSquares(LogRatios(set, *system, false));
+    const double ssr = SumOfSquares(here);
     const ParamDef* weakest = nullptr;
     PutBack record;
     double best_rise = threshold;
     for (const ParamDef* p : candidates) {
-      if (tie_of->count(p) || put_back.count(p) || p->field(*system) == p->field(base_copy)) continue;
-      const spec::SystemSpec at_base = With(*system, *p, p->field(base_copy));
-      if (RowsMoved(set, *system, at_base).empty()) {
+      const double x = p->field(*system), b = p->field(base_copy);
+      if (tie_of->count(p) || put_back.count(p) || x == b) continue;
+      const std::vector<double> there = LogRatios(set, With(*system, *p, b), false);
+      double largest = 0;
+      for (size_t i = 0; i < here.size(); ++i) largest = std::max(largest, std::fabs(there[i] - here[i]));
+      if (largest <= kSensitivity) {
         weakest = p;
-        record = {p->field(*system), true, 0};
+        record = {x, true, 0};
         break;
       }
-      if (!SeenWeakly(set, *system, *p, p->field(base_copy))) continue;
-      const double rise = SumOfSquares(LogRatios(set, at_base, false)) - ssr;
+      if (!SeenWeakly(largest, x, b)) continue;
+      const double rise = SumOfSquares(there) - ssr;
       if (rise < best_rise) {
         best_rise = rise;
         weakest = p;
-        record = {p->field(*system), false, variance > 0 ? std::max(0.0, rise) / variance : 0};
+        record = {x, false, variance > 0 ? std::max(0.0, rise) / variance : 0};
       }
     }
     if (!weakest) break;
@@ -402,12 +404,15 @@ std::map<const ParamDef*, PutBack> BackToTheBase(const std::vector<const ParamDe
     spec::SystemSpec refit = base;
     std::map<const ParamDef*, const ParamDef*> refit_ties;
     const bool refit_improved = FitSeparable(rest, set, &refit, &refit_ties);
-    if (SumOfSquares(LogRatios(set, refit, false)) <= SumOfSquares(LogRatios(set, left, false))) {
+    std::vector<double> refit_errors = LogRatios(set, refit, false), left_errors = LogRatios(set, left, false);
+    if (SumOfSquares(refit_errors) <= SumOfSquares(left_errors)) {
       *system = refit;
       *tie_of = refit_ties;
       *improved = refit_improved;
+      here = std::move(refit_errors);
     } else {
       *system = left;
+      here = std::move(left_errors);
     }
   }
   return put_back;
