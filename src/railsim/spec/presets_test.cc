@@ -203,6 +203,19 @@ TEST(SystemSpecTest, RejectsBadNcclConstants) {
             error_with("\"nic_tree_efficiency\": 0.8453", "\"nic_tree_efficiency\": 1.5"));
   EXPECT_EQ("/nics_per_gpu: expected an integer in [1, 64], got 0", error_with("\"nics_per_gpu\": 4", "\"nics_per_gpu\": 0"));
   EXPECT_EQ(0u, error_with("\"nic_fabric\": \"efa\"", "\"nic_fabric\": \"ib\"").find("/nic_fabric: "));
+  EXPECT_EQ("/nccl/ll_enabled: expected true or false, got \"yes\"",
+            error_with("\"ll128_enabled\": true,", "\"ll128_enabled\": true, \"ll_enabled\": \"yes\","));
+}
+
+// ll_enabled: false on aws-p4de (aws-ofi-nccl pins NCCL_PROTO=simple there),
+// absent and true elsewhere, and written back only when false.
+TEST(SystemSpecTest, LlEnabledRoundTrips) {
+  const SystemSpec p4de = LoadSystem("aws-p4de", "--system");
+  EXPECT_FALSE(p4de.nccl.ll_enabled);
+  EXPECT_FALSE(p4de.nccl.ll128_enabled);
+  EXPECT_TRUE(LoadSystem("aws-p5", "--system").nccl.ll_enabled);
+  EXPECT_FALSE(ParseSystemJson(SystemToJson(p4de)).nccl.ll_enabled);
+  EXPECT_EQ(std::string::npos, SystemToJson(LoadSystem("dgx-a100", "--system")).find("ll_enabled"));
 }
 
 // gpus_per_nic: read, written back, a divisor of the domain, and not with
